@@ -1,0 +1,117 @@
+// `reseller-api/emulator`: a stateful reference implementation of the Reseller API v1 with fault
+// injection. createEmulator() gives a Fetch-compatible handler (drop-in for globalThis.fetch) and
+// a control object; server.ts puts the same handler behind a real TCP port.
+import { systemClock } from "../runtime/clock";
+import { createControl, createDomain, createKey } from "./control";
+import { handleControl, isControlPath } from "./control-http";
+import { toResponse } from "./errors";
+import { handleApi } from "./pipeline";
+import { State, type Config } from "./state";
+import type { Emulator, EmulatorOptions, EmulatorSeed, SocketFault } from "./types";
+
+export type * from "./types";
+export { ALL_SCOPES } from "./control";
+export { BASE_PATH, CONTROL_PATH } from "./state";
+
+const DEFAULT_DOMAINS = ["example.kz", "example.com.kz", "shop.kz"];
+
+function applySeed(state: State, seed: EmulatorSeed | undefined, withDefaultKeys: boolean): void {
+  for (const key of seed?.keys ?? []) createKey(state, key);
+  for (const domain of seed?.domains ?? []) createDomain(state, domain);
+  if (!withDefaultKeys) return;
+  const test = createKey(state, { environment: "test" });
+  const live = createKey(state, { environment: "live", reseller_uuid: test.reseller_uuid });
+  for (const k of [test, live]) for (const name of DEFAULT_DOMAINS) createDomain(state, { token: k.token, name });
+}
+
+/** What reset() restores: the initial keys and domains with the same tokens and UUIDs. */
+function materialise(state: State): EmulatorSeed {
+  const keys = [...state.keys.values()].map((k) => ({
+    token: `rsl_${k.environment}_${k.publicKeyId}.${k.secret}`,
+    environment: k.environment,
+    scopes: [...k.scopes],
+    rate_limit_per_minute: k.rateLimit,
+    reseller_status: state.resellers.get(k.resellerUuid)?.status,
+    ip_allowlist: [...k.ipAllowlist],
+    expires_at: k.expiresAt === null ? null : new Date(k.expiresAt).toISOString(),
+    reseller_uuid: k.resellerUuid,
+  }));
+  const domains = [...state.domains.values()]
+    .sort((a, b) => a.seq - b.seq)
+    .map((d) => {
+      const owner = [...state.keys.values()].find((k) => k.resellerUuid === d.resellerUuid && k.environment === d.environment)!;
+      return { public_key_id: owner.publicKeyId, name: d.name, uuid: d.uuid, expires_at: new Date(d.expiresAt).toISOString() };
+    });
+  return { keys, domains };
+}
+
+function socketError(): TypeError {
+  // What undici throws when the other side drops the connection.
+  return new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
+}
+
+export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  const config: Config = {
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    windowMs: options.windowMs ?? 60_000,
+    replayTtlMs: options.replayTtlMs ?? 86_400_000,
+    defaultRateLimit: options.defaultRateLimit ?? 120,
+    language: options.language ?? "en",
+    policy: {
+      pendingMs: options.operationPolicy?.pendingMs ?? 1_000,
+      processingMs: options.operationPolicy?.processingMs ?? 2_000,
+      outcome: options.operationPolicy?.outcome ?? "completed",
+      uncertainRecheckMs: options.operationPolicy?.uncertainRecheckMs ?? 300_000,
+    },
+  };
+  const state = new State(config);
+  applySeed(state, options.seed, options.withDefaultKeys ?? false);
+  const initial = materialise(state);
+  const control = createControl(state, () => {
+    state.clear();
+    applySeed(state, initial, false);
+  });
+  const hung = new Set<(error: unknown) => void>();
+
+  async function handle(request: Request, info?: { remoteAddress?: string }): Promise<Response | SocketFault> {
+    const pathname = new URL(request.url).pathname;
+    if (isControlPath(pathname)) return handleControl(control, request);
+    const outcome = await handleApi(state, request, info?.remoteAddress ?? "127.0.0.1");
+    return "status" in outcome ? toResponse(outcome) : outcome;
+  }
+
+  async function emulatorFetch(input: Request | string | URL, init?: RequestInit): Promise<Response> {
+    const request = new Request(input, init);
+    const signal = init?.signal ?? (input instanceof Request ? input.signal : undefined);
+    if (signal?.aborted) throw signal.reason;
+    const out = await handle(request);
+    if (out instanceof Response) return out;
+    if (out.kind === "reset") throw socketError();
+    // "hang": like a server that never answers — only the caller's signal ends the wait.
+    return new Promise<Response>((_, reject) => {
+      const onAbort = () => {
+        hung.delete(fail);
+        reject(signal!.reason);
+      };
+      const fail = (error: unknown) => {
+        signal?.removeEventListener("abort", onAbort);
+        reject(error);
+      };
+      hung.add(fail);
+      if (signal?.aborted) return onAbort();
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  return {
+    fetch: emulatorFetch,
+    handle,
+    control,
+    async close() {
+      // Hung in-process requests see the connection close, as they would with a real server.
+      for (const fail of [...hung]) fail(socketError());
+      hung.clear();
+    },
+  };
+}

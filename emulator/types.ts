@@ -1,0 +1,196 @@
+// Public types of the emulator (`reseller-api/emulator`). Everything here is JSON-serialisable
+// except the Clock, so the same shapes travel over the /_emulator control routes.
+import type { Clock } from "../runtime/clock";
+
+export type Environment = "test" | "live";
+export type Language = "ru" | "en" | "kk";
+export type ResellerStatus = "active" | "restricted";
+
+/** How an async domain operation moves through its lifecycle (F3), evaluated lazily from the clock. */
+export interface OperationPolicy {
+  /** Time spent in `pending` after acceptance (default 1000 ms). */
+  pendingMs?: number;
+  /** Time spent in `processing` after `pending` (default 2000 ms). */
+  processingMs?: number;
+  /** Where the operation ends (default "completed"). */
+  outcome?: "completed" | "failed" | "uncertain";
+  /** For "uncertain": when the scheduled re-check resolves it to `completed` (default 300000 ms). */
+  uncertainRecheckMs?: number;
+}
+
+export interface CreateKeyInput {
+  environment: Environment;
+  /** Default: every scope the API knows. */
+  scopes?: string[];
+  /** C1: 1..10000, default the emulator's defaultRateLimit (120). */
+  rate_limit_per_minute?: number;
+  reseller_status?: ResellerStatus;
+  ip_allowlist?: string[];
+  expires_at?: string | null;
+  /** Omit to create a new reseller. */
+  reseller_uuid?: string;
+}
+
+export interface CreatedKey {
+  token: string;
+  public_key_id: string;
+  reseller_uuid: string;
+  environment: Environment;
+  scopes: string[];
+  rate_limit_per_minute: number;
+}
+
+export interface KeyInfo extends CreatedKey {
+  ip_allowlist: string[];
+  expires_at: string | null;
+  revoked: boolean;
+  reseller_status: ResellerStatus;
+}
+
+export interface UpdateKeyInput {
+  scopes?: string[];
+  rate_limit_per_minute?: number;
+  ip_allowlist?: string[];
+  expires_at?: string | null;
+}
+
+/** A seed key may fix its token so that setups are reproducible. */
+export interface SeedKey extends CreateKeyInput {
+  token?: string;
+}
+
+export interface SeedDomain {
+  /** The owning key (by token or public key id); the domain belongs to its reseller and environment. */
+  token?: string;
+  public_key_id?: string;
+  name: string;
+  uuid?: string;
+  expires_at?: string;
+}
+
+export interface EmulatorSeed {
+  keys?: SeedKey[];
+  domains?: SeedDomain[];
+}
+
+export interface EmulatorOptions {
+  clock?: Clock;
+  windowMs?: number;
+  replayTtlMs?: number;
+  defaultRateLimit?: number;
+  random?: () => number;
+  seed?: EmulatorSeed;
+  withDefaultKeys?: boolean;
+  operationPolicy?: OperationPolicy;
+  language?: Language;
+}
+
+/** What the server adapter does with the socket instead of answering. */
+export type SocketFault = { kind: "hang" } | { kind: "reset" };
+
+export type FaultKind =
+  | "timeout_before"
+  | "timeout_after"
+  | "reset_before"
+  | "reset_after"
+  | "error_500_after"
+  | "error_503_before"
+  | "proxy_502_html"
+  | "proxy_429_date"
+  | "retry_after_zero"
+  | "rate_limit_no_header"
+  | "truncated_json"
+  | "empty_body"
+  | "stuck_processing";
+
+export interface FaultInput {
+  /** HTTP method, or "*" for any. */
+  method: string;
+  /** Spec path template relative to the base path, e.g. "/domains/{domainUuid}/renew", or "*". */
+  path: string;
+  kind: FaultKind;
+  /** How many matching requests it fires on (default 1). */
+  times?: number;
+  /** Chance per matching request, drawn from options.random (default 1). */
+  probability?: number;
+  /** proxy_429_date: how far ahead the HTTP-date Retry-After points (default 5 s). */
+  retry_after_seconds?: number;
+}
+
+export interface FaultInfo extends Required<Omit<FaultInput, "retry_after_seconds">> {
+  id: string;
+  retry_after_seconds: number;
+}
+
+export interface Effect {
+  kind: string;
+  resource_uuid: string;
+  idempotency_key: string | null;
+  at: string;
+  environment: Environment;
+  api_key_id: string;
+  reseller_uuid: string;
+}
+
+export interface RequestLogEntry {
+  at: string;
+  method: string;
+  path: string;
+  operation_id: string | null;
+  public_key_id: string | null;
+  status: number | null;
+  /** Whether the request spent a hit of the key's window (C5, C6). */
+  counted: boolean;
+  replayed: boolean;
+  request_id: string | null;
+  fault: FaultKind | null;
+}
+
+export interface CounterInfo {
+  window_started_at: string | null;
+  window_ends_at: string | null;
+  count: number;
+  limit: number;
+}
+
+export interface DomainInfo {
+  uuid: string;
+  name: string;
+  status: string;
+  expires_at: string;
+  auto_renew: boolean;
+  nameservers: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EmulatorControl {
+  createKey(input: CreateKeyInput): CreatedKey;
+  revokeKey(publicKeyId: string): void;
+  /** New secret, same public key id, same rate counter (C7). Returns the new token. */
+  rotateKey(publicKeyId: string): { token: string };
+  updateKey(publicKeyId: string, input: UpdateKeyInput): KeyInfo;
+  setResellerStatus(resellerUuid: string, status: ResellerStatus): void;
+  keys(): KeyInfo[];
+  createDomain(input: { token: string; name: string; expires_at?: string }): DomainInfo;
+  domains(token: string): DomainInfo[];
+  addFault(input: FaultInput): FaultInfo;
+  clearFaults(): void;
+  faults(): FaultInfo[];
+  effects(): Effect[];
+  requests(): RequestLogEntry[];
+  counters(): Record<string, CounterInfo>;
+  /** Forces an operation's (or an order's) status, known or not (F3); the lifecycle stops there. */
+  setOperationStatus(uuid: string, status: string): void;
+  /** Only when the clock is a VirtualClock (has advance()). */
+  advanceClock(ms: number): { now: string };
+  /** Back to the initial state (seed and default keys, with the same tokens). */
+  reset(): void;
+}
+
+export interface Emulator {
+  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
+  handle(request: Request, info?: { remoteAddress?: string }): Promise<Response | SocketFault>;
+  control: EmulatorControl;
+  close(): Promise<void>;
+}
