@@ -1,28 +1,146 @@
 /**
- * Where the client keeps its view of the server's fixed rate-limit window (C2, C3, C12, I1).
- * In one process the memory store is enough; several processes on one API key share a Redis
- * store (stores/redis-window-store.ts) so that together they stay inside one server window.
+ * Where the client keeps its view of the server's FIXED rate-limit window (C2, C3, C4, C12, I1, I3).
+ * Owner: PACING helper. FROZEN interface — stores/redis-window-store.ts implements it (one Lua
+ * script per method); middleware/memory-window-store.ts is the in-process implementation AND the
+ * reference semantics (`applyReserve` & co. there are pure functions a Lua port must mirror).
+ *
+ * Model. Per API key (C2: one counter per key record) the store keeps ONE open window at most:
+ *   - `windowStart`: our first send in the window. The server's window (C3) starts at the server's
+ *     first COUNTED request, i.e. somewhere between that send and the first response we receive
+ *     for the window, so the server's window ends in [windowStart + W, firstResponse + W].
+ *   - sends are granted only while `t < windowStart + windowMs - guardMs` (the last instant at which
+ *     a send is certain to land in the server's current window, given one-way latency < guardMs);
+ *     at most `limit` sends per window (C3), spaced at least `spacingMs` apart (C8: spread evenly).
+ *   - `windowEnd`: `earliest confirmed response + windowMs + guardMs`; unknown (null) until a
+ *     response is confirmed. The NEXT window may only open at `windowEnd` — never at
+ *     `windowStart + windowMs` (I3: a window opened too early lets ~2×limit land in one server
+ *     window). An unconfirmed window is given up at `windowStart + 2·windowMs + guardMs`
+ *     (every answer was lost or uncounted, so nothing is known about it).
+ *   - `pausedUntil`: after a 429 (C12) nothing is granted before it; the pause also CLOSES the
+ *     open window, so the next window starts fresh after the pause (the server reset meanwhile).
+ *   - `nextSlotAt`: even-spacing cursor, shared by every process on the key.
+ *
+ * All times are ms since the epoch from the CALLER's clock (`now` is always passed in, so tests
+ * can share one VirtualClock; a Redis store must not use Redis TIME). Every method is atomic per
+ * key: the Redis version runs each as one Lua script over one hash per key. Stale `windowId`s
+ * (a response arriving after its window was closed) are ignored by every method that takes one.
+ * Keys may expire once `max(windowEnd ?? windowStart + 2W + guard, pausedUntil, nextSlotAt)` has
+ * passed: an expired key behaves exactly like a key never seen.
  */
 
+/** Parameters for one reservation; computed by the pacer from the limit it knows. */
+export interface ReserveParams {
+  /** Sends allowed per window (C1: 1..10000; learned from /context or X-RateLimit-Limit). */
+  readonly limit: number;
+  /** The server window length in ms (C3: 60 000; tests and benches scale it down). */
+  readonly windowMs: number;
+  /** Minimum gap between two granted sends of this key (≈ (windowMs − guardMs) / limit). */
+  readonly spacingMs: number;
+  /** Safety margin for latency and clock granularity (see the model above). */
+  readonly guardMs: number;
+  /** The caller's current time. */
+  readonly now: number;
+}
+
+/** The store's view of one key after an operation; the pacer mirrors it for `snapshot()`. */
+export interface WindowSnapshot {
+  /** Id of the open window, or null when none is open (never used, closed by a pause, or over). */
+  readonly windowId: string | null;
+  /** Our first send in the open window (null when none is open). */
+  readonly windowStart: number | null;
+  /** Confirmed end of the open window (first response + W + guard); null while unknown/none open. */
+  readonly windowEnd: number | null;
+  /** Sends counted in the open window: our grants, raised by server snapshots (0 when none open). */
+  readonly count: number;
+  /** The limit in force for the open window (last `limit` passed to reserve; 0 when never set). */
+  readonly limit: number;
+  /** Earliest time the next send may go out (even spacing); 0 when never set. */
+  readonly nextSlotAt: number;
+  /** End of the current 429 pause, or null when no pause is in force at the time of the call. */
+  readonly pausedUntil: number | null;
+}
+
 /** Result of asking for a send slot. */
-export type SlotDecision =
-  | { readonly granted: true; /** Slots left in this window after this one. */ readonly remaining: number }
-  | { readonly granted: false; /** Earliest time (ms since epoch) worth asking again. */ readonly retryAt: number };
+export type ReserveDecision =
+  | {
+      readonly granted: true;
+      /** When to send (≥ now). The slot is held for the caller; give it back with refund(). */
+      readonly sendAt: number;
+      /** The window the send belongs to; pass it to confirmWindowStart/observe/pauseUntil/refund. */
+      readonly windowId: string;
+      readonly state: WindowSnapshot;
+    }
+  | {
+      readonly granted: false;
+      /**
+       * Earliest time worth asking again: the pause end, the window end, or — when the window is
+       * full but its end is not yet confirmed — `now + max(1, min(spacingMs, 250))` (poll).
+       */
+      readonly retryAt: number;
+      readonly state: WindowSnapshot;
+    };
+
+/** A server snapshot from a response that passed the limiter (C10). */
+export interface ObserveParams {
+  /** The window the request was sent in (from its reservation). */
+  readonly windowId: string;
+  /** X-RateLimit-Remaining. */
+  readonly remaining: number;
+  /** X-RateLimit-Limit (or the limit the pacer knows when the header is missing). */
+  readonly limit: number;
+  readonly now: number;
+}
 
 export interface WindowStore {
   /**
-   * Atomically take one slot for `key` in the current window at time `now`.
-   * The window starts with the first granted slot and lasts `windowMs` (C3, C4); at most `limit`
-   * slots are granted in it. A pause set by pauseUntil() refuses every slot until it ends (C12).
+   * THE one atomic decision per send. In this order:
+   * 1. `now < pausedUntil` → refused, retryAt = pausedUntil (C12).
+   * 2. `t = max(now, nextSlotAt)`.
+   * 3. The open window is over when `windowEnd !== null && t >= windowEnd`, or when it is
+   *    unconfirmed and `t >= windowStart + 2·windowMs + guardMs` → it is closed.
+   * 4. No open window → open one: new windowId, windowStart = t, windowEnd = null, count = 1,
+   *    limit = params.limit; nextSlotAt = t + spacingMs; granted with sendAt = t.
+   * 5. Open window with `count < params.limit` and `t < windowStart + windowMs − guardMs` →
+   *    count += 1, limit = params.limit, nextSlotAt = t + spacingMs; granted with sendAt = t.
+   * 6. Otherwise refused: retryAt = windowEnd (confirmed) or a short poll (see ReserveDecision).
    */
-  acquire(key: string, limit: number, windowMs: number, now: number): Promise<SlotDecision>;
-  /** After a 429: refuse every slot for `key` until `until` (ms). Never shortens a longer pause. */
-  pauseUntil(key: string, until: number): Promise<void>;
+  reserve(key: string, params: ReserveParams): Promise<ReserveDecision>;
+
   /**
-   * A snapshot from the server (C10): `used` requests counted in the window that the server
-   * says is open. The store may raise its own count to it; it never lowers it (snapshots are
-   * not reservations).
+   * A reserved slot was never sent (the caller aborted before sendAt): count −= 1 (not below 0)
+   * if `windowId` is still the open window. Does not move nextSlotAt back.
    */
-  observe(key: string, used: number, limit: number, now: number): Promise<void>;
+  refund(key: string, windowId: string): Promise<WindowSnapshot>;
+
+  /**
+   * A response to a request of window `windowId` arrived at `receivedAt` and the request was
+   * counted by the server (or may have been). The server's window therefore started no later
+   * than `receivedAt`: windowEnd = min(windowEnd ?? +∞, receivedAt + windowMs + guardMs) using the
+   * windowMs/guardMs the window was opened with. Never moves windowEnd below
+   * `windowStart + windowMs` (the server cannot have started before our first send).
+   * No-op for a stale windowId.
+   */
+  confirmWindowStart(key: string, windowId: string, receivedAt: number): Promise<WindowSnapshot>;
+
+  /**
+   * X-RateLimit-Remaining snapshot (C10): used = limit − remaining; count = max(count, used).
+   * Raises, never lowers (a snapshot is not a reservation; other clients may share the key).
+   * No-op for a stale windowId.
+   */
+  observe(key: string, params: ObserveParams): Promise<WindowSnapshot>;
+
+  /**
+   * After a 429 (C12): pausedUntil = max(pausedUntil, until) (never shortens a longer pause) and
+   * nextSlotAt = max(nextSlotAt, pausedUntil). When `windowId` is the open window (or null), the
+   * window is closed too, so the next send after the pause opens a fresh window (the server's
+   * window has reset by then; C6: the 429 itself was not counted). A stale windowId (a late 429
+   * from a window that is already gone) only extends the pause.
+   */
+  pauseUntil(key: string, until: number, windowId: string | null): Promise<WindowSnapshot>;
+
+  /** The current state of `key` (a never-seen key gives an empty snapshot). Read-only. */
+  peek(key: string, now: number): Promise<WindowSnapshot>;
+
+  /** Releases connections/timers. The memory store just drops its state. */
   close(): Promise<void>;
 }

@@ -1,0 +1,195 @@
+// `reseller-emulator`: the reference emulator on a loopback port. stdout carries exactly one JSON line
+// (where to connect and which keys to use) so scripts can read it; everything else goes to stderr.
+// No shebang here: tsup adds it to dist/cli.js.
+import { readFileSync, realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { isLoopbackAddress, startEmulatorServer, type EmulatorServerOptions } from "./server";
+import type { EmulatorSeed } from "./types";
+
+const USAGE = `Usage: reseller-emulator [options]
+
+Starts the Reseller API emulator and prints one JSON line to stdout:
+  {"baseUrl": ..., "controlUrl": ..., "keys": [{"token", "environment", "public_key_id", "scopes", "rate_limit_per_minute"}, ...]}
+
+Options:
+  --host HOST            interface to bind (default 127.0.0.1; loopback only is recommended)
+  --port PORT            TCP port, 0 = ephemeral (default 0)
+  --window-ms MS         rate-limit window length (default 60000, C3)
+  --replay-ttl-ms MS     idempotency replay TTL (default 86400000, D6)
+  --rate-limit N         default requests per window for new keys, 1..10000 (default 120, C1)
+  --seed FILE            JSON seed file ({"keys": [...], "domains": [...]}); replaces the default keys
+  --help                 show this help
+
+SIGTERM / SIGINT stop the server and exit 0.`;
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export interface CliOptions extends EmulatorServerOptions {
+  help: boolean;
+  seedFile?: string;
+}
+
+function integer(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw.trim())) throw new UsageError(`${flag} must be an integer, got ${JSON.stringify(raw)}`);
+  const value = Number(raw.trim());
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new UsageError(`${flag} must be between ${min} and ${max}, got ${raw}`);
+  }
+  return value;
+}
+
+/** Parses and validates argv (without node and script); throws UsageError on bad input. */
+export function parseCliArgs(argv: readonly string[]): CliOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        host: { type: "string" },
+        port: { type: "string" },
+        "window-ms": { type: "string" },
+        "replay-ttl-ms": { type: "string" },
+        "rate-limit": { type: "string" },
+        seed: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const v = parsed.values;
+  if (v.host !== undefined && v.host.trim() === "") throw new UsageError("--host must not be empty");
+  if (v.seed !== undefined && v.seed.trim() === "") throw new UsageError("--seed must name a file");
+  return {
+    help: v.help === true,
+    host: v.host?.trim(),
+    port: integer("--port", v.port, 0, 65535),
+    windowMs: integer("--window-ms", v["window-ms"], 1, 2 ** 31 - 1),
+    replayTtlMs: integer("--replay-ttl-ms", v["replay-ttl-ms"], 1, Number.MAX_SAFE_INTEGER),
+    defaultRateLimit: integer("--rate-limit", v["rate-limit"], 1, 10_000),
+    seedFile: v.seed,
+  };
+}
+
+/** Reads a seed file; a missing file or bad JSON is a usage error, not a crash. */
+export function readSeed(file: string): EmulatorSeed {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new UsageError(`--seed: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  let seed: unknown;
+  try {
+    seed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--seed: ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (seed === null || typeof seed !== "object" || Array.isArray(seed)) {
+    throw new UsageError(`--seed: ${file} must contain a JSON object like {"keys": [...], "domains": [...]}`);
+  }
+  const { keys, domains } = seed as Record<string, unknown>;
+  if (keys !== undefined && !Array.isArray(keys)) throw new UsageError(`--seed: "keys" must be an array`);
+  if (domains !== undefined && !Array.isArray(domains)) throw new UsageError(`--seed: "domains" must be an array`);
+  return seed as EmulatorSeed;
+}
+
+/** Starts the server, prints the JSON line, and stops on SIGTERM/SIGINT. Returns the exit code. */
+export async function main(argv: readonly string[]): Promise<number> {
+  let options: CliOptions;
+  try {
+    options = parseCliArgs(argv);
+    if (options.help) {
+      process.stdout.write(USAGE + "\n");
+      return 0;
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`reseller-emulator: ${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    throw error;
+  }
+
+  const { help: _help, seedFile, ...serverOptions } = options;
+  let seed: EmulatorSeed | undefined;
+  try {
+    seed = seedFile === undefined ? undefined : readSeed(seedFile);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`reseller-emulator: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+
+  if (serverOptions.host !== undefined && !isLoopbackAddress(serverOptions.host) && serverOptions.host !== "localhost") {
+    // The control API still answers loopback callers only, but the API port is now reachable from outside.
+    process.stderr.write(`reseller-emulator: warning: binding ${serverOptions.host}, not a loopback address\n`);
+  }
+  const server = await startEmulatorServer({ ...serverOptions, seed, withDefaultKeys: seed === undefined });
+  const keys = server.emulator.control.keys().map((key) => ({
+    token: key.token,
+    environment: key.environment,
+    public_key_id: key.public_key_id,
+    scopes: key.scopes,
+    rate_limit_per_minute: key.rate_limit_per_minute,
+  }));
+  process.stdout.write(JSON.stringify({ baseUrl: server.baseUrl, controlUrl: server.controlUrl, keys }) + "\n");
+  process.stderr.write(`reseller-emulator: listening on ${server.baseUrl} (control ${server.controlUrl})\n`);
+
+  return new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`reseller-emulator: ${signal}, closing\n`);
+      server.close().then(
+        () => resolve(0),
+        (error: unknown) => {
+          process.stderr.write(`reseller-emulator: close failed: ${String(error)}\n`);
+          resolve(1);
+        },
+      );
+    };
+    process.once("SIGTERM", stop);
+    process.once("SIGINT", stop);
+  });
+}
+
+function isEntry(): boolean {
+  const script = process.argv[1];
+  if (!script) return false;
+  // `tsx emulator/cli.ts`, `node dist/cli.js` and the npm bin symlink all resolve to this module's file;
+  // an import (tests, bundles) does not.
+  let self: string | undefined;
+  try {
+    self = typeof import.meta.url === "string" ? fileURLToPath(import.meta.url) : undefined;
+  } catch {
+    self = undefined;
+  }
+  const byName = /(?:^|[\\/])(?:cli(?:\.(?:ts|js|mjs|cjs))?|reseller-emulator)$/.test(script);
+  if (self === undefined) return byName;
+  try {
+    return realpathSync(script) === realpathSync(self);
+  } catch {
+    return byName;
+  }
+}
+
+if (isEntry()) {
+  main(process.argv.slice(2)).then(
+    // Exit explicitly: a timer left by the emulator must not keep a stopped server's process alive.
+    (code) => process.exit(code),
+    (error: unknown) => {
+      process.stderr.write(`reseller-emulator: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}

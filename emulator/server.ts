@@ -1,0 +1,303 @@
+// The emulator over a real TCP port: node:http in front of the in-process handler.
+// Socket faults become real network failures here (E4: timeout / dropped connection = unknown outcome).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { isIPv4, isIPv6, type AddressInfo, type Socket } from "node:net";
+import { createEmulator } from "./index";
+import { BASE_PATH, CONTROL_PATH } from "./state";
+import type { Emulator, EmulatorOptions, SocketFault } from "./types";
+
+export interface EmulatorServerOptions extends EmulatorOptions {
+  /** Interface to bind; loopback by default (the control API must never leave the machine). */
+  host?: string;
+  /** TCP port; 0 picks an ephemeral one. */
+  port?: number;
+}
+
+export interface EmulatorServer {
+  /** e.g. http://127.0.0.1:PORT/api/reseller/v1 */
+  baseUrl: string;
+  /** e.g. http://127.0.0.1:PORT/_emulator */
+  controlUrl: string;
+  port: number;
+  emulator: Emulator;
+  close(): Promise<void>;
+}
+
+/** The part of an Emulator the server needs; lets tests serve a stand-in handler. */
+export type EmulatorHandler = Pick<Emulator, "handle">;
+
+export interface ServedHandler {
+  baseUrl: string;
+  controlUrl: string;
+  port: number;
+  host: string;
+  /** Stops accepting, destroys every open socket (hung ones included) and resolves when closed. */
+  close(): Promise<void>;
+}
+
+/** Starts a fresh emulator behind a node:http server. */
+export async function startEmulatorServer(options: EmulatorServerOptions = {}): Promise<EmulatorServer> {
+  const { host, port, ...emulatorOptions } = options;
+  const emulator = createEmulator(emulatorOptions);
+  let served: ServedHandler;
+  try {
+    served = await serveEmulator(emulator, { host, port });
+  } catch (error) {
+    await emulator.close();
+    throw error;
+  }
+  return {
+    baseUrl: served.baseUrl,
+    controlUrl: served.controlUrl,
+    port: served.port,
+    emulator,
+    async close() {
+      await served.close();
+      await emulator.close();
+    },
+  };
+}
+
+/**
+ * True for 127.0.0.0/8, ::1 and IPv4-mapped loopback (::ffff:127.x.y.z / ::ffff:7f00:1).
+ * The control API (/_emulator/*) rewrites keys, clocks and faults, so only this machine may call it.
+ */
+export function isLoopbackAddress(address: string | undefined | null): boolean {
+  if (!address) return false;
+  let addr = address.trim().toLowerCase();
+  const zone = addr.indexOf("%");
+  if (zone >= 0) addr = addr.slice(0, zone);
+  if (addr.startsWith("[") && addr.endsWith("]")) addr = addr.slice(1, -1);
+  if (isIPv4(addr)) return addr.split(".")[0] === "127";
+  if (!isIPv6(addr)) return false;
+  const groups = expandIPv6(addr);
+  if (!groups) return false;
+  if (groups.slice(0, 7).every((g) => g === 0) && groups[7] === 1) return true; // ::1
+  // ::ffff:a.b.c.d — IPv4-mapped; loopback when the first IPv4 octet is 127.
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) return groups[6] >> 8 === 127;
+  return false;
+}
+
+function expandIPv6(addr: string): number[] | null {
+  let text = addr;
+  const tail: number[] = [];
+  const lastColon = text.lastIndexOf(":");
+  const dotted = text.slice(lastColon + 1);
+  if (isIPv4(dotted)) {
+    // Trailing dotted quad (::ffff:127.0.0.1): two groups, and the text before it keeps its "::".
+    const [a, b, c, d] = dotted.split(".").map(Number);
+    tail.push((a << 8) | b, (c << 8) | d);
+    text = text.slice(0, lastColon);
+    if (text.endsWith(":")) text += ":";
+  }
+  const parse = (part: string) => (part === "" ? [] : part.split(":").map((g) => parseInt(g, 16)));
+  const want = 8 - tail.length;
+  let groups: number[];
+  const gap = text.indexOf("::");
+  if (gap >= 0) {
+    const head = parse(text.slice(0, gap));
+    const rest = parse(text.slice(gap + 2));
+    const fill = want - head.length - rest.length;
+    if (fill < 0) return null;
+    groups = [...head, ...new Array<number>(fill).fill(0), ...rest];
+  } else {
+    groups = parse(text);
+  }
+  groups = [...groups, ...tail];
+  if (groups.length !== 8 || groups.some((g) => !Number.isInteger(g) || g < 0 || g > 0xffff)) return null;
+  return groups;
+}
+
+export interface ServeOptions {
+  host?: string;
+  port?: number;
+  /** Who may call /_emulator/*; loopback only by default. Tests pass a stricter predicate. */
+  controlAllowed?: (remoteAddress: string | undefined) => boolean;
+}
+
+/** Serves any handler with the emulator's `handle` signature on a loopback port. */
+export async function serveEmulator(
+  handler: EmulatorHandler,
+  options: ServeOptions = {},
+): Promise<ServedHandler> {
+  const controlAllowed = options.controlAllowed ?? isLoopbackAddress;
+  const host = options.host ?? "127.0.0.1";
+  const sockets = new Set<Socket>();
+  let closing = false;
+
+  const server: Server = createServer((req, res) => {
+    void respond(handler, controlAllowed, req, res).catch((error: unknown) => {
+      process.stderr.write(`reseller-emulator: request failed: ${describe(error)}\n`);
+      if (!res.headersSent && !res.destroyed) {
+        writeJson(res, 500, envelope("internal_error", "The emulator failed to handle the request."));
+      } else {
+        res.destroy();
+      }
+    });
+  });
+  // A hung request must stay open until the client gives up (timeout_* faults), never be reaped by node.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 5_000;
+  server.on("connection", (socket: Socket) => {
+    if (closing) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  server.on("clientError", (_error, socket) => {
+    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once("error", onError);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const origin = `http://${isIPv6(host) ? `[${host}]` : host}:${address.port}`;
+
+  let closed: Promise<void> | undefined;
+  return {
+    baseUrl: origin + BASE_PATH,
+    controlUrl: origin + CONTROL_PATH,
+    port: address.port,
+    host,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        closing = true;
+        server.close(() => resolve());
+        server.closeAllConnections();
+        for (const socket of sockets) socket.destroy();
+        sockets.clear();
+      });
+      return closed;
+    },
+  };
+}
+
+async function respond(
+  handler: EmulatorHandler,
+  controlAllowed: (remoteAddress: string | undefined) => boolean,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const remoteAddress = req.socket.remoteAddress;
+  const body = await readBody(req);
+  let request: Request;
+  try {
+    request = toFetchRequest(req, body);
+  } catch {
+    writeJson(res, 400, envelope("request_failed", "The request could not be parsed."));
+    return;
+  }
+  // Gate on the path the emulator will route (dot segments resolved, percent-escapes decoded), so
+  // "/x/../_emulator/keys" or "/%5Femulator/keys" cannot slip past the loopback check.
+  if (isControlPath(new URL(request.url).pathname) && !controlAllowed(remoteAddress)) {
+    writeJson(res, 403, envelope("forbidden", "The emulator control API is available only from loopback addresses."));
+    return;
+  }
+
+  const result = await handler.handle(request, { remoteAddress });
+  if (isSocketFault(result)) {
+    applyFault(result, req);
+    return;
+  }
+  await writeResponse(res, result, req.method === "HEAD");
+}
+
+/** True for /_emulator and everything under it, however the path is spelled. */
+export function isControlPath(pathname: string): boolean {
+  let path = pathname;
+  try {
+    path = decodeURIComponent(pathname);
+  } catch {
+    // keep the raw path: a malformed escape is not a control route the emulator could match either
+  }
+  path = path.toLowerCase().replace(/\/+/g, "/");
+  return path === CONTROL_PATH || path.startsWith(CONTROL_PATH + "/");
+}
+
+function isSocketFault(value: Response | SocketFault): value is SocketFault {
+  return !(value instanceof Response) && typeof (value as SocketFault).kind === "string";
+}
+
+function applyFault(fault: SocketFault, req: IncomingMessage): void {
+  if (fault.kind === "reset") {
+    // E4: a dropped connection. RST when the platform supports it, so the client sees ECONNRESET.
+    const socket = req.socket as Socket & { resetAndDestroy?: () => Socket };
+    if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
+    else socket.destroy();
+    return;
+  }
+  // "hang": answer nothing. The socket stays open until the client aborts or close() destroys it.
+}
+
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer"]);
+
+function toFetchRequest(req: IncomingMessage, body: Buffer): Request {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i];
+    if (HOP_BY_HOP.has(name.toLowerCase())) continue;
+    headers.append(name, raw[i + 1]);
+  }
+  const hostHeader = req.headers.host;
+  const local = req.socket.localAddress ?? "127.0.0.1";
+  const authority = hostHeader ?? `${isIPv6(local) ? `[${local}]` : local}:${req.socket.localPort}`;
+  const url = new URL(req.url ?? "/", `http://${authority}`);
+  const method = req.method ?? "GET";
+  // D4: the exact bytes travel on; an empty body stays "no body", never "{}".
+  const hasBody = body.length > 0 && method !== "GET" && method !== "HEAD";
+  return new Request(url, {
+    method,
+    headers,
+    body: hasBody ? body : undefined,
+    ...(hasBody ? { duplex: "half" } : {}),
+  } as RequestInit);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+async function writeResponse(res: ServerResponse, response: Response, head: boolean): Promise<void> {
+  const bytes = response.body ? Buffer.from(await response.arrayBuffer()) : Buffer.alloc(0);
+  if (res.destroyed) return;
+  const headers: Record<string, string | string[]> = {};
+  response.headers.forEach((value, name) => {
+    if (name === "set-cookie" || HOP_BY_HOP.has(name) || name === "content-length") return;
+    headers[name] = value;
+  });
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  const noBody = head || response.status === 204 || response.status === 304;
+  if (!noBody) headers["content-length"] = String(bytes.length);
+  res.writeHead(response.status, response.statusText || undefined, headers);
+  res.end(noBody ? undefined : bytes);
+}
+
+function envelope(code: string, message: string) {
+  return { error: { code, message, details: [] as unknown[], request_id: null } };
+}
+
+function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  const bytes = Buffer.from(JSON.stringify(body));
+  res.writeHead(status, { "content-type": "application/json", "content-length": String(bytes.length) });
+  res.end(bytes);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

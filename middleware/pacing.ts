@@ -1,0 +1,331 @@
+/**
+ * The pacer: one shared FIFO queue per API key (G2, I1) that fits sends into the server's FIXED
+ * window (C3, I3), spreads them evenly (C8), caps parallelism (C8) and pauses the whole key after
+ * a 429 (C12). The client middleware calls acquire() before every HTTP attempt and
+ * ticket.release() when the attempt ends. All waiting goes through the injected Clock.
+ */
+import { systemClock, type Clock } from "../runtime/clock";
+import { createMemoryWindowStore } from "./memory-window-store";
+import { parseRetryAfter, pauseAfter429, type PauseOptions } from "./retry-timing";
+import type { ReserveDecision, WindowSnapshot, WindowStore } from "./window-store";
+
+export interface PacerOptions {
+  /** Shared window state (default: in-process memory store; Redis across processes, I1). */
+  store?: WindowStore;
+  /** Server window length (C3: 60 000 ms). */
+  windowMs?: number;
+  /** Limit assumed until one is learned (C1: 120). */
+  initialLimit?: number;
+  /** In-flight requests per key in this process (C8; default 4). */
+  maxConcurrency?: number;
+  clock?: Clock;
+  /** Uniform in [0, 1), for the 429 margin and backoff jitter (default Math.random). */
+  random?: () => number;
+  /**
+   * Latency/granularity margin (default clamp(windowMs / 200, 25, 1000) ms): the last send of a
+   * window goes out ≥ guardMs before its earliest possible server end, and the next window opens
+   * guardMs after its latest possible server end. The guard in force is raised to the slowest of
+   * the key's last 16 round trips (capped at windowMs / 40), because the model holds only while
+   * one-way latency stays below the guard.
+   */
+  guardMs?: number;
+  /** Floors and margins of the 429 pause (retry-timing.ts pauseAfter429). */
+  pause?: Omit<PauseOptions, "random">;
+  onEvent?: (e: PacingEvent) => void;
+}
+
+export interface PacingSnapshot {
+  limit: number;
+  /** Sends left in the open window by our count (null when no window is open). */
+  remaining: number | null;
+  pausedUntil: number | null;
+  /** Confirmed end of the open window, when known. */
+  windowEndsAt: number | null;
+}
+
+export interface Pacer {
+  /** Waits (honouring signal) for this key's next send slot: pause after 429, fixed-window fit, even spacing, concurrency cap. */
+  acquire(apiKeyId: string, signal?: AbortSignal): Promise<PacingTicket>;
+  /** Limit learned from GET /context (data.credential.rate_limit_per_minute) or X-RateLimit-Limit. */
+  learnLimit(apiKeyId: string, limit: number): void;
+  snapshot(apiKeyId: string): PacingSnapshot;
+}
+
+export interface ReleaseResult {
+  /** When the attempt ended (response headers arrived, or the transport failed), from the Clock. */
+  receivedAt: number;
+  /** HTTP status; absent when no response came (network error, timeout). */
+  status?: number;
+  /** X-RateLimit-Limit, parsed. */
+  limit?: number | null;
+  /** X-RateLimit-Remaining, parsed. */
+  remaining?: number | null;
+  /** Raw Retry-After header. */
+  retryAfter?: string | null;
+  /** A 429, the API's own or a proxy's (C11, C12). */
+  isRateLimit?: boolean;
+  /** How many times this command was already retried (0 for its first attempt). */
+  attempt?: number;
+}
+
+export interface PacingTicket {
+  readonly waitedMs: number; // time spent waiting for the slot
+  /** Must be called exactly once when the attempt ends. Later calls are ignored. */
+  release(result: ReleaseResult): void;
+}
+
+export type PacingEvent =
+  | { type: "pause"; apiKeyId: string; untilMs: number; reason: "retry-after" | "backoff" | "retry-after-zero"; retryAfterMs: number | null }
+  | { type: "limit-learned"; apiKeyId: string; limit: number }
+  | { type: "window-wait"; apiKeyId: string; waitMs: number }
+  | { type: "store-error"; apiKeyId: string; error: unknown };
+
+interface Waiter {
+  enqueuedAt: number;
+  resolve(t: PacingTicket): void;
+  reject(e: unknown): void;
+  cleanup(): void;
+}
+
+interface KeyState {
+  queue: Waiter[];
+  inFlight: number;
+  pumping: boolean;
+  limit: number;
+  view: WindowSnapshot | null;
+  /** Local mirror of the pause, so a grant sleeping towards its sendAt notices a fresh 429. */
+  pausedUntil: number;
+  /** Round-trip times of the last attempts (ms), newest last; they raise the guard. */
+  rtts: number[];
+  /** Ends the pump's current sleep early (a release, an abort or a new limit changed something). */
+  wakers: Set<() => void>;
+}
+
+const MAX_LIMIT = 10_000; // C1
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+export function createPacer(options: PacerOptions = {}): Pacer {
+  const store = options.store ?? createMemoryWindowStore();
+  const clock = options.clock ?? systemClock;
+  const windowMs = options.windowMs ?? 60_000;
+  const initialLimit = options.initialLimit ?? 120;
+  const maxConcurrency = Math.max(1, options.maxConcurrency ?? 4);
+  const guardMs = options.guardMs ?? Math.min(1000, Math.max(25, windowMs / 200));
+  const random = options.random ?? Math.random;
+  const emit = (e: PacingEvent) => {
+    try {
+      options.onEvent?.(e);
+    } catch {
+      // I7: logging must never stall the queue
+    }
+  };
+  const keys = new Map<string, KeyState>();
+
+  function state(apiKeyId: string): KeyState {
+    let s = keys.get(apiKeyId);
+    if (!s) {
+      s = { queue: [], inFlight: 0, pumping: false, limit: initialLimit, view: null, pausedUntil: 0, rtts: [], wakers: new Set() };
+      keys.set(apiKeyId, s);
+    }
+    return s;
+  }
+
+  /** The guard in force for `s`: configured, or the slowest recent round trip (bounded). */
+  function guardFor(s: KeyState): number {
+    const slowest = s.rtts.length > 0 ? Math.max(...s.rtts) : 0;
+    return Math.ceil(Math.max(guardMs, Math.min(slowest, windowMs / 40)));
+  }
+
+  function wake(s: KeyState): void {
+    const wakers = [...s.wakers];
+    s.wakers.clear();
+    for (const w of wakers) w();
+  }
+
+  /**
+   * Sleeps until `at` on the clock (or only until woken when `at` is +∞ — an unbounded wait must
+   * never be a clock timer, or a VirtualClock would jump to infinity). Never throws.
+   */
+  function sleepUntil(s: KeyState, at: number): Promise<void> {
+    const ms = at - clock.now();
+    if (ms <= 0) return Promise.resolve();
+    const ac = new AbortController();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        s.wakers.delete(done);
+        ac.abort(); // drops the clock timer when woken early
+        resolve();
+      };
+      s.wakers.add(done);
+      if (Number.isFinite(ms)) clock.sleep(ms, ac.signal).then(done, () => undefined);
+    });
+  }
+
+  function learn(apiKeyId: string, s: KeyState, limit: number): void {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT || limit === s.limit) return;
+    s.limit = limit;
+    emit({ type: "limit-learned", apiKeyId, limit });
+    wake(s); // a higher limit may free a slot now
+  }
+
+  function storeFailed(apiKeyId: string, s: KeyState, error: unknown): void {
+    emit({ type: "store-error", apiKeyId, error });
+    wake(s);
+  }
+
+  function makeTicket(apiKeyId: string, s: KeyState, windowId: string, waitedMs: number): PacingTicket {
+    let released = false;
+    const sentAt = clock.now();
+    return {
+      waitedMs,
+      release(result) {
+        if (released) return;
+        released = true;
+        s.inFlight -= 1;
+        const rtt = result.receivedAt - sentAt;
+        if (Number.isFinite(rtt) && rtt >= 0) {
+          s.rtts.push(rtt);
+          if (s.rtts.length > 16) s.rtts.shift();
+        }
+        onRelease(apiKeyId, s, windowId, result);
+        wake(s);
+      },
+    };
+  }
+
+  function onRelease(apiKeyId: string, s: KeyState, windowId: string, r: ReleaseResult): void {
+    if (r.limit != null) learn(apiKeyId, s, r.limit);
+    const rateLimited = r.isRateLimit === true || r.status === 429;
+    const ops: Promise<WindowSnapshot>[] = [];
+    if (rateLimited) {
+      // C12: pause the whole key; C6: the 429 added no hit, and the next window starts fresh.
+      const ra = parseRetryAfter(r.retryAfter, r.receivedAt);
+      const ms = pauseAfter429(ra, r.attempt ?? 0, { ...options.pause, random });
+      const until = r.receivedAt + ms;
+      s.pausedUntil = Math.max(s.pausedUntil, until);
+      const reason = ra === null ? "backoff" : ra.ms === 0 ? "retry-after-zero" : "retry-after";
+      emit({ type: "pause", apiKeyId, untilMs: until, reason, retryAfterMs: ra?.ms ?? null });
+      ops.push(store.pauseUntil(apiKeyId, until, windowId));
+    } else if (r.status !== 401) {
+      // I3: the server's window started no later than this answer (or the transport failure).
+      // C6: a 401 is rejected before the limiter, so it says nothing about the window.
+      ops.push(store.confirmWindowStart(apiKeyId, windowId, r.receivedAt));
+      if (r.remaining != null && Number.isFinite(r.remaining)) {
+        const limit = r.limit != null && Number.isFinite(r.limit) ? r.limit : s.limit;
+        ops.push(store.observe(apiKeyId, { windowId, remaining: r.remaining, limit, now: r.receivedAt }));
+      }
+    }
+    for (const op of ops) {
+      op.then(
+        (view) => {
+          s.view = view;
+          wake(s);
+        },
+        (e) => storeFailed(apiKeyId, s, e),
+      );
+    }
+  }
+
+  /** Last resort if the pump itself breaks: nobody may wait forever. */
+  function failAll(s: KeyState, error: unknown): void {
+    for (const w of s.queue.splice(0)) {
+      w.cleanup();
+      w.reject(error);
+    }
+  }
+
+  async function pump(apiKeyId: string, s: KeyState): Promise<void> {
+    s.pumping = true;
+    try {
+      while (s.queue.length > 0) {
+        if (s.inFlight >= maxConcurrency) {
+          await sleepUntil(s, Number.POSITIVE_INFINITY); // woken by a release or an abort
+          continue;
+        }
+        const now = clock.now();
+        // C8: spread evenly. Whole ms keep every time an integer (Date.now(), Redis numbers); the
+        // per-window count, not the spacing, is what enforces the limit.
+        const guard = guardFor(s);
+        const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
+        let d: ReserveDecision;
+        try {
+          d = await store.reserve(apiKeyId, { limit: s.limit, windowMs, spacingMs, guardMs: guard, now });
+        } catch (e) {
+          // The store is down: fail the head request rather than send unpaced.
+          emit({ type: "store-error", apiKeyId, error: e });
+          const head = s.queue.shift();
+          head?.cleanup();
+          head?.reject(e);
+          continue;
+        }
+        s.view = d.state;
+        if (!d.granted) {
+          const waitMs = d.retryAt - clock.now();
+          if (waitMs > 0) emit({ type: "window-wait", apiKeyId, waitMs });
+          await sleepUntil(s, d.retryAt);
+          continue;
+        }
+        // Hold the slot until its time; wake-ups (aborts, a 429 elsewhere) do not move it.
+        while (clock.now() < d.sendAt && clock.now() >= s.pausedUntil && s.queue.length > 0) {
+          await sleepUntil(s, d.sendAt);
+        }
+        const head = s.queue[0];
+        if (clock.now() < s.pausedUntil || !head) {
+          // A 429 arrived meanwhile (the pause closed this window) or nobody wants the slot.
+          store.refund(apiKeyId, d.windowId).then((v) => (s.view = v), (e) => storeFailed(apiKeyId, s, e));
+          continue;
+        }
+        s.queue.shift();
+        head.cleanup();
+        s.inFlight += 1;
+        head.resolve(makeTicket(apiKeyId, s, d.windowId, clock.now() - head.enqueuedAt));
+      }
+    } finally {
+      s.pumping = false;
+    }
+  }
+
+  return {
+    acquire(apiKeyId, signal) {
+      return new Promise<PacingTicket>((resolve, reject) => {
+        if (signal?.aborted) return reject(abortError(signal));
+        const s = state(apiKeyId);
+        const onAbort = () => {
+          const i = s.queue.indexOf(waiter);
+          if (i >= 0) s.queue.splice(i, 1);
+          reject(abortError(signal!));
+          wake(s);
+        };
+        const waiter: Waiter = {
+          enqueuedAt: clock.now(),
+          resolve,
+          reject,
+          cleanup: () => signal?.removeEventListener("abort", onAbort),
+        };
+        signal?.addEventListener("abort", onAbort, { once: true });
+        s.queue.push(waiter);
+        if (!s.pumping) void pump(apiKeyId, s).catch((e) => failAll(s, e));
+      });
+    },
+
+    learnLimit(apiKeyId, limit) {
+      learn(apiKeyId, state(apiKeyId), limit);
+    },
+
+    snapshot(apiKeyId) {
+      const s = state(apiKeyId);
+      const v = s.view;
+      const now = clock.now();
+      const pausedUntil = Math.max(s.pausedUntil, v?.pausedUntil ?? 0);
+      return {
+        limit: s.limit,
+        remaining: v && v.windowId !== null ? Math.max(0, s.limit - v.count) : null,
+        pausedUntil: pausedUntil > now ? pausedUntil : null,
+        windowEndsAt: v && v.windowId !== null ? v.windowEnd : null,
+      };
+    },
+  };
+}

@@ -1,0 +1,163 @@
+/**
+ * Conformance suite for any WindowStore (middleware/window-store.ts). The memory store runs it in
+ * memory-window-store.test.ts; the Redis store (stores/) can run the very same suite:
+ *   describeWindowStore("redis", async () => ({ store, cleanup }))
+ * Times are plain numbers: a store must only use the `now` it is given.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import type { ReserveParams, WindowStore } from "../../middleware/window-store";
+
+export interface StoreFixture {
+  store: WindowStore;
+  cleanup?: () => Promise<void>;
+}
+
+const W = 3000;
+const G = 25;
+const T0 = 1_000_000;
+
+function params(now: number, limit = 3, spacingMs = 0): ReserveParams {
+  return { limit, windowMs: W, spacingMs, guardMs: G, now };
+}
+
+export function describeWindowStore(name: string, make: () => Promise<StoreFixture>): void {
+  describe(`WindowStore conformance: ${name}`, () => {
+    let fixture: StoreFixture | null = null;
+    let n = 0;
+    const setup = async () => {
+      fixture = await make();
+      n += 1;
+      return { store: fixture.store, key: `key-${name}-${n}-${Math.random().toString(36).slice(2)}` };
+    };
+    afterEach(async () => {
+      await fixture?.store.close();
+      await fixture?.cleanup?.();
+      fixture = null;
+    });
+
+    it("C3: the first send opens the window; at most `limit` sends per window", async () => {
+      const { store, key } = await setup();
+      const a = await store.reserve(key, params(T0));
+      expect(a).toMatchObject({ granted: true, sendAt: T0 });
+      const b = await store.reserve(key, params(T0 + 1));
+      const c = await store.reserve(key, params(T0 + 2));
+      expect(b.granted && c.granted).toBe(true);
+      if (!a.granted || !b.granted || !c.granted) throw new Error("unreachable");
+      expect(new Set([a.windowId, b.windowId, c.windowId]).size).toBe(1);
+      expect(c.state).toMatchObject({ count: 3, limit: 3, windowStart: T0, windowEnd: null });
+      const d = await store.reserve(key, params(T0 + 3));
+      expect(d.granted).toBe(false);
+      // The end is not confirmed yet: a short poll, not a guess.
+      if (!d.granted) expect(d.retryAt).toBeGreaterThan(T0 + 3);
+    });
+
+    it("I3: the next window opens at the earliest response + W + guard, not at first send + W", async () => {
+      const { store, key } = await setup();
+      const a = await store.reserve(key, params(T0));
+      if (!a.granted) throw new Error("expected a grant");
+      await store.reserve(key, params(T0));
+      await store.reserve(key, params(T0));
+      await store.confirmWindowStart(key, a.windowId, T0 + 400);
+      const later = await store.confirmWindowStart(key, a.windowId, T0 + 900); // later answer: no change
+      expect(later.windowEnd).toBe(T0 + 400 + W + G);
+      const early = await store.reserve(key, params(T0 + W + 10));
+      expect(early).toMatchObject({ granted: false, retryAt: T0 + 400 + W + G });
+      const next = await store.reserve(key, params(T0 + 400 + W + G));
+      expect(next).toMatchObject({ granted: true, sendAt: T0 + 400 + W + G });
+      if (next.granted) {
+        expect(next.windowId).not.toBe(a.windowId);
+        expect(next.state.count).toBe(1);
+      }
+    });
+
+    it("I3: no send after windowStart + W − guard in the same window (it could land in the next server window)", async () => {
+      const { store, key } = await setup();
+      const a = await store.reserve(key, params(T0, 10));
+      if (!a.granted) throw new Error("expected a grant");
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      const ok = await store.reserve(key, params(T0 + W - G - 1, 10));
+      expect(ok.granted).toBe(true);
+      const late = await store.reserve(key, params(T0 + W - G, 10));
+      expect(late).toMatchObject({ granted: false, retryAt: T0 + 5 + W + G });
+    });
+
+    it("C8: grants are spaced at least spacingMs apart, also when asked at once", async () => {
+      const { store, key } = await setup();
+      const got: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const d = await store.reserve(key, params(T0, 3, 100));
+        if (!d.granted) throw new Error("expected a grant");
+        got.push(d.sendAt);
+      }
+      expect(got).toEqual([T0, T0 + 100, T0 + 200]);
+    });
+
+    it("C12: a pause refuses every send and closes the window; the next window starts fresh after it", async () => {
+      const { store, key } = await setup();
+      const a = await store.reserve(key, params(T0));
+      if (!a.granted) throw new Error("expected a grant");
+      const s = await store.pauseUntil(key, T0 + 5000, a.windowId);
+      expect(s.windowId).toBeNull();
+      expect(s.pausedUntil).toBe(T0 + 5000);
+      expect(await store.reserve(key, params(T0 + 4999))).toMatchObject({ granted: false, retryAt: T0 + 5000 });
+      const b = await store.reserve(key, params(T0 + 5000));
+      expect(b).toMatchObject({ granted: true, sendAt: T0 + 5000 });
+      if (b.granted) {
+        expect(b.windowId).not.toBe(a.windowId);
+        expect(b.state.count).toBe(1);
+      }
+    });
+
+    it("C12: a pause is never shortened; a late 429 from an old window does not close the new one", async () => {
+      const { store, key } = await setup();
+      const a = await store.reserve(key, params(T0));
+      if (!a.granted) throw new Error("expected a grant");
+      await store.pauseUntil(key, T0 + 5000, a.windowId);
+      const shorter = await store.pauseUntil(key, T0 + 1000, a.windowId);
+      expect(shorter.pausedUntil).toBe(T0 + 5000);
+      const b = await store.reserve(key, params(T0 + 5000));
+      if (!b.granted) throw new Error("expected a grant");
+      const stale = await store.pauseUntil(key, T0 + 4000, a.windowId);
+      expect(stale.windowId).toBe(b.windowId);
+    });
+
+    it("C10: an X-RateLimit-Remaining snapshot raises the count, never lowers it", async () => {
+      const { store, key } = await setup();
+      const a = await store.reserve(key, params(T0, 10));
+      if (!a.granted) throw new Error("expected a grant");
+      let s = await store.observe(key, { windowId: a.windowId, remaining: 4, limit: 10, now: T0 + 5 });
+      expect(s.count).toBe(6);
+      s = await store.observe(key, { windowId: a.windowId, remaining: 9, limit: 10, now: T0 + 6 });
+      expect(s.count).toBe(6);
+      s = await store.observe(key, { windowId: "stale", remaining: 0, limit: 10, now: T0 + 7 });
+      expect(s.count).toBe(6);
+    });
+
+    it("C3: an unconfirmed window is given up after 2·W + guard", async () => {
+      const { store, key } = await setup();
+      const a = await store.reserve(key, params(T0, 1));
+      if (!a.granted) throw new Error("expected a grant");
+      const wait = await store.reserve(key, params(T0 + W, 1));
+      expect(wait.granted).toBe(false);
+      const next = await store.reserve(key, params(T0 + 2 * W + G, 1));
+      expect(next.granted).toBe(true);
+    });
+
+    it("C3: refund gives an unsent slot back to the open window only", async () => {
+      const { store, key } = await setup();
+      const a = await store.reserve(key, params(T0, 2));
+      const b = await store.reserve(key, params(T0, 2));
+      if (!a.granted || !b.granted) throw new Error("expected grants");
+      expect((await store.refund(key, b.windowId)).count).toBe(1);
+      expect((await store.refund(key, "stale")).count).toBe(1);
+      expect((await store.reserve(key, params(T0 + 1, 2))).granted).toBe(true);
+    });
+
+    it("C2: keys are independent; peek of an unknown key is empty", async () => {
+      const { store, key } = await setup();
+      await store.reserve(key, params(T0, 1));
+      expect((await store.reserve(`${key}-other`, params(T0, 1))).granted).toBe(true);
+      expect(await store.peek(`${key}-never`, T0)).toMatchObject({ windowId: null, count: 0, pausedUntil: null });
+    });
+  });
+}
