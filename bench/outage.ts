@@ -1,0 +1,102 @@
+/**
+ * Retry amplification during a total outage (I2, retry budget): the emulator answers 503 to every
+ * request (fault error_503_before with a huge `times`), N renew commands run one after another, and
+ * we report attempts per command once the retry budget is spent. Target: ≤ 1.1.
+ * Exported function only — no side effects on import (bench/main.ts runs it).
+ */
+import { createEmulator } from "../emulator/index";
+import { VirtualClock } from "../runtime/clock";
+import { createResellerClient } from "../src/index";
+import { printTable } from "./lib/table";
+import { writeResult } from "./lib/results";
+
+export interface OutageResult {
+  name: "outage-amplification";
+  commands: number;
+  /** Commands until the budget could no longer pay for a retry. */
+  commandsUntilSpent: number;
+  /** Total attempts / commands over the whole run. */
+  attemptsPerCommandOverall: number;
+  /** Attempts / commands after the budget was spent (target ≤ 1.1). */
+  attemptsPerCommandAfterSpent: number;
+  target: number;
+  pass: boolean;
+  /** Every command ended `unknown` (never "failed", E4) and none was executed. */
+  allUnknown: boolean;
+}
+
+const BASE_URL = "http://127.0.0.1/api/reseller/v1";
+
+export async function runOutageBench(options: { commands?: number } = {}): Promise<OutageResult> {
+  const commands = options.commands ?? 200;
+  const clock = new VirtualClock();
+  const emulator = createEmulator({ clock, defaultRateLimit: 10_000 });
+  const key = emulator.control.createKey({ environment: "test", rate_limit_per_minute: 10_000 });
+  const domain = emulator.control.createDomain({ token: key.token, name: "outage.kz" });
+  emulator.control.addFault({ method: "*", path: "*", kind: "error_503_before", times: 1_000_000_000 });
+  const client = createResellerClient({
+    baseUrl: BASE_URL,
+    token: key.token,
+    fetch: emulator.fetch as (input: Request) => Promise<Response>,
+    clock,
+    pacing: { initialLimit: 10_000 },
+  });
+  let attempts = 0;
+  let spentAt = -1;
+  let attemptsAfter = 0;
+  let allUnknown = true;
+  for (let i = 0; i < commands; i++) {
+    const out = await client.domains.renew({ domainUuid: domain.uuid, body: { period: 1 } });
+    if (out.kind !== "unknown") allUnknown = false;
+    attempts += out.attempts.length;
+    if (spentAt >= 0) attemptsAfter += out.attempts.length;
+    else if (out.attempts.length === 1 || client.retryBudget.available() < 5) spentAt = i + 1;
+  }
+  await emulator.close();
+  const after = spentAt >= 0 && commands > spentAt ? attemptsAfter / (commands - spentAt) : Number.NaN;
+  allUnknown &&= emulator.control.effects().length === 0;
+  return {
+    name: "outage-amplification",
+    commands,
+    commandsUntilSpent: spentAt,
+    attemptsPerCommandOverall: attempts / commands,
+    attemptsPerCommandAfterSpent: after,
+    target: 1.1,
+    pass: after <= 1.1,
+    allUnknown,
+  };
+}
+
+/** Prints the result and writes bench/results/outage-amplification.json. */
+export async function reportOutageBench(result: OutageResult): Promise<string> {
+  printTable(
+    [
+      {
+        commands: result.commands,
+        spent_after: result.commandsUntilSpent,
+        attempts_per_command: Number(result.attemptsPerCommandOverall.toFixed(3)),
+        after_spent: Number(result.attemptsPerCommandAfterSpent.toFixed(3)),
+        target: result.target,
+        all_unknown: result.allUnknown,
+        pass: result.pass,
+      },
+    ],
+    { title: "retry amplification during a total outage (503 to everything)" },
+  );
+  return writeResult("outage-amplification", result);
+}
+
+const invokedDirectly = /(?:^|[\\/])outage\.(?:ts|js|mjs)$/.test(process.argv[1] ?? "");
+if (invokedDirectly) {
+  runOutageBench()
+    .then(async (result) => {
+      process.stderr.write(`wrote ${await reportOutageBench(result)}\n`);
+      process.exit(result.pass && result.allUnknown ? 0 : 1);
+    })
+    .catch((error: unknown) => {
+      process.stderr.write(
+        `outage bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`,
+      );
+      process.exit(1);
+    });
+}

@@ -1,0 +1,58 @@
+/**
+ * The attempt-loop middleware: registered last, its onRequest runs the whole command (pacing,
+ * retries, reconciliation — command-runner.ts) by calling `options.fetch` itself, so the other
+ * middleware never re-run and the body is never re-serialised (D4). It returns the final HTTP
+ * response to openapi-fetch and leaves the Outcome on the call context for the facade.
+ */
+import type { Middleware } from "openapi-fetch";
+import { callContextOf } from "./call-context";
+import { NetworkError } from "./errors";
+import { runCommand, type RunnerDeps } from "./command-runner";
+import type { AttemptRequest } from "./transport";
+
+/** What openapi-fetch gets when the facade reads the Outcome instead (body-less, never read, shared). */
+const OUTCOME_READY = new Response(null, { status: 204 });
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+
+export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
+  return {
+    async onRequest({ request, schemaPath, options }) {
+      const ctx = callContextOf(request, schemaPath);
+      if (!ctx) return undefined; // an undocumented route: plain openapi-fetch behaviour
+      let body = ctx.body;
+      if (body === undefined) body = request.body === null ? null : new Uint8Array(await request.clone().arrayBuffer());
+      const frozen = body;
+      // Retries (and the reconcile lookup) rebuild the request from these parts; built on demand.
+      let template: AttemptRequest | undefined;
+      const templateOf = (): AttemptRequest => {
+        if (template) return template;
+        const headers: Record<string, string> = {};
+        request.headers.forEach((value, name) => (headers[name] = value));
+        return (template = { url: request.url, method: request.method, headers, body: frozen });
+      };
+      // The facade's Request already carries our signal and the frozen bytes: send it as attempt 1.
+      const prepared =
+        ctx.firstAttempt && request.signal && !request.bodyUsed ? { request, controller: ctx.firstAttempt } : undefined;
+      const { outcome, raw } = await runCommand(
+        deps,
+        ctx,
+        templateOf,
+        prepared,
+        options.baseUrl,
+        options.fetch as never,
+      );
+      ctx.outcome = outcome;
+      if (ctx.outcomeOnly) return OUTCOME_READY;
+      if (raw) {
+        return new Response(NULL_BODY_STATUSES.has(raw.status) ? null : (raw.bytes as BodyInit), {
+          status: raw.status,
+          headers: raw.headers,
+        });
+      }
+      // No HTTP response at all: surface the transport failure to a raw client.http caller.
+      throw outcome.kind === "unknown" && outcome.cause
+        ? outcome.cause
+        : new NetworkError(`${outcome.operationId}: no response`);
+    },
+  };
+}

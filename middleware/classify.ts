@@ -1,0 +1,96 @@
+/**
+ * Response classification (E1–E5, D9, G3): status and Content-Type are checked FIRST, a 204 is
+ * never decoded, a JSON decode error is an unknown outcome — never a business failure — and any
+ * body that is not the API's envelope is kept only as a ≤ 2 KiB redacted snippet. Pure.
+ */
+import type { OperationMeta } from "../generated/operations";
+import { parseApiError, type ApiError } from "../generated/errors";
+import { snippetOf, type Redactor } from "./redact";
+import type { RateLimitSnapshot } from "./outcome";
+
+export type ApiErrorLike = ApiError;
+
+export interface RawResponse {
+  status: number;
+  headers: Headers;
+  bytes: Uint8Array;
+}
+
+export type Classified =
+  | { kind: "success"; status: number; data: unknown; replayed: boolean }
+  | { kind: "rejected"; status: number; error?: ApiErrorLike; snippet?: string }
+  | { kind: "conflict"; status: 409; error?: ApiErrorLike; snippet?: string }
+  | { kind: "rate_limited"; status: 429; retryAfter: string | null; error?: ApiErrorLike; snippet?: string }
+  | {
+      kind: "unknown";
+      reason: "server_error" | "malformed_response" | "unexpected_status";
+      status: number;
+      error?: ApiErrorLike;
+      snippet?: string;
+    };
+
+/** E4: statuses after which the server definitely did nothing and a resend would not help. */
+const AMBIGUOUS_4XX = new Set([408, 499]);
+
+export function isJsonContentType(value: string | null): boolean {
+  if (!value) return false;
+  if (value === "application/json") return true; // the API's own, by far the most common
+  const mime = value.split(";")[0].trim().toLowerCase();
+  return mime === "application/json" || (mime.startsWith("application/") && mime.endsWith("+json"));
+}
+
+function decodeJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
+  if (bytes.byteLength === 0) return { ok: false };
+  try {
+    // Node's native UTF-8 decoding (fast path); invalid sequences become U+FFFD, never a throw.
+    return { ok: true, value: JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** The API's envelope, when the body is one (E1); otherwise a redacted snippet (E5). */
+function errorParts(raw: RawResponse, redactor: Redactor): { error?: ApiErrorLike; snippet?: string } {
+  if (isJsonContentType(raw.headers.get("content-type"))) {
+    const json = decodeJson(raw.bytes);
+    const error = json.ok ? parseApiError(json.value) : undefined;
+    if (error) return { error: redactor.value(error) };
+  }
+  return raw.bytes.byteLength > 0 ? { snippet: snippetOf(raw.bytes, redactor) } : {};
+}
+
+export function classify(op: OperationMeta, raw: RawResponse, redactor: Redactor): Classified {
+  const { status, headers, bytes } = raw;
+  if (status >= 200 && status < 300) {
+    const replayed = headers.get("idempotency-replayed")?.trim().toLowerCase() === "true";
+    // G3: never decode a 204 (or a documented no-content success) as JSON.
+    if (status === 204 || status === 205 || (op.successStatuses.includes(204) && bytes.byteLength === 0)) {
+      return { kind: "success", status, data: undefined, replayed };
+    }
+    if (!isJsonContentType(headers.get("content-type"))) {
+      return { kind: "unknown", reason: "malformed_response", status, ...errorParts(raw, redactor) };
+    }
+    const json = decodeJson(bytes);
+    if (!json.ok || json.value === null || typeof json.value !== "object") {
+      // E5: truncated/empty JSON on a success means the side effect may have happened.
+      return { kind: "unknown", reason: "malformed_response", status, snippet: snippetOf(bytes, redactor) };
+    }
+    return { kind: "success", status, data: json.value, replayed };
+  }
+  const parts = errorParts(raw, redactor);
+  if (status === 429) return { kind: "rate_limited", status, retryAfter: headers.get("retry-after"), ...parts };
+  if (status === 409) return { kind: "conflict", status, ...parts };
+  if (status >= 500) return { kind: "unknown", reason: "server_error", status, ...parts };
+  if (status >= 400 && !AMBIGUOUS_4XX.has(status)) return { kind: "rejected", status, ...parts };
+  return { kind: "unknown", reason: "unexpected_status", status, ...parts };
+}
+
+/** C10: X-RateLimit-Limit/-Remaining when present; never required (C11). */
+export function readRateLimit(headers: Headers): RateLimitSnapshot {
+  const num = (name: string): number | null => {
+    const v = headers.get(name);
+    if (v === null || !/^\s*\d+\s*$/.test(v)) return null;
+    return Number(v);
+  };
+  return { limit: num("x-ratelimit-limit"), remaining: num("x-ratelimit-remaining") };
+}

@@ -1,0 +1,69 @@
+/**
+ * The event hook (I7: log every retry and failure). Every event passes through the redactor
+ * before it reaches the integrator's logger (A4, H2), and a throwing logger never breaks a call.
+ */
+import type { OperationId } from "../generated/operations";
+import type { PacingEvent } from "./pacing";
+import type { Redactor } from "./redact";
+
+export type ClientEvent =
+  | {
+      type: "attempt";
+      operationId: OperationId;
+      attempt: number;
+      status?: number;
+      requestId?: string;
+      delayMs: number;
+      error?: string;
+      idempotencyKey?: string;
+      commandId?: string;
+    }
+  | {
+      type: "retry";
+      operationId: OperationId;
+      attempt: number;
+      delayMs: number;
+      reason: string;
+      idempotencyKey?: string;
+    }
+  | { type: "pause"; operationId: OperationId; status: 429; retryAfter: string | null; requestId?: string }
+  | { type: "replay"; operationId: OperationId; status: number; idempotencyKey?: string; requestId?: string }
+  | {
+      type: "unknown-outcome";
+      operationId: OperationId;
+      reason: string;
+      status?: number;
+      idempotencyKey?: string;
+      commandId?: string;
+      requestIds: string[];
+    }
+  | {
+      type: "reconcile";
+      operationId: OperationId;
+      externalId?: string;
+      result: "found" | "not_found" | "lookup_failed";
+      idempotencyKey?: string;
+    }
+  | { type: "budget-exhausted"; operationId: OperationId; available: number }
+  | { type: "pacing"; event: PacingEvent };
+
+export type EventHandler = (event: ClientEvent) => void;
+
+export interface EventSink {
+  readonly enabled: boolean;
+  emit(event: ClientEvent): void;
+}
+
+export function createEventSink(onEvent: EventHandler | undefined, redactor: Redactor): EventSink {
+  return {
+    enabled: onEvent !== undefined,
+    emit(event) {
+      if (!onEvent) return;
+      try {
+        onEvent(redactor.value(event));
+      } catch {
+        // A broken logger must not change the outcome of a purchase.
+      }
+    },
+  };
+}

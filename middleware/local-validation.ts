@@ -1,0 +1,32 @@
+/**
+ * Local validation middleware (A9, H1, B1–B4, D4): a call that the server would reject for a
+ * reason we can see locally throws a typed error BEFORE anything is sent — not even to the pacer.
+ */
+import type { Middleware } from "openapi-fetch";
+import { callContextOf } from "./call-context";
+import { InvalidArgumentError } from "./errors";
+import { checkLiveOnly, validatePathParams, validateQuery } from "./validate";
+
+export interface LocalValidationOptions {
+  environment: "test" | "live";
+  /** B4 escape hatch for a deliberate live-only probe with a test key (expect 403). */
+  allowLiveOnlyWithTestKey?: boolean;
+}
+
+export function createLocalValidationMiddleware(options: LocalValidationOptions): Middleware {
+  return {
+    onRequest({ request, schemaPath, params }) {
+      const ctx = callContextOf(request, schemaPath);
+      if (!ctx) return undefined;
+      const { op } = ctx;
+      validatePathParams(op, params.path);
+      validateQuery(op, params.query);
+      checkLiveOnly(op, options.environment, options.allowLiveOnlyWithTestKey ?? false);
+      // D4: an operation without a requestBody sends NO body — never "{}".
+      if (!op.hasBody && request.body !== null) {
+        throw new InvalidArgumentError(`${op.operationId} takes no request body (D4).`, "body");
+      }
+      return undefined;
+    },
+  };
+}

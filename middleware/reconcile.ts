@@ -1,0 +1,62 @@
+/**
+ * Reconciliation for `x-unknown-outcome: reconcile` writes (I4, F5, D7): after a timeout, reset or
+ * 5xx on orders.create, look the order up by its `external_id` BEFORE any resend. Found → the
+ * purchase happened, return it; not found → a resend with the same key and bytes is safe.
+ */
+import { operations } from "../generated/operations";
+import { classify } from "./classify";
+import type { Redactor } from "./redact";
+import type { AttemptRequest, AttemptTransport } from "./transport";
+
+export type LookupResult =
+  | { result: "found"; order: Record<string, unknown>; status: number; headers: Headers; requestId?: string }
+  | { result: "not_found"; requestId?: string }
+  | { result: "lookup_failed"; why: string; status?: number; requestId?: string };
+
+/** The external_id of a frozen orders.create body, or null when it has none. */
+export function externalIdOf(body: Uint8Array | null | undefined): string | null {
+  if (!body) return null;
+  try {
+    const parsed = JSON.parse(new TextDecoder().decode(body)) as { external_id?: unknown };
+    return typeof parsed?.external_id === "string" && parsed.external_id.length > 0 ? parsed.external_id : null;
+  } catch {
+    return null;
+  }
+}
+
+/** GET /orders?external_id=… request derived from the command's own headers (no key, no body). */
+export function lookupRequest(baseUrl: string, template: Record<string, string>, externalId: string): AttemptRequest {
+  const headers = { ...template };
+  delete headers["idempotency-key"];
+  delete headers["content-type"];
+  delete headers["x-request-id"];
+  const url = `${baseUrl.replace(/\/+$/, "")}/orders?external_id=${encodeURIComponent(externalId)}&per_page=100`;
+  return { url, method: "GET", headers, body: null };
+}
+
+/**
+ * Runs the lookup through `send` (paced by the caller, 429s retried by the caller's rules).
+ * Only an order whose external_id matches exactly counts (a server-side filter is not trusted).
+ */
+export async function lookupOrder(
+  send: (req: AttemptRequest) => Promise<{ transport: AttemptTransport; requestId: string }>,
+  req: AttemptRequest,
+  externalId: string,
+  redactor: Redactor,
+): Promise<LookupResult> {
+  const { transport, requestId } = await send(req);
+  if (!transport.ok) return { result: "lookup_failed", why: `lookup ${transport.error}`, requestId };
+  const c = classify(operations["orders.list"], transport.raw, redactor);
+  const rid = transport.raw.headers.get("x-request-id") ?? requestId;
+  if (c.kind !== "success")
+    return { result: "lookup_failed", why: `lookup answered ${c.status}`, status: c.status, requestId: rid };
+  const list = (c.data as { data?: unknown }).data;
+  if (!Array.isArray(list)) return { result: "lookup_failed", why: "lookup body has no data list", requestId: rid };
+  const order = list.find(
+    (o): o is Record<string, unknown> =>
+      o !== null && typeof o === "object" && (o as { external_id?: unknown }).external_id === externalId,
+  );
+  return order
+    ? { result: "found", order, status: c.status, headers: transport.raw.headers, requestId: rid }
+    : { result: "not_found", requestId: rid };
+}

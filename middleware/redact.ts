@@ -1,0 +1,82 @@
+/**
+ * Redaction (A4, D9, H2): the token, `signing_secret`, `auth_code` and every `x-sensitive-fields`
+ * value become "[REDACTED]" before anything reaches an event, an error, a snippet or the journal.
+ * Pure; the caller's own Outcome data is NOT redacted (they asked for the secret).
+ */
+import { operationList } from "../generated/operations";
+
+export const REDACTED = "[REDACTED]";
+
+/** Field names that are secrets wherever they appear (union of every op's x-sensitive-fields). */
+const SENSITIVE_KEYS: ReadonlySet<string> = new Set([
+  "authorization",
+  "token",
+  "signing_secret",
+  "auth_code",
+  ...operationList.flatMap((op) => op.sensitiveFields.map((f) => f.toLowerCase())),
+]);
+
+const TOKEN_RE = /rsl_(?:test|live)_[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{1,64}/g;
+const WHSEC_RE = /whsec_[A-Za-z0-9_-]+/g;
+const BEARER_RE = /Bearer\s+[^\s"',;]+/gi;
+
+function sensitiveKeyPattern(): RegExp {
+  const names = [...SENSITIVE_KEYS].map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
+  // `"auth_code": "…"` — also a truncated value with no closing quote (E5 truncated bodies).
+  return new RegExp(`("(?:${names})"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"?`, "gi");
+}
+const KEY_VALUE_RE = sensitiveKeyPattern();
+
+export interface Redactor {
+  /** Redacts secrets inside free text (snippets, messages). */
+  text(input: string): string;
+  /** Deep copy of `input` with sensitive fields and secret substrings redacted. */
+  value<T>(input: T): T;
+}
+
+/**
+ * @param secrets literal strings that must never appear (the token and its secret part).
+ * @param extraKeys extra sensitive field names (an op's x-sensitive-fields).
+ */
+export function createRedactor(secrets: readonly string[] = [], extraKeys: readonly string[] = []): Redactor {
+  const literals = secrets.filter((s) => s.length >= 8);
+  const keys = new Set([...SENSITIVE_KEYS, ...extraKeys.map((k) => k.toLowerCase())]);
+
+  const text = (input: string): string => {
+    let out = input;
+    for (const s of literals) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    return out
+      .replace(TOKEN_RE, REDACTED)
+      .replace(WHSEC_RE, REDACTED)
+      .replace(BEARER_RE, `Bearer ${REDACTED}`)
+      .replace(KEY_VALUE_RE, `$1"${REDACTED}"`);
+  };
+
+  const walk = (input: unknown, seen: WeakSet<object>): unknown => {
+    if (typeof input === "string") return text(input);
+    if (input === null || typeof input !== "object") return input;
+    if (seen.has(input)) return "[Circular]";
+    seen.add(input);
+    if (input instanceof Uint8Array) return `[${input.byteLength} bytes]`;
+    if (input instanceof Error) {
+      return { name: input.name, message: text(input.message) };
+    }
+    if (Array.isArray(input)) return input.map((v) => walk(v, seen));
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(input)) {
+      out[k] = keys.has(k.toLowerCase()) && v !== null && v !== undefined ? REDACTED : walk(v, seen);
+    }
+    return out;
+  };
+
+  return { text, value: <T>(input: T) => walk(input, new WeakSet()) as T };
+}
+
+/** The bounded diagnostic snippet (E5): at most `maxBytes` UTF-8 bytes of redacted text. */
+export function snippetOf(bytes: Uint8Array, redactor: Redactor, maxBytes = 2048): string {
+  const head = new TextDecoder("utf-8", { fatal: false }).decode(bytes.subarray(0, maxBytes), { stream: true });
+  let out = redactor.text(head);
+  const enc = new TextEncoder();
+  while (enc.encode(out).byteLength > maxBytes) out = out.slice(0, Math.max(0, out.length - 16));
+  return out;
+}

@@ -1,0 +1,55 @@
+/**
+ * Retry budget (I2, "bound the number of retries"): a token bucket shared by every command of one
+ * client, like the AWS SDK's retry quota. Each retry spends tokens, each success refills a little.
+ * During a total outage the bucket drains, after which every command makes exactly one attempt —
+ * retries stop amplifying the outage (bench/outage.ts: attempts per command ≤ 1.1 once spent).
+ * 429 retries are NOT charged: the limiter's answer means nothing happened, and the pacer already
+ * pauses the whole key (C12).
+ */
+
+export interface RetryBudgetOptions {
+  /** Bucket size in tokens (default 500). */
+  capacity?: number;
+  /** Cost of a retry after a 5xx / network error / malformed body (default 5). */
+  retryCost?: number;
+  /** Cost of a retry after a timeout — timeouts hold resources longer (default 10). */
+  timeoutCost?: number;
+  /** Tokens returned by every successful attempt that needed no retry (default 1). */
+  successRefill?: number;
+}
+
+export interface RetryBudget {
+  /** Takes the cost of one retry; false (and nothing taken) when the bucket cannot pay. */
+  tryAcquire(kind: "error" | "timeout"): number | false;
+  /** A command finished with a response: refund what its retries cost, or `successRefill`. */
+  onSuccess(spentByThisCommand: number): void;
+  /** Tokens left. */
+  available(): number;
+}
+
+export const DEFAULT_RETRY_BUDGET: Required<RetryBudgetOptions> = {
+  capacity: 500,
+  retryCost: 5,
+  timeoutCost: 10,
+  successRefill: 1,
+};
+
+export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
+  const cfg = { ...DEFAULT_RETRY_BUDGET, ...options };
+  for (const [k, v] of Object.entries(cfg)) {
+    if (!Number.isFinite(v) || v < 0) throw new RangeError(`retry.budget.${k} must be a finite number ≥ 0.`);
+  }
+  let tokens = cfg.capacity;
+  return {
+    tryAcquire(kind) {
+      const cost = kind === "timeout" ? cfg.timeoutCost : cfg.retryCost;
+      if (tokens < cost) return false;
+      tokens -= cost;
+      return cost;
+    },
+    onSuccess(spent) {
+      tokens = Math.min(cfg.capacity, tokens + (spent > 0 ? spent : cfg.successRefill));
+    },
+    available: () => tokens,
+  };
+}

@@ -1,0 +1,37 @@
+/** Types shared by the attempt loop's modules (command-runner.ts, paced-attempt.ts, attempt-loop.ts). */
+import type { Clock } from "../runtime/clock";
+import type { EventSink } from "./events";
+import type { Journal } from "./journal";
+import type { Outcome } from "./outcome";
+import type { Pacer } from "./pacing";
+import type { Redactor } from "./redact";
+import type { RetryBudget } from "./retry-budget";
+
+export interface RetryOptions {
+  /** Attempts per command for 5xx/network/timeout/malformed bodies, first included (default 6 = 1 + 5 retries, seed 002). */
+  maxAttempts: number;
+  baseMs: number;
+  capMs: number;
+  /** Rate-limit (429) retries per command before it ends as `rejected` (default 10). */
+  maxRateLimitRetries: number;
+}
+
+export interface RunnerDeps {
+  pacer: Pacer;
+  apiKeyId: string;
+  clock: Clock;
+  random: () => number;
+  budget: RetryBudget;
+  retry: RetryOptions;
+  timeoutMs: number;
+  journal?: Journal;
+  events: EventSink;
+  redactor: Redactor;
+  newRequestId: () => string;
+}
+
+export interface RunResult {
+  outcome: Outcome;
+  /** The last HTTP response, for openapi-fetch (client.http) callers; undefined when none came. */
+  raw?: { status: number; headers: Headers; bytes: Uint8Array };
+}

@@ -1,0 +1,107 @@
+/**
+ * Local validation (A1, A3, A9, B1–B4, D2, H1): pure checks that throw a typed error BEFORE anything
+ * is sent. None of them ever puts the token into a message (A4).
+ */
+import type { OperationMeta } from "../generated/operations";
+import { InsecureTransportError, InvalidArgumentError, InvalidTokenError, LiveOnlyError } from "./errors";
+
+const TOKEN_RE = /^rsl_(test|live)_([A-Za-z0-9]{24})\.([A-Za-z0-9_-]{64})$/;
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+export interface ParsedToken {
+  environment: "test" | "live";
+  /** The 24-character public key id — safe to log and journal (never the secret). */
+  publicKeyId: string;
+  /** The secret part; used only to redact it anywhere it might echo back. */
+  secret: string;
+}
+
+/** A3: `rsl_(test|live)_{24 alnum}.{64 base64url}`. */
+export function parseToken(token: unknown): ParsedToken {
+  if (typeof token !== "string" || token.length === 0) {
+    throw new InvalidTokenError("A reseller API token is required (A3): rsl_test_… or rsl_live_….");
+  }
+  const m = TOKEN_RE.exec(token);
+  if (!m) {
+    // A4: describe the expected shape only; never echo the value or its length.
+    throw new InvalidTokenError(
+      "The token is not a reseller API key (A3): expected rsl_test_|rsl_live_ + 24 letters/digits + '.' + 64 base64url characters. A dashboard key is not a reseller key.",
+    );
+  }
+  return { environment: m[1] as "test" | "live", publicKeyId: m[2], secret: m[3] };
+}
+
+/** A1/A4: HTTPS, except loopback hosts or an explicit opt-in. */
+export function checkBaseUrl(baseUrl: unknown, allowInsecureHttp: boolean): URL {
+  let url: URL;
+  try {
+    url = new URL(String(baseUrl));
+  } catch {
+    throw new InsecureTransportError("baseUrl must be an absolute https:// URL (A1).");
+  }
+  if (url.protocol === "https:") return url;
+  if (url.protocol === "http:" && (LOOPBACK_HOSTS.has(url.hostname) || allowInsecureHttp)) return url;
+  throw new InsecureTransportError(
+    `baseUrl must use https:// (A1, A4): the token would travel in clear text to ${url.host}. Only loopback hosts may use http:// unless allowInsecureHttp is set.`,
+  );
+}
+
+/** D2: trimmed, 1..160 characters. Returns the trimmed key. */
+export function validateIdempotencyKey(key: unknown): string {
+  if (typeof key !== "string")
+    throw new InvalidArgumentError("idempotencyKey must be a string (D2).", "idempotencyKey");
+  const trimmed = key.trim();
+  if (trimmed.length < 1 || trimmed.length > 160) {
+    throw new InvalidArgumentError(
+      `idempotencyKey must be 1..160 characters after trimming (D2); got ${trimmed.length}.`,
+      "idempotencyKey",
+    );
+  }
+  return trimmed;
+}
+
+/** A9: every path parameter is a UUID exactly as the API returned it. */
+export function validatePathParams(op: OperationMeta, path: Record<string, unknown> | undefined): void {
+  for (const name of op.pathParams) {
+    const value = path?.[name];
+    if (typeof value !== "string" || !UUID_RE.test(value)) {
+      throw new InvalidArgumentError(
+        `${name} must be a UUID exactly as the API returned it (A9); ${op.operationId} would answer ${
+          op.malformedUuidStatus ?? 422
+        } to a malformed one.`,
+        name,
+        op.malformedUuidStatus ?? undefined,
+      );
+    }
+  }
+}
+
+/** H1: per_page is an integer 1..100 when given. */
+export function validateQuery(op: OperationMeta, query: Record<string, unknown> | undefined): void {
+  if (!query) return;
+  const perPage = query.per_page;
+  if (perPage !== undefined && perPage !== null) {
+    const n = typeof perPage === "string" && /^\d+$/.test(perPage) ? Number(perPage) : perPage;
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 100) {
+      throw new InvalidArgumentError("per_page must be an integer 1..100 (H1).", "per_page");
+    }
+  }
+  if (query.cursor !== undefined && query.cursor !== null && typeof query.cursor !== "string") {
+    throw new InvalidArgumentError("cursor must be the opaque string from meta.next_cursor (H1).", "cursor");
+  }
+  for (const name of Object.keys(query)) {
+    if (!op.queryParams.includes(name)) {
+      throw new InvalidArgumentError(`${op.operationId} has no query parameter ${name}.`, name);
+    }
+  }
+}
+
+/** B1–B4: a test key never reaches a live-only handler unless explicitly overridden. */
+export function checkLiveOnly(op: OperationMeta, environment: "test" | "live", override: boolean): void {
+  if (op.liveOnly && environment === "test" && !override) throw new LiveOnlyError(op.operationId);
+}
+
+export function isUuid(value: unknown): value is string {
+  return typeof value === "string" && UUID_RE.test(value);
+}

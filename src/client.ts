@@ -1,0 +1,201 @@
+/**
+ * createResellerClient(): openapi-fetch + the middleware chain + the generated facade.
+ * Chain order (each a separate factory in middleware/): local validation (A9, H1, B1–B4) →
+ * idempotency + journal (D1–D4, G1) → language (E6) → request id (G2) → attempt loop (pacing,
+ * retries, classification, reconciliation — E4, C12, I2, I4).
+ */
+import createClient, { type Client } from "openapi-fetch";
+import type { paths } from "../generated/schema";
+import { createFacade, type OperationArgs, type OperationData, type ResourceFacade } from "../generated/client";
+import { operations, type OperationId } from "../generated/operations";
+import { systemClock, type Clock } from "../runtime/clock";
+import { createAttemptLoopMiddleware } from "../middleware/attempt-loop";
+import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../middleware/call-context";
+import { InvalidArgumentError } from "../middleware/errors";
+import { createEventSink } from "../middleware/events";
+import { createIdempotencyMiddleware } from "../middleware/idempotency";
+import { createLanguageMiddleware, validateLanguage } from "../middleware/language";
+import { createLocalValidationMiddleware } from "../middleware/local-validation";
+import type { Outcome } from "../middleware/outcome";
+import { createPacer, type Pacer } from "../middleware/pacing";
+import { createRedactor } from "../middleware/redact";
+import { createRequestIdMiddleware, randomRequestId } from "../middleware/request-id";
+import { createRetryBudget, type RetryBudget } from "../middleware/retry-budget";
+import { checkBaseUrl, parseToken, validateIdempotencyKey } from "../middleware/validate";
+import { checkOptions, type ResellerClientOptions } from "./options";
+import { createPagedCall, type PagedCall } from "./paged-call";
+import { waitForOperation, type WaitOptions, type WaitResult } from "./operations-wait";
+
+type Meta = typeof operations;
+type ItemOf<K extends OperationId> = OperationData[K] extends { data: readonly (infer I)[] } ? I : unknown;
+
+/** What each facade method returns: a PagedCall for list operations, else a Promise of the Outcome. */
+export type ResultMap = {
+  [K in OperationId]: Meta[K]["pagination"] extends null
+    ? Promise<Outcome<OperationData[K]>>
+    : PagedCall<ItemOf<K>, OperationData[K]>;
+};
+
+export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "operations"> & {
+  operations: ResourceFacade<ResultMap, CallOptions>["operations"] & {
+    /** F1–F4: poll an async operation until completed/failed or the deadline. Never throws for HTTP results. */
+    wait(operationUuid: string, options?: WaitOptions): Promise<WaitResult>;
+  };
+  /** The underlying openapi-fetch client, with the same middleware registered. */
+  http: Client<paths>;
+  /** This client's pacer (shared queue of its key, C12/I1). */
+  pacer: Pacer;
+  /** Tokens left in the retry budget (I2). */
+  retryBudget: RetryBudget;
+  /** Environment and public key id from the token (never the secret). */
+  credential: { environment: "test" | "live"; publicKeyId: string };
+};
+
+/** Exact body bytes pass through untouched (D4: a resend from the journal); anything else is JSON once. */
+function bodySerializer(body: unknown): unknown {
+  return body instanceof Uint8Array ? body : JSON.stringify(body);
+}
+
+export function createResellerClient(options: ResellerClientOptions): ResellerClient {
+  checkOptions(options);
+  const credential = parseToken(options.token);
+  checkBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
+  if (options.language !== undefined) validateLanguage(options.language);
+  const clock: Clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const redactor = createRedactor([options.token, credential.secret]);
+  const events = createEventSink(options.onEvent, redactor);
+  const pacer =
+    options.pacer ??
+    createPacer({
+      store: options.pacing?.store,
+      windowMs: options.pacing?.windowMs,
+      initialLimit: options.pacing?.initialLimit,
+      maxConcurrency: options.pacing?.maxConcurrency,
+      clock,
+      random,
+      onEvent: events.enabled ? (event) => events.emit({ type: "pacing", event }) : undefined,
+    });
+  const budget = createRetryBudget(options.retry?.budget);
+  const http = createClient<paths>({
+    baseUrl: options.baseUrl,
+    fetch: options.fetch as typeof globalThis.fetch | undefined,
+    headers: { Authorization: `Bearer ${options.token}`, Accept: "application/json" },
+    bodySerializer: bodySerializer as never,
+  });
+  http.use(
+    createLocalValidationMiddleware({
+      environment: credential.environment,
+      allowLiveOnlyWithTestKey: options.allowLiveOnlyWithTestKey,
+    }),
+    createIdempotencyMiddleware({
+      environment: credential.environment,
+      apiKeyId: credential.publicKeyId,
+      clock,
+      journal: options.journal,
+    }),
+    createLanguageMiddleware(options.language),
+    createRequestIdMiddleware(randomRequestId),
+    createAttemptLoopMiddleware({
+      pacer,
+      apiKeyId: credential.publicKeyId,
+      clock,
+      random,
+      budget,
+      retry: {
+        maxAttempts: options.retry?.maxAttempts ?? 6,
+        baseMs: options.retry?.baseMs ?? 1000,
+        capMs: options.retry?.capMs ?? 32_000,
+        maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? 10,
+      },
+      timeoutMs: options.timeoutMs ?? 30_000,
+      journal: options.journal,
+      events,
+      redactor,
+      newRequestId: randomRequestId,
+    }),
+  );
+
+  async function call(
+    operationId: OperationId,
+    args: Record<string, unknown> | undefined,
+    callOptions: CallOptions = {},
+  ): Promise<Outcome> {
+    const op = operations[operationId];
+    // Per-call options are checked before the journal sees the command (nothing recorded, nothing sent).
+    if (callOptions.idempotencyKey !== undefined) validateIdempotencyKey(callOptions.idempotencyKey);
+    if (callOptions.language !== undefined) validateLanguage(callOptions.language);
+    if (
+      callOptions.timeoutMs !== undefined &&
+      !(typeof callOptions.timeoutMs === "number" && callOptions.timeoutMs > 0)
+    ) {
+      throw new InvalidArgumentError("timeoutMs must be a positive number of milliseconds.", "timeoutMs");
+    }
+    if (callOptions.signal !== undefined && !(callOptions.signal instanceof AbortSignal)) {
+      throw new InvalidArgumentError("signal must be an AbortSignal.", "signal");
+    }
+    if (callOptions.idempotencyKey !== undefined && !op.idempotencyRequired) {
+      throw new InvalidArgumentError(
+        `${operationId} is a ${op.method}: it takes no Idempotency-Key (D1).`,
+        "idempotencyKey",
+      );
+    }
+    const firstAttempt = new AbortController();
+    const ctx: CallContext = { op, ...callOptions, outcomeOnly: true, firstAttempt };
+    const path: Record<string, unknown> = {};
+    for (const name of op.pathParams) path[name] = args?.[name];
+    const init: Record<string, unknown> = {
+      params: { path, query: args?.query },
+      parseAs: "stream",
+      signal: firstAttempt.signal, // the first attempt sends openapi-fetch's own Request (transport.ts)
+      redirect: "manual",
+      [CALL_CONTEXT_KEY]: ctx,
+    };
+    if (args && "body" in args && args.body !== undefined) init.body = args.body;
+    try {
+      await http.request(op.method.toLowerCase() as never, op.path as never, init as never);
+    } catch (error) {
+      if (ctx.outcome) return ctx.outcome;
+      throw error;
+    }
+    const outcome = ctx.outcome!;
+    if (operationId === "context.get" && outcome.kind === "succeeded") {
+      // A5: learn the key's limit from the first call a client makes.
+      const limit = (outcome.data as { data?: { credential?: { rate_limit_per_minute?: unknown } } })?.data?.credential
+        ?.rate_limit_per_minute;
+      if (typeof limit === "number") pacer.learnLimit(credential.publicKeyId, limit);
+    }
+    return outcome;
+  }
+
+  const invoke = (operationId: OperationId, args: unknown, callOptions: unknown): unknown => {
+    const op = operations[operationId];
+    const a = (args ?? undefined) as Record<string, unknown> | undefined;
+    const o = (callOptions ?? {}) as CallOptions;
+    if (op.pagination === null) return call(operationId, a, o);
+    const query = (a?.query ?? {}) as Record<string, unknown>;
+    return createPagedCall(
+      (cursor) => call(operationId, { ...a, query: cursor === undefined ? query : { ...query, cursor } }, o),
+      typeof query.cursor === "string" ? query.cursor : undefined,
+    );
+  };
+
+  const facade = createFacade<ResultMap, CallOptions>(invoke as never) as unknown as ResellerClient;
+  const wait = (operationUuid: string, waitOptions?: WaitOptions) =>
+    waitForOperation(
+      (uuid, signal) => call("operations.get", { operationUuid: uuid }, { signal }),
+      clock,
+      operationUuid,
+      waitOptions,
+      options.journal,
+    );
+  Object.assign(facade.operations, { wait });
+  return Object.assign(facade, {
+    http,
+    pacer,
+    retryBudget: budget,
+    credential: { environment: credential.environment, publicKeyId: credential.publicKeyId },
+  });
+}
+
+export type { OperationArgs };

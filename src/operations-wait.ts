@@ -1,0 +1,95 @@
+/**
+ * operations.wait (F1–F4, G6): paced polling of GET /operations/{uuid} through the same client —
+ * so every poll goes through the key's pacer — honouring `next_check_at`. pending, processing,
+ * uncertain and any status we do not know are NOT failures (F3): only `completed` and a confirmed
+ * `failed` end the wait. HTTP results never throw; the caller's abort does.
+ */
+import type { Clock } from "../runtime/clock";
+import { RequestAbortedError } from "../middleware/errors";
+import type { Journal } from "../middleware/journal";
+import type { OperationResource, Outcome } from "../middleware/outcome";
+
+export interface WaitOptions {
+  signal?: AbortSignal;
+  /** Give up at this time (ms since epoch, the client's clock). Default: now + 15 minutes. */
+  deadline?: number;
+  /** Never poll more often than this (default 2000 ms). */
+  minIntervalMs?: number;
+  /** Longest pause between polls when the server gives no next_check_at (default 60 000 ms). */
+  maxIntervalMs?: number;
+  /** The journal command that started the operation (outcome.commandId): moved to completed/failed (I5). */
+  commandId?: string;
+}
+
+export type WaitResult =
+  | { kind: "completed"; operation: OperationResource }
+  | { kind: "failed"; operation: OperationResource }
+  /** Deadline reached: the operation is still pending/processing/uncertain/unknown — not failed (F4). */
+  | { kind: "timeout"; operationUuid: string; lastOperation?: OperationResource; lastOutcome?: Outcome }
+  /** The API definitively refused to show the operation (401/403/404): polling cannot help (G5). */
+  | { kind: "rejected"; operationUuid: string; outcome: Outcome };
+
+export async function waitForOperation(
+  get: (operationUuid: string, signal?: AbortSignal) => Promise<Outcome>,
+  clock: Clock,
+  operationUuid: string,
+  options: WaitOptions = {},
+  journal?: Journal,
+): Promise<WaitResult> {
+  const settle = async (result: {
+    kind: "completed" | "failed";
+    operation: OperationResource;
+  }): Promise<WaitResult> => {
+    if (journal && options.commandId) {
+      const record = await journal.get(options.commandId);
+      if (record?.state === "accepted") {
+        await journal.transition(options.commandId, result.kind, {
+          response: { status: 200, body: { data: result.operation } },
+        });
+      }
+    }
+    return result;
+  };
+  const { signal } = options;
+  const deadline = options.deadline ?? clock.now() + 15 * 60_000;
+  const minInterval = Math.max(0, options.minIntervalMs ?? 2000);
+  const maxInterval = Math.max(minInterval, options.maxIntervalMs ?? 60_000);
+  let lastOperation: OperationResource | undefined;
+  let lastOutcome: Outcome | undefined;
+  let misses = 0;
+  for (;;) {
+    if (signal?.aborted) throw new RequestAbortedError("operations.get", signal.reason);
+    let outcome: Outcome;
+    try {
+      outcome = await get(operationUuid, signal);
+    } catch (error) {
+      if (signal?.aborted) throw new RequestAbortedError("operations.get", signal.reason);
+      throw error;
+    }
+    lastOutcome = outcome;
+    let waitMs: number;
+    if (outcome.kind === "succeeded") {
+      const op = (outcome.data as { data?: OperationResource } | undefined)?.data;
+      if (op && typeof op.status === "string") {
+        lastOperation = op;
+        if (op.status === "completed") return settle({ kind: "completed", operation: op });
+        if (op.status === "failed") return settle({ kind: "failed", operation: op });
+      }
+      misses = 0;
+      const next = op?.next_check_at ? Date.parse(op.next_check_at) : Number.NaN;
+      waitMs = Number.isFinite(next) ? Math.max(minInterval, next - clock.now()) : minInterval;
+    } else if (outcome.kind === "rejected" && outcome.status !== 429) {
+      return { kind: "rejected", operationUuid, outcome };
+    } else {
+      // unknown (5xx, timeout…) or 429 after its retries: back off, keep the operation's state open.
+      misses += 1;
+      waitMs = Math.min(maxInterval, minInterval * 2 ** Math.min(misses, 10));
+    }
+    if (clock.now() + waitMs > deadline) return { kind: "timeout", operationUuid, lastOperation, lastOutcome };
+    try {
+      await clock.sleep(waitMs, signal);
+    } catch {
+      throw new RequestAbortedError("operations.get", signal?.reason);
+    }
+  }
+}

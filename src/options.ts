@@ -1,0 +1,88 @@
+/**
+ * createResellerClient() options, validated up front (InvalidOptionsError) so that a
+ * misconfiguration fails at start-up, never mid-purchase.
+ */
+import type { Clock } from "../runtime/clock";
+import type { Journal } from "../middleware/journal";
+import type { EventHandler } from "../middleware/events";
+import type { RetryBudgetOptions } from "../middleware/retry-budget";
+import type { WindowStore } from "../middleware/window-store";
+import type { Pacer } from "../middleware/pacing";
+import { InvalidOptionsError } from "../middleware/errors";
+
+export interface ResellerClientOptions {
+  /** The HTTPS origin + /api/reseller/v1 the provider handed out (A1). */
+  baseUrl: string;
+  /** rsl_test_… or rsl_live_… (A3). Kept in memory only; redacted everywhere else (A4). */
+  token: string;
+  /** Custom fetch (tests pass the emulator's in-process fetch). */
+  fetch?: (input: Request) => Promise<Response>;
+  clock?: Clock;
+  /** Uniform in [0, 1): backoff jitter and pacing margins. */
+  random?: () => number;
+  /** E6: default X-Language. */
+  language?: string;
+  /** Per-attempt timeout, ms (default 30 000). */
+  timeoutMs?: number;
+  retry?: {
+    /** Attempts per command after 5xx/network/timeout, first included (default 6 = 1 + 5 retries, seed 002). */
+    maxAttempts?: number;
+    /** Backoff base (default 1000 ms, I2). */
+    baseMs?: number;
+    /** Backoff cap, jitter included (default 32 000 ms, I2). */
+    capMs?: number;
+    /** 429 retries per command (default 10); each waits out the key's pause (C12). */
+    maxRateLimitRetries?: number;
+    budget?: RetryBudgetOptions;
+  };
+  pacing?: {
+    /** Server window (C3, default 60 000 ms). */
+    windowMs?: number;
+    /** Shared window store (Redis across processes, I1). */
+    store?: WindowStore;
+    /** In-flight requests per key in this process (C8, default 4). */
+    maxConcurrency?: number;
+    /** Limit assumed until one is learned (C1, default 120). */
+    initialLimit?: number;
+  };
+  /** A pacer shared by several clients of the SAME key in one process (advanced; overrides `pacing`). */
+  pacer?: Pacer;
+  /** G1: the command journal; every write is recorded before its first byte is sent. */
+  journal?: Journal;
+  /** I7: attempt/retry/pause/replay/unknown-outcome/reconcile events, already redacted. */
+  onEvent?: EventHandler;
+  /** B4: send live-only operations with a test key anyway (the server answers 403). */
+  allowLiveOnlyWithTestKey?: boolean;
+  /** A1: allow http:// to a non-loopback host. Loopback hosts never need it. */
+  allowInsecureHttp?: boolean;
+}
+
+function positive(name: string, value: unknown, integer = false): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new InvalidOptionsError(`${name} must be a positive ${integer ? "integer" : "number"}.`, name);
+  }
+}
+
+export function checkOptions(options: ResellerClientOptions): void {
+  if (!options || typeof options !== "object") throw new InvalidOptionsError("options are required.", "options");
+  if (options.fetch !== undefined && typeof options.fetch !== "function")
+    throw new InvalidOptionsError("fetch must be a function.", "fetch");
+  if (options.onEvent !== undefined && typeof options.onEvent !== "function")
+    throw new InvalidOptionsError("onEvent must be a function.", "onEvent");
+  if (options.random !== undefined && typeof options.random !== "function")
+    throw new InvalidOptionsError("random must be a function.", "random");
+  positive("timeoutMs", options.timeoutMs);
+  positive("retry.maxAttempts", options.retry?.maxAttempts, true);
+  positive("retry.baseMs", options.retry?.baseMs);
+  positive("retry.capMs", options.retry?.capMs);
+  if (
+    options.retry?.maxRateLimitRetries !== undefined &&
+    !(Number.isInteger(options.retry.maxRateLimitRetries) && options.retry.maxRateLimitRetries >= 0)
+  ) {
+    throw new InvalidOptionsError("retry.maxRateLimitRetries must be an integer ≥ 0.", "retry.maxRateLimitRetries");
+  }
+  positive("pacing.windowMs", options.pacing?.windowMs);
+  positive("pacing.maxConcurrency", options.pacing?.maxConcurrency, true);
+  positive("pacing.initialLimit", options.pacing?.initialLimit, true);
+}

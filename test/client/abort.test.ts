@@ -1,0 +1,101 @@
+// Abort semantics (decided here, documented in middleware/README.md): the caller's AbortSignal stops
+// the command. A write that may already have reached the server ends as an `unknown` Outcome (E4:
+// the side effect may have happened); anything else throws RequestAbortedError — nothing happened.
+import { describe, expect, it } from "vitest";
+import { createMemoryJournal } from "../../stores/memory-journal";
+import { RequestAbortedError } from "../../src/index";
+import { requestsTo, setup } from "./harness";
+
+describe("client: abort", () => {
+  it("E4: a write aborted while in flight → unknown (reason aborted), journalled as unknown", async () => {
+    const h = setup({ client: { timeoutMs: 60_000 } });
+    const journal = createMemoryJournal();
+    const ac = new AbortController();
+    const client = h.makeClient({
+      journal,
+      fetch: (req) => {
+        const p = h.fetch(req);
+        setImmediate(() => ac.abort(new Error("user cancelled")));
+        return p;
+      },
+    });
+    h.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "timeout_after" });
+    const out = await client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { signal: ac.signal });
+    expect(out.kind).toBe("unknown");
+    if (out.kind !== "unknown") return;
+    expect(out.reason).toBe("aborted");
+    expect(out.attempts).toEqual([expect.objectContaining({ error: "aborted" })]);
+    expect((await journal.get(out.commandId!))?.state).toBe("unknown");
+    expect(h.emulator.control.effects()).toHaveLength(1); // it did happen: unknown was the right answer
+  });
+
+  it("a write whose signal is already aborted throws RequestAbortedError and sends nothing", async () => {
+    const h = setup();
+    const ac = new AbortController();
+    ac.abort();
+    await expect(
+      h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { signal: ac.signal }),
+    ).rejects.toBeInstanceOf(RequestAbortedError);
+    expect(h.captured).toHaveLength(0);
+  });
+
+  it("a GET aborted in flight throws RequestAbortedError (a read has no side effect to report)", async () => {
+    const h = setup();
+    h.emulator.control.addFault({ method: "GET", path: "/context", kind: "timeout_before" });
+    const ac = new AbortController();
+    const p = h.client.context.get({}, { signal: ac.signal });
+    setImmediate(() => ac.abort());
+    await expect(p).rejects.toBeInstanceOf(RequestAbortedError);
+    expect(requestsTo(h.captured, "GET", "/context")).toHaveLength(1);
+  });
+
+  it("an abort during the backoff between retries of a write → unknown (an attempt was sent)", async () => {
+    const h = setup();
+    const ac = new AbortController();
+    const client = h.makeClient({ onEvent: (e) => e.type === "retry" && ac.abort() });
+    h.emulator.control.addFault({
+      method: "POST",
+      path: "/domains/{domainUuid}/renew",
+      kind: "error_503_before",
+      times: 5,
+    });
+    const out = await client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { signal: ac.signal });
+    expect(out.kind).toBe("unknown");
+    if (out.kind !== "unknown") return;
+    expect(out.reason).toBe("aborted");
+    expect(out.attempts).toHaveLength(1);
+  });
+
+  it("E4: a fetch that ignores its AbortSignal cannot hang a command — the timeout still ends the attempt", async () => {
+    const h = setup();
+    let calls = 0;
+    const client = h.makeClient({
+      timeoutMs: 2_000,
+      retry: { maxAttempts: 2 },
+      fetch: (req) => (++calls === 1 ? new Promise<Response>(() => undefined) : h.fetch(req)),
+    });
+    const out = await client.context.get();
+    expect(out.kind).toBe("succeeded");
+    expect(out.attempts.map((a) => a.error ?? a.status)).toEqual(["timeout", 200]);
+  });
+
+  it("E4: a network error whose message echoes the URL and token is redacted in the NetworkError", async () => {
+    const h = setup();
+    const client = h.makeClient({
+      retry: { maxAttempts: 1 },
+      fetch: async (req) => {
+        throw new TypeError(`fetch failed for ${req.url} with ${req.headers.get("authorization")}`, {
+          cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+        });
+      },
+    });
+    const out = await client.webhooks.test({ webhookUuid: h.domainUuid });
+    expect(out.kind).toBe("unknown");
+    if (out.kind !== "unknown") return;
+    expect(out.reason).toBe("network");
+    expect(out.cause?.name).toBe("NetworkError");
+    expect((out.cause as { code?: string }).code).toBe("ECONNRESET");
+    expect(out.cause?.message).not.toContain(h.token);
+    expect(out.cause?.message).toContain("[REDACTED]");
+  });
+});
