@@ -1,0 +1,94 @@
+/**
+ * `npm run bench`: every benchmark of the project in one run, each reported as a ratio or a count
+ * against a baseline measured in the same run (never a timed assertion in a test). Each bench
+ * prints its own table and writes bench/results/<name>.json; this file adds a summary of targets.
+ *
+ *   npm run bench                 # all
+ *   npm run bench -- pacing load  # a subset, by name
+ */
+import { printTable, writeResult } from "./lib";
+import { reportEmulatorLoad, runEmulatorLoad } from "./emulator-load";
+import { reportOutageBench, runOutageBench } from "./outage";
+import { reportOverheadBench, runOverheadBench } from "./overhead";
+import { reportPacingBench, runPacingBench } from "./pacing";
+
+interface Verdict {
+  bench: string;
+  measure: string;
+  value: string;
+  target: string;
+  pass: boolean;
+}
+
+type Bench = { name: string; run: () => Promise<Verdict[]> };
+
+const benches: Bench[] = [
+  {
+    name: "load",
+    async run() {
+      const r = await runEmulatorLoad();
+      await reportEmulatorLoad(r);
+      return [
+        { bench: "load", measure: "emulator requests/s (1,000 req, 20 clients)", value: r.requestsPerSecond.toFixed(0), target: "report", pass: true },
+        { bench: "load", measure: "double executions / counters exact", value: `${r.exactlyOnce ? 0 : "≥1"} / ${r.countersExact}`, target: "0 / true", pass: r.exactlyOnce && r.countersExact },
+      ];
+    },
+  },
+  {
+    name: "pacing",
+    async run() {
+      const rows = await runPacingBench();
+      await reportPacingBench(rows);
+      const ours = rows.find((r) => r.strategy.startsWith("pacer"));
+      const others = rows.filter((r) => r !== ours).map((r) => `${r.strategy}: ${(r.utilisation * 100).toFixed(1)} %, ${r.count429}×429`);
+      return [
+        {
+          bench: "pacing",
+          measure: `utilisation, 429s (vs ${others.join("; ")})`,
+          value: ours ? `${(ours.utilisation * 100).toFixed(1)} %, ${ours.count429}` : "missing",
+          target: "≥ 97 %, 0",
+          pass: !!ours && ours.utilisation >= 0.97 && ours.count429 === 0,
+        },
+      ];
+    },
+  },
+  {
+    name: "overhead",
+    async run() {
+      const r = await runOverheadBench();
+      await reportOverheadBench(r);
+      return [{ bench: "overhead", measure: "full stack ÷ bare openapi-fetch (wall)", value: r.ratio.toFixed(3), target: "≤ 1.15", pass: r.ratio <= 1.15 }];
+    },
+  },
+  {
+    name: "outage",
+    async run() {
+      const r = await runOutageBench();
+      await reportOutageBench(r);
+      return [{ bench: "outage", measure: "attempts per command once the budget is spent", value: r.attemptsPerCommandAfterSpent.toFixed(3), target: "≤ 1.1", pass: r.pass }];
+    },
+  },
+];
+
+async function main(): Promise<void> {
+  const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+  const selected = wanted.length ? benches.filter((b) => wanted.includes(b.name)) : benches;
+  if (wanted.length && selected.length !== wanted.length) {
+    process.stderr.write(`unknown bench; known: ${benches.map((b) => b.name).join(", ")}\n`);
+    process.exit(2);
+  }
+  const verdicts: Verdict[] = [];
+  for (const bench of selected) {
+    process.stdout.write(`\n### ${bench.name}\n`);
+    try {
+      verdicts.push(...(await bench.run()));
+    } catch (error) {
+      verdicts.push({ bench: bench.name, measure: "run", value: error instanceof Error ? error.message : String(error), target: "completes", pass: false });
+    }
+  }
+  printTable(verdicts.map((v) => ({ ...v, pass: v.pass ? "yes" : "NO" })), { title: "summary (targets from the issues)" });
+  await writeResult("summary", { at: new Date().toISOString(), node: process.version, verdicts });
+  process.exit(verdicts.every((v) => v.pass) ? 0 : 1);
+}
+
+void main();

@@ -1,0 +1,161 @@
+/**
+ * What every journal store shares: secret screening (A4, H2), defensive redaction of stored
+ * responses, patch merging (G3) and copying records so callers never alias stored state.
+ */
+import type {
+  AttemptRecord,
+  CommandPatch,
+  CommandRecord,
+  CommandResources,
+  ManualCheck,
+  NewCommand,
+} from "../middleware/journal";
+import { SensitiveDataError } from "../middleware/journal";
+
+export const REDACTED = "[REDACTED]";
+
+/** H2: keys whose values never reach the journal, whatever the caller's redaction did. */
+const SENSITIVE_KEYS = new Set(["signing_secret", "auth_code", "authorization", "token", "password"]);
+
+/** A3 token shape, and the webhook secret shape from the shapes doc. */
+const TOKEN_PATTERN = /rsl_(?:test|live)_[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{64}/g;
+const SECRET_PATTERN = /whsec_[A-Za-z0-9_-]{20,}/g;
+
+function containsToken(text: string): boolean {
+  TOKEN_PATTERN.lastIndex = 0;
+  return TOKEN_PATTERN.test(text);
+}
+
+function scrubString(text: string): string {
+  return text.replace(TOKEN_PATTERN, REDACTED).replace(SECRET_PATTERN, REDACTED);
+}
+
+/**
+ * H2: returns a copy of `value` with every sensitive key's value and every token-shaped string
+ * replaced by "[REDACTED]". The caller is expected to redact already; this is the second line.
+ */
+export function redactSensitive(value: unknown, depth = 0): unknown {
+  if (depth > 64) return REDACTED; // a pathological structure is not worth keeping
+  if (typeof value === "string") return scrubString(value);
+  if (Array.isArray(value)) return value.map((v) => redactSensitive(v, depth + 1));
+  if (value !== null && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      out[k] =
+        SENSITIVE_KEYS.has(k.toLowerCase()) && v !== null && v !== REDACTED ? REDACTED : redactSensitive(v, depth + 1);
+    }
+    return out;
+  }
+  return value;
+}
+
+/** A4/H2: refuse (before anything is written or sent) a command that carries a token. */
+export function screenNewCommand(command: NewCommand): void {
+  const fields: [string, string | null][] = [
+    ["path", command.path],
+    ["query", command.query],
+    ["idempotencyKey", command.idempotencyKey],
+    ["externalId", command.externalId],
+    ["lockKey", command.lockKey],
+    ["apiKeyId", command.apiKeyId],
+  ];
+  for (const [name, v] of [
+    ["id", command.id],
+    ["apiKeyId", command.apiKeyId],
+    ["path", command.path],
+  ] as const) {
+    if (typeof v !== "string" || v.length === 0) {
+      throw new TypeError(`NewCommand.${name} must be a non-empty string.`);
+    }
+  }
+  if (typeof command.idempotencyKey !== "string" || command.idempotencyKey.length === 0) {
+    throw new TypeError("NewCommand.idempotencyKey must be a non-empty string (D2).");
+  }
+  if (typeof command.query !== "string") throw new TypeError('NewCommand.query must be a string ("" for none).');
+  if (!Number.isFinite(command.createdAt)) throw new TypeError("NewCommand.createdAt must be a finite number (ms).");
+  if (!(command.body === null || command.body instanceof Uint8Array)) {
+    throw new TypeError("NewCommand.body must be a Uint8Array (the exact bytes, D3) or null.");
+  }
+  if (command.environment !== "test" && command.environment !== "live") {
+    throw new TypeError(`NewCommand.environment must be "test" or "live", got ${String(command.environment)}.`);
+  }
+  for (const [name, text] of fields) if (text !== null && containsToken(text)) throw new SensitiveDataError(name);
+  if (command.body !== null && containsToken(Buffer.from(command.body).toString("latin1"))) {
+    throw new SensitiveDataError("body");
+  }
+}
+
+/** A stored copy of the exact bytes (D3); never shares memory with the caller's buffer. */
+export function copyBytes(body: Uint8Array | null): Uint8Array | null {
+  return body === null ? null : new Uint8Array(body);
+}
+
+export function cleanAttempt(a: AttemptRecord): AttemptRecord {
+  const out: AttemptRecord = { at: a.at, delayMs: a.delayMs };
+  if (a.status !== undefined) out.status = a.status;
+  if (a.errorCode !== undefined) out.errorCode = scrubString(a.errorCode);
+  if (a.requestId !== undefined) out.requestId = scrubString(a.requestId);
+  if (a.transportError !== undefined) out.transportError = scrubString(a.transportError);
+  if (a.replayed !== undefined) out.replayed = a.replayed;
+  return out;
+}
+
+export function cleanResources(r: CommandResources): CommandResources {
+  const out: CommandResources = {};
+  if (r.orderUuid !== undefined) out.orderUuid = r.orderUuid;
+  if (r.domainUuid !== undefined) out.domainUuid = r.domainUuid;
+  if (r.operationUuid !== undefined) out.operationUuid = r.operationUuid;
+  return out;
+}
+
+export function cleanManualCheck(m: ManualCheck | null): ManualCheck | null {
+  if (m === null) return null;
+  const out = redactSensitive({ ...m, requestIds: [...m.requestIds] }) as ManualCheck;
+  for (const k of ["operationUuid", "domainUuid", "orderUuid"] as const) if (out[k] === undefined) delete out[k];
+  return out;
+}
+
+/** The mutable fields after applying `patch`: resources merge (UUIDs are learnt bit by bit), the rest replace. */
+export interface MutableFields {
+  resources: CommandResources;
+  response: { status: number; body: unknown } | null;
+  reconciliation: string | null;
+  manualCheck: ManualCheck | null;
+}
+
+export function applyPatch(current: MutableFields, patch: CommandPatch | undefined): MutableFields {
+  const next: MutableFields = { ...current };
+  if (!patch) return next;
+  if (patch.resources !== undefined) next.resources = cleanResources({ ...current.resources, ...patch.resources });
+  if (patch.response !== undefined) {
+    next.response =
+      patch.response === null
+        ? null
+        : { status: patch.response.status, body: redactSensitive(patch.response.body ?? null) };
+  }
+  if (patch.reconciliation !== undefined) {
+    next.reconciliation = patch.reconciliation === null ? null : scrubString(patch.reconciliation);
+  }
+  if (patch.manualCheck !== undefined) next.manualCheck = cleanManualCheck(patch.manualCheck);
+  return next;
+}
+
+/** A deep copy handed to callers (Uint8Array stays a Uint8Array). */
+export function cloneRecord(r: CommandRecord): CommandRecord {
+  return {
+    ...r,
+    body: copyBytes(r.body),
+    attempts: r.attempts.map((a) => ({ ...a })),
+    resources: { ...r.resources },
+    response: r.response === null ? null : { status: r.response.status, body: structuredClone(r.response.body) },
+    manualCheck: r.manualCheck === null ? null : { ...r.manualCheck, requestIds: [...r.manualCheck.requestIds] },
+  };
+}
+
+/** Bounded retries for an optimistic update that lost a race (another process moved first). */
+export const OPTIMISTIC_RETRIES = 8;
+
+export interface JournalClock {
+  now(): number;
+}
+export const defaultJournalClock: JournalClock = { now: () => Date.now() };

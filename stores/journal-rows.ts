@@ -1,0 +1,112 @@
+/**
+ * Row ↔ record mapping shared by the SQLite and PostgreSQL journals (same column names).
+ */
+import type { AttemptRecord, CommandRecord, CommandState, ManualCheck } from "../middleware/journal";
+import { isCommandState } from "../middleware/command-state";
+import type { MutableFields } from "./journal-common";
+
+export interface CommandRow {
+  id: string;
+  environment: string;
+  api_key_id: string;
+  operation_id: string;
+  method: string;
+  path: string;
+  query: string;
+  body: Uint8Array | null;
+  idempotency_key: string;
+  external_id: string | null;
+  lock_key: string | null;
+  state: string;
+  version: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+  order_uuid: string | null;
+  domain_uuid: string | null;
+  operation_uuid: string | null;
+  response_status: number | null;
+  /** JSON text (SQLite) or an already parsed value (pg parses `json`). */
+  response_body: unknown;
+  reconciliation: string | null;
+  manual_check: unknown;
+}
+
+export interface AttemptRow {
+  command_id: string;
+  at: number | string;
+  delay_ms: number | string;
+  status: number | null;
+  error_code: string | null;
+  request_id: string | null;
+  transport_error: string | null;
+  replayed: number | boolean | null;
+}
+
+const parse = (v: unknown, asText: boolean): unknown => (asText && typeof v === "string" ? JSON.parse(v) : v);
+
+export function rowState(row: Pick<CommandRow, "state" | "id">): CommandState {
+  // An unknown value means a newer schema or manual edits: refuse loudly rather than guess (F3 spirit).
+  if (!isCommandState(row.state)) throw new Error(`Command ${row.id} has an unknown state "${row.state}".`);
+  return row.state;
+}
+
+export function rowToMutable(row: CommandRow, jsonAsText: boolean): MutableFields {
+  const resources: MutableFields["resources"] = {};
+  if (row.order_uuid !== null) resources.orderUuid = row.order_uuid;
+  if (row.domain_uuid !== null) resources.domainUuid = row.domain_uuid;
+  if (row.operation_uuid !== null) resources.operationUuid = row.operation_uuid;
+  return {
+    resources,
+    response:
+      row.response_status === null
+        ? null
+        : { status: row.response_status, body: parse(row.response_body, jsonAsText) ?? null },
+    reconciliation: row.reconciliation,
+    manualCheck: (parse(row.manual_check, jsonAsText) as ManualCheck | null) ?? null,
+  };
+}
+
+export function attemptFromRow(a: AttemptRow): AttemptRecord {
+  const out: AttemptRecord = { at: Number(a.at), delayMs: Number(a.delay_ms) };
+  if (a.status !== null) out.status = a.status;
+  if (a.error_code !== null) out.errorCode = a.error_code;
+  if (a.request_id !== null) out.requestId = a.request_id;
+  if (a.transport_error !== null) out.transportError = a.transport_error;
+  if (a.replayed !== null) out.replayed = Boolean(a.replayed);
+  return out;
+}
+
+export function rowToRecord(row: CommandRow, attempts: AttemptRow[], jsonAsText: boolean): CommandRecord {
+  return {
+    id: row.id,
+    environment: row.environment as CommandRecord["environment"],
+    apiKeyId: row.api_key_id,
+    operationId: row.operation_id as CommandRecord["operationId"],
+    method: row.method as CommandRecord["method"],
+    path: row.path,
+    query: row.query,
+    // A plain Uint8Array copy, not the driver's Buffer view (D3: bytes, nothing else).
+    body: row.body === null ? null : new Uint8Array(row.body),
+    idempotencyKey: row.idempotency_key,
+    externalId: row.external_id,
+    lockKey: row.lock_key,
+    createdAt: Number(row.created_at),
+    state: rowState(row),
+    updatedAt: Number(row.updated_at),
+    attempts: attempts.map(attemptFromRow),
+    ...rowToMutable(row, jsonAsText),
+  };
+}
+
+/** Column values for the mutable fields, JSON serialised by us (never by the driver). */
+export function mutableToColumns(m: MutableFields) {
+  return {
+    order_uuid: m.resources.orderUuid ?? null,
+    domain_uuid: m.resources.domainUuid ?? null,
+    operation_uuid: m.resources.operationUuid ?? null,
+    response_status: m.response === null ? null : m.response.status,
+    response_body: m.response === null ? null : JSON.stringify(m.response.body ?? null),
+    reconciliation: m.reconciliation,
+    manual_check: m.manualCheck === null ? null : JSON.stringify(m.manualCheck),
+  };
+}

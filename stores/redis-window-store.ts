@@ -1,0 +1,347 @@
+/**
+ * WindowStore in Redis (I1): the fixed-window counter, the even-spacing cursor and the shared
+ * "paused until" of each API key live in one Redis hash, and every decision is one atomic Lua
+ * script (stores/redis-window-lua.ts, a port of middleware/memory-window-store.ts), so N processes
+ * on one key together stay inside the server's window (C3, C8, C12).
+ *
+ * When Redis fails (error or timeout) the store fails over to local pacing at `share` of the limit
+ * and says so through onEvent; it never stops granting silently and never exceeds the limit — see
+ * the failover rules in stores/README.md.
+ */
+import Redis, { type RedisOptions } from "ioredis";
+import {
+  applyConfirm,
+  applyObserve,
+  applyPause,
+  applyRefund,
+  applyReserve,
+  emptyRecord,
+  toSnapshot,
+  type WindowRecord,
+} from "../middleware/memory-window-store";
+import type {
+  ObserveParams,
+  ReserveDecision,
+  ReserveParams,
+  WindowSnapshot,
+  WindowStore,
+} from "../middleware/window-store";
+import { CONFIRM_LUA, OBSERVE_LUA, PAUSE_LUA, PEEK_LUA, REFUND_LUA, RESERVE_LUA } from "./redis-window-lua";
+
+export type RedisWindowStoreEvent = { type: "store-failover"; error: unknown } | { type: "store-recovered" };
+
+export interface RedisWindowStoreOptions {
+  /** A connected client (not closed by close()), or options / a redis:// URL for one the store owns. */
+  redis: Redis | RedisOptions | string;
+  /** Prefix of every key this store writes. Default "reseller-api:". */
+  keyPrefix?: string;
+  failover?: {
+    /**
+     * Fraction of the limit one process may use while Redis is unreachable: 1/N for N processes
+     * sharing the key (default 1/4). Each process then sends at most floor(limit × share) requests
+     * in any window-length interval, so N of them stay within the limit.
+     */
+    share?: number;
+    /** Give up on a Redis command after this many ms and pace locally (default 1000). */
+    commandTimeoutMs?: number;
+    /** While failed over, try Redis again at most this often (default 1000 ms, wall clock). */
+    retryIntervalMs?: number;
+  };
+  /** Extra lifetime of a key after every time in it has passed (default 1 h). */
+  ttlGraceMs?: number;
+  onEvent?: (event: RedisWindowStoreEvent) => void;
+}
+
+type Reply = string[];
+interface ScriptClient extends Redis {
+  rwsReserve(h: string, s: string, ...args: (string | number)[]): Promise<Reply>;
+  rwsRefund(h: string, s: string, ...args: (string | number)[]): Promise<Reply>;
+  rwsConfirm(h: string, s: string, ...args: (string | number)[]): Promise<Reply>;
+  rwsObserve(h: string, s: string, ...args: (string | number)[]): Promise<Reply>;
+  rwsPause(h: string, s: string, ...args: (string | number)[]): Promise<Reply>;
+  rwsPeek(h: string, s: string): Promise<Reply>;
+}
+
+const num = (s: string | undefined) => (s === undefined || s === "" ? null : Number(s));
+
+/** The reply of every script → the same WindowRecord the memory store keeps. */
+function parseReply(r: Reply): { flag: number; at: number | null; record: WindowRecord } {
+  const [flag, at, open, seq, ws, we, count, limit, wms, gms, next, paused] = r;
+  return {
+    flag: Number(flag),
+    at: num(at),
+    record: {
+      seq: num(seq) ?? 0,
+      open: open === "1",
+      windowStart: num(ws) ?? 0,
+      windowEnd: num(we),
+      count: num(count) ?? 0,
+      limit: num(limit) ?? 0,
+      windowMs: num(wms) ?? 0,
+      guardMs: num(gms) ?? 0,
+      nextSlotAt: num(next) ?? 0,
+      pausedUntil: num(paused) ?? 0,
+    },
+  };
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Redis did not answer within ${ms} ms.`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function createRedisWindowStore(options: RedisWindowStoreOptions): WindowStore {
+  const prefix = options.keyPrefix ?? "reseller-api:";
+  const share = options.failover?.share ?? 1 / 4;
+  if (!(share > 0 && share <= 1)) throw new RangeError("failover.share must be in (0, 1].");
+  const timeoutMs = options.failover?.commandTimeoutMs ?? 1000;
+  const retryMs = options.failover?.retryIntervalMs ?? 1000;
+  const grace = options.ttlGraceMs ?? 3_600_000;
+  const onEvent = options.onEvent ?? (() => undefined);
+
+  const owns = !(options.redis instanceof Redis);
+  const redis = (
+    options.redis instanceof Redis
+      ? options.redis
+      : new Redis({
+          // Fail fast while disconnected: a queued reserve would stall the pacer instead of failing over.
+          enableOfflineQueue: false,
+          maxRetriesPerRequest: 0,
+          lazyConnect: true,
+          retryStrategy: (times) => Math.min(50 * times, 1000),
+          ...(typeof options.redis === "string" ? { ...parseUrl(options.redis) } : options.redis),
+        })
+  ) as ScriptClient;
+  if (owns) redis.on("error", () => undefined); // surfaced through failover events instead
+  const define = (name: string, lua: string) => redis.defineCommand(name, { numberOfKeys: 2, lua });
+  define("rwsReserve", RESERVE_LUA);
+  define("rwsRefund", REFUND_LUA);
+  define("rwsConfirm", CONFIRM_LUA);
+  define("rwsObserve", OBSERVE_LUA);
+  define("rwsPause", PAUSE_LUA);
+  define("rwsPeek", PEEK_LUA);
+
+  let everReady = false;
+  let failedOver = false;
+  let lastTry = 0;
+  /** Failover episode: local windowIds are "local<episode>:<n>", so they never match Redis or older ids. */
+  let episode = 0;
+  let localPrefix = "local0:";
+  /** Local records while failed over. */
+  let local = new Map<string, WindowRecord>();
+  /** Keys whose first local reserve already blocked a window (see localRecord). */
+  let blocked = new Set<string>();
+  /** Latest locally granted sendAt per key: Redis is paused for a window after it on recovery. */
+  let lastLocalSend = new Map<string, { at: number; span: number }>();
+  /** The last record Redis returned per key (to inherit a 429 pause on failover). */
+  const lastKnown = new Map<string, WindowRecord>();
+  let closed = false;
+  /** One recovery at a time: concurrent calls share it (one pause per key, one event). */
+  let recovering: Promise<void> | null = null;
+
+  const hashKey = (key: string) => `${prefix}window:{${key}}`;
+  const seqKey = (key: string) => `${prefix}window-seq:{${key}}`;
+
+  async function ready(): Promise<void> {
+    if (redis.status === "ready") {
+      everReady = true;
+      return;
+    }
+    // Only the first connection is waited for; later outages fail over at once.
+    if (!everReady && (redis.status === "wait" || redis.status === "connecting" || redis.status === "connect")) {
+      if (redis.status === "wait") redis.connect().catch(() => undefined);
+      await withTimeout(
+        new Promise<void>((resolve, reject) => {
+          const ok = () => (cleanup(), resolve());
+          const bad = (e: unknown) => (cleanup(), reject(e));
+          const cleanup = () => {
+            redis.off("ready", ok);
+            redis.off("error", bad);
+          };
+          redis.once("ready", ok);
+          redis.once("error", bad);
+        }),
+        timeoutMs,
+      );
+      everReady = true;
+      return;
+    }
+    throw new Error(`Redis connection is ${redis.status}.`);
+  }
+
+  /** Runs `op` against Redis, or returns undefined when the caller must pace locally. */
+  async function viaRedis<T>(op: () => Promise<T>): Promise<T | undefined> {
+    if (closed) throw new Error("The window store is closed.");
+    if (failedOver) {
+      if (Date.now() - lastTry < retryMs && redis.status !== "ready") return undefined;
+      lastTry = Date.now();
+    }
+    try {
+      await ready();
+      if (failedOver) await (recovering ??= recover().finally(() => (recovering = null)));
+      return await withTimeout(op(), timeoutMs);
+    } catch (error) {
+      if (!failedOver) {
+        failedOver = true;
+        lastTry = Date.now();
+        episode += 1;
+        localPrefix = `local${episode}:`;
+        local = new Map();
+        blocked = new Set();
+        lastLocalSend = new Map();
+        onEvent({ type: "store-failover", error });
+      }
+      return undefined;
+    }
+  }
+
+  /**
+   * Back on Redis: while we paced locally, our sends were invisible to the shared window. Pause every
+   * key we paced locally for one window (from the latest time we know), so no server window can
+   * hold both our local sends and a full Redis-coordinated window.
+   */
+  async function recover(): Promise<void> {
+    // Pausing only the keys we actually sent on locally; the pause never shortens a longer one.
+    for (const [key, { at, span }] of lastLocalSend) {
+      await withTimeout(redis.rwsPause(hashKey(key), seqKey(key), at + span, "", "0", grace), timeoutMs);
+    }
+    failedOver = false;
+    local = new Map();
+    blocked = new Set();
+    lastLocalSend = new Map();
+    onEvent({ type: "store-recovered" });
+  }
+
+  /** The local record of `key`, created with the last 429 pause Redis told us about. */
+  function localRecord(key: string): WindowRecord {
+    let r = local.get(key);
+    if (!r) {
+      r = emptyRecord();
+      r.pausedUntil = lastKnown.get(key)?.pausedUntil ?? 0;
+      r.nextSlotAt = r.pausedUntil;
+      local.set(key, r);
+    }
+    return r;
+  }
+
+  const localId = (id: string) => (id.startsWith(localPrefix) ? id.slice(localPrefix.length) : `foreign:${id}`);
+  const wrap = (s: WindowSnapshot): WindowSnapshot =>
+    s.windowId === null ? s : { ...s, windowId: localPrefix + s.windowId };
+  const fromRedis = (key: string, reply: Reply, snapshotNow: number) => {
+    const { flag, at, record } = parseReply(reply);
+    lastKnown.set(key, record);
+    return { flag, at, snapshot: toSnapshot(record, snapshotNow) };
+  };
+  // A local windowId sent to Redis never matches (Redis ids are plain digits): a stale id, a no-op.
+  const redisId = (id: string) => id;
+
+  return {
+    async reserve(key, p: ReserveParams): Promise<ReserveDecision> {
+      const reply = await viaRedis(() =>
+        redis.rwsReserve(hashKey(key), seqKey(key), p.limit, p.windowMs, p.spacingMs, p.guardMs, p.now, grace),
+      );
+      if (reply) {
+        const { flag, at, snapshot } = fromRedis(key, reply, p.now);
+        return flag === 1
+          ? { granted: true, sendAt: at!, windowId: snapshot.windowId!, state: snapshot }
+          : { granted: false, retryAt: at!, state: snapshot };
+      }
+      // Local pacing at `share` of the limit, spaced so no window-length interval holds more (I3).
+      const localLimit = Math.max(1, Math.floor(p.limit * share));
+      const spacingMs = Math.max(p.spacingMs / share, (p.windowMs + p.guardMs) / localLimit);
+      const r = localRecord(key);
+      if (!blocked.has(key)) {
+        // Other processes may have filled the current server window just before Redis went away,
+        // and we cannot see their sends: the first local window opens one full window later.
+        blocked.add(key);
+        applyPause(r, p.now + p.windowMs + p.guardMs, null);
+      }
+      const d = applyReserve(r, { ...p, limit: localLimit, spacingMs });
+      if (!d.granted) return { ...d, state: wrap(d.state) };
+      const prev = lastLocalSend.get(key)?.at ?? Number.NEGATIVE_INFINITY;
+      lastLocalSend.set(key, { at: Math.max(prev, d.sendAt), span: p.windowMs + p.guardMs });
+      return { ...d, windowId: localPrefix + d.windowId, state: wrap(d.state) };
+    },
+
+    async refund(key, windowId) {
+      const reply = await viaRedis(() => redis.rwsRefund(hashKey(key), seqKey(key), redisId(windowId), grace));
+      if (reply) return fromRedis(key, reply, Number.NEGATIVE_INFINITY).snapshot;
+      const r = localRecord(key);
+      applyRefund(r, localId(windowId));
+      return wrap(toSnapshot(r, Number.NEGATIVE_INFINITY));
+    },
+
+    async confirmWindowStart(key, windowId, receivedAt) {
+      const reply = await viaRedis(() =>
+        redis.rwsConfirm(hashKey(key), seqKey(key), redisId(windowId), receivedAt, grace),
+      );
+      if (reply) return fromRedis(key, reply, receivedAt).snapshot;
+      const r = localRecord(key);
+      applyConfirm(r, localId(windowId), receivedAt);
+      return wrap(toSnapshot(r, receivedAt));
+    },
+
+    async observe(key, p: ObserveParams) {
+      const valid = Number.isFinite(p.remaining) && Number.isFinite(p.limit) ? "1" : "0";
+      const reply = await viaRedis(() =>
+        redis.rwsObserve(
+          hashKey(key),
+          seqKey(key),
+          redisId(p.windowId),
+          valid === "1" ? p.remaining : 0,
+          valid === "1" ? p.limit : 0,
+          p.now,
+          grace,
+          valid,
+        ),
+      );
+      if (reply) return fromRedis(key, reply, p.now).snapshot;
+      const r = localRecord(key);
+      applyObserve(r, { ...p, windowId: localId(p.windowId) });
+      return wrap(toSnapshot(r, p.now));
+    },
+
+    async pauseUntil(key, until, windowId) {
+      const reply = await viaRedis(() =>
+        redis.rwsPause(
+          hashKey(key),
+          seqKey(key),
+          Number.isFinite(until) ? until : "",
+          windowId ?? "",
+          windowId === null ? "0" : "1",
+          grace,
+        ),
+      );
+      if (reply) return fromRedis(key, reply, Number.NEGATIVE_INFINITY).snapshot;
+      const r = localRecord(key);
+      applyPause(r, until, windowId === null ? null : localId(windowId));
+      return wrap(toSnapshot(r, Number.NEGATIVE_INFINITY));
+    },
+
+    async peek(key, now) {
+      const reply = await viaRedis(() => redis.rwsPeek(hashKey(key), seqKey(key)));
+      if (reply) return fromRedis(key, reply, now).snapshot;
+      return wrap(toSnapshot(local.get(key) ?? emptyRecord(), now));
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (owns) redis.disconnect();
+    },
+  };
+}
+
+function parseUrl(url: string): RedisOptions {
+  const u = new URL(url);
+  if (u.protocol !== "redis:") throw new TypeError("Only redis:// URLs are supported.");
+  const out: RedisOptions = { host: u.hostname, port: u.port ? Number(u.port) : 6379 };
+  if (u.password) out.password = decodeURIComponent(u.password);
+  if (u.username) out.username = decodeURIComponent(u.username);
+  const db = u.pathname.replace(/^\//, "");
+  if (db) out.db = Number(db);
+  return out;
+}
