@@ -26,8 +26,8 @@ export type OperationId =
   | "webhooks.test"
   | "webhooks.rotateSecret"
   | "tickets.list"
-  | "tickets.get"
   | "tickets.create"
+  | "tickets.get"
   | "tickets.addMessage";
 
 /** HTTP method of an operation. */
@@ -250,7 +250,7 @@ export const operations = {
     method: "GET",
     path: "/orders",
     pathParams: [],
-    queryParams: ["cursor", "per_page", "external_id"],
+    queryParams: ["external_id", "cursor", "per_page"],
     scopes: ["orders.read"],
     idempotencyRequired: false,
     hasBody: false,
@@ -284,7 +284,7 @@ export const operations = {
     method: "GET",
     path: "/operations",
     pathParams: [],
-    queryParams: ["cursor", "per_page", "domain_uuid", "status"],
+    queryParams: ["domain_uuid", "status", "cursor", "per_page"],
     scopes: ["domains.read"],
     idempotencyRequired: false,
     hasBody: false,
@@ -483,23 +483,6 @@ export const operations = {
     unknownOutcome: null,
     malformedUuidStatus: null,
   },
-  "tickets.get": {
-    operationId: "tickets.get",
-    method: "GET",
-    path: "/tickets/{ticketUuid}",
-    pathParams: ["ticketUuid"],
-    queryParams: [],
-    scopes: ["tickets.read"],
-    idempotencyRequired: false,
-    hasBody: false,
-    liveOnly: true,
-    asyncOperation: false,
-    pagination: null,
-    sensitiveFields: [],
-    successStatuses: [200],
-    unknownOutcome: null,
-    malformedUuidStatus: 422,
-  },
   "tickets.create": {
     operationId: "tickets.create",
     method: "POST",
@@ -516,6 +499,23 @@ export const operations = {
     successStatuses: [201],
     unknownOutcome: "report",
     malformedUuidStatus: null,
+  },
+  "tickets.get": {
+    operationId: "tickets.get",
+    method: "GET",
+    path: "/tickets/{ticketUuid}",
+    pathParams: ["ticketUuid"],
+    queryParams: [],
+    scopes: ["tickets.read"],
+    idempotencyRequired: false,
+    hasBody: false,
+    liveOnly: true,
+    asyncOperation: false,
+    pagination: null,
+    sensitiveFields: [],
+    successStatuses: [200],
+    unknownOutcome: null,
+    malformedUuidStatus: 422,
   },
   "tickets.addMessage": {
     operationId: "tickets.addMessage",

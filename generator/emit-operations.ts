@@ -1,0 +1,130 @@
+/**
+ * generated/operations.ts — the operations table keyed by operationId. Values come from the spec:
+ * method and path, parameters, the bearerAuth scopes, the Idempotency-Key header, requestBody, the
+ * 2xx responses and the x-* extensions (absent → false / null / []).
+ */
+import { StructureKind, VariableDeclarationKind, type CodeBlockWriter, type SourceFile } from "ts-morph";
+import { readOperations, type OperationModel } from "./model";
+import { newSourceFile, render } from "./output";
+import type { Spec } from "./spec";
+
+export const OPERATIONS_EMITTER = "emit-operations.ts";
+
+/** Emits generated/operations.ts and returns its text. */
+export function emitOperations(spec: Spec, ops: readonly OperationModel[] = readOperations(spec)): string {
+  const file = newSourceFile("operations.ts");
+  addOperationId(file, ops);
+  addVocabulary(file);
+  addOperationMeta(file);
+  addOperationsTable(file, ops);
+  addOperationList(file);
+  return render(file, OPERATIONS_EMITTER);
+}
+
+function addOperationId(file: SourceFile, ops: readonly OperationModel[]): void {
+  file.addTypeAlias({
+    isExported: true,
+    name: "OperationId",
+    docs: ["Every operationId in the Reseller API v1 spec."],
+    type: (w) => {
+      for (const op of ops) w.newLine().write(`| ${JSON.stringify(op.operationId)}`);
+    },
+  });
+}
+
+/** The closed vocabularies of the table; the model rejects spec values outside them. */
+function addVocabulary(file: SourceFile): void {
+  file.addTypeAliases([
+    { isExported: true, name: "HttpMethod", docs: ["HTTP method of an operation."], type: `"GET" | "POST" | "PUT" | "PATCH" | "DELETE"` },
+    {
+      isExported: true,
+      name: "UnknownOutcomePolicy",
+      docs: ["What a client may do after a timeout or 5xx on a write (spec extension `x-unknown-outcome`)."],
+      type: `"resend" | "reconcile" | "report"`,
+    },
+    {
+      isExported: true,
+      name: "PaginationKind",
+      docs: ["Pagination shape of a list operation (spec extension `x-pagination`, H1)."],
+      type: `"links" | "meta-only"`,
+    },
+  ]);
+}
+
+const META_FIELDS: ReadonlyArray<readonly [name: string, type: string, doc: string]> = [
+  ["operationId", "OperationId", `The spec's operationId, e.g. "domains.renew".`],
+  ["method", "HttpMethod", "HTTP method."],
+  ["path", "string", `Path template relative to the base path /api/reseller/v1, e.g. "/domains/{domainUuid}/renew".`],
+  ["pathParams", "readonly string[]", "Names of the path parameters, in template order (all are UUIDs)."],
+  ["queryParams", "readonly string[]", "Names of the query parameters."],
+  ["scopes", "readonly string[]", "Scopes required together (logical AND, A6); empty for context.get."],
+  ["idempotencyRequired", "boolean", "Whether the Idempotency-Key header is required (every POST/PUT/PATCH/DELETE, D1)."],
+  ["hasBody", "boolean", "Whether a request body is defined (JSON). Operations without one send no body at all (D4)."],
+  ["liveOnly", "boolean", "Live credentials only (B1, B3): a test key gets 403."],
+  ["asyncOperation", "boolean", "Answers 202 with an Operation resource bound durably to its key (F1, D7)."],
+  ["pagination", "PaginationKind | null", "Cursor pagination kind, or null for non-list operations (H1)."],
+  ["sensitiveFields", "readonly string[]", "Response fields that are secrets and must never be logged or journalled (D9, H2)."],
+  ["successStatuses", "readonly number[]", "2xx statuses the operation documents."],
+  ["unknownOutcome", "UnknownOutcomePolicy | null", "Unknown-outcome policy for writes; null for GET."],
+  ["malformedUuidStatus", "422 | 500 | null", "A9: the status a malformed (non-UUID) path parameter gets today, 422 or 500; null without one."],
+];
+
+function addOperationMeta(file: SourceFile): void {
+  file.addInterface({
+    isExported: true,
+    name: "OperationMeta",
+    docs: ["Machine-readable facts about one operation, read from the spec by the generator."],
+    properties: META_FIELDS.map(([name, type, doc]) => ({ kind: StructureKind.PropertySignature, name, type, isReadonly: true, docs: [doc] })),
+  });
+}
+
+function addOperationsTable(file: SourceFile, ops: readonly OperationModel[]): void {
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ["The operations table, keyed by operationId."],
+    declarations: [
+      {
+        name: "operations",
+        initializer: (w) => {
+          w.write("{").indent(() => ops.forEach((op) => writeOperationEntry(w, op)));
+          w.write("} as const satisfies Record<OperationId, OperationMeta>");
+        },
+      },
+    ],
+  });
+}
+
+/** One table row; field order follows OperationMeta. */
+function writeOperationEntry(w: CodeBlockWriter, op: OperationModel): void {
+  const list = (items: readonly (string | number)[]) => `[${items.map((i) => JSON.stringify(i)).join(", ")}]`;
+  const fields: ReadonlyArray<readonly [string, string]> = [
+    ["operationId", JSON.stringify(op.operationId)],
+    ["method", JSON.stringify(op.methodKey.toUpperCase())],
+    ["path", JSON.stringify(op.path)],
+    ["pathParams", list(op.pathParams.map((p) => p.name))],
+    ["queryParams", list(op.queryParams.map((p) => p.name))],
+    ["scopes", list(op.scopes)],
+    ["idempotencyRequired", String(op.idempotencyRequired)],
+    ["hasBody", String(op.body !== null)],
+    ["liveOnly", String(op.liveOnly)],
+    ["asyncOperation", String(op.asyncOperation)],
+    ["pagination", JSON.stringify(op.pagination)],
+    ["sensitiveFields", list(op.sensitiveFields)],
+    ["successStatuses", list(op.successes.map((s) => Number(s.status)))],
+    ["unknownOutcome", JSON.stringify(op.unknownOutcome)],
+    ["malformedUuidStatus", JSON.stringify(op.malformedUuidStatus)],
+  ];
+  w.writeLine(`${JSON.stringify(op.operationId)}: {`);
+  w.indent(() => fields.forEach(([name, value]) => w.writeLine(`${name}: ${value},`)));
+  w.writeLine("},");
+}
+
+function addOperationList(file: SourceFile): void {
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ["The operations in spec order."],
+    declarations: [{ name: "operationList", type: "readonly OperationMeta[]", initializer: "Object.values(operations)" }],
+  });
+}

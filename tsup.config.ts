@@ -1,0 +1,41 @@
+/**
+ * Bundles the package (owner: generator/pipeline). `npm run bundle` after `npm run generate`.
+ * - dist/index   ← src/index.ts       ESM + CJS, .d.ts + .d.cts  (the client SDK)
+ * - dist/emulator← emulator/index.ts  ESM + CJS, .d.ts + .d.cts  (reseller-api/emulator)
+ * - dist/cli     ← emulator/cli.ts    ESM only, with a shebang    (bin: reseller-emulator)
+ * `dependencies` and `peerDependencies` stay external; dev-only runtime code the emulator uses
+ * (e.g. hono) is bundled, so installing the package never needs devDependencies.
+ */
+import { defineConfig } from "tsup";
+
+const shared = {
+  outDir: "dist",
+  platform: "node",
+  target: "node20",
+  tsconfig: "tsconfig.json",
+  // The output is not minified, so stack traces already read like the source; maps would double the package.
+  sourcemap: false,
+  splitting: false,
+} as const;
+
+export default defineConfig([
+  {
+    ...shared,
+    entry: { index: "src/index.ts", emulator: "emulator/index.ts" },
+    format: ["esm", "cjs"],
+    // tsup emits index.d.ts for ESM and index.d.cts for CJS ("type": "module"), as package.json exports expect.
+    dts: true,
+    // import.meta.url in the emulator must keep working in the CJS build.
+    shims: true,
+    // Both configs run in parallel: this one cleans dist/ but leaves the CLI build's files alone.
+    clean: ["!cli.js"],
+  },
+  {
+    ...shared,
+    entry: { cli: "emulator/cli.ts" },
+    format: ["esm"],
+    dts: false,
+    clean: false,
+    banner: { js: "#!/usr/bin/env node" },
+  },
+]);
