@@ -141,11 +141,11 @@ export interface InternalError {
  * narrows on `code`.
  */
 export interface UnknownCodeError {
-  /** Always `request_failed`. Branch on this field, never on `message` (E6). */
+  /** The code as the server sent it: one this SDK version does not know yet. */
   code: string;
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
   message: string;
-  /** Always `[]`. */
+  /** `details` exactly as sent; its shape is unknown to this SDK version. */
   details: unknown;
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;

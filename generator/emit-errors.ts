@@ -174,7 +174,13 @@ function addUnknownCodeInterface(file: SourceFile, spec: Spec, first: ErrorMembe
     properties: [
       ...propertyStructures(spec, first.shape, first.pointer)
         .filter((p) => p.name === "code" || p.name === "details" || common.properties.some(([name]) => propertyKey(name) === p.name))
-        .map((p) => (p.name === "code" ? { ...p, type: "string" } : p.name === "details" ? { ...p, type: "unknown" } : p)),
+        .map((p) =>
+          p.name === "code"
+            ? { ...p, type: "string", docs: ["The code as the server sent it: one this SDK version does not know yet."] }
+            : p.name === "details"
+              ? { ...p, type: "unknown", docs: ["`details` exactly as sent; its shape is unknown to this SDK version."] }
+              : p,
+        ),
       { name: "unknownCode", type: "true", docs: ["Marks the fallback member. Added by {@link parseApiError}; never sent by the API."] },
     ],
   });
