@@ -25,6 +25,7 @@ import { checkBaseUrl, parseToken, validateIdempotencyKey } from "../middleware/
 import { checkOptions, type ResellerClientOptions } from "./options";
 import { createPagedCall, type PagedCall } from "./paged-call";
 import { waitForOperation, type WaitOptions, type WaitResult } from "./operations-wait";
+import { recoverCommands, type RecoverOptions, type RecoverSummary } from "./recover";
 
 type Meta = typeof operations;
 type ItemOf<K extends OperationId> = OperationData[K] extends { data: readonly (infer I)[] } ? I : unknown;
@@ -49,6 +50,13 @@ export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "opera
   retryBudget: RetryBudget;
   /** Environment and public key id from the token (never the secret). */
   credential: { environment: "test" | "live"; publicKeyId: string };
+  /**
+   * G4/I5/F4: settle this key's journalled commands left in recorded/sending/unknown/conflict/
+   * reconciling/accepted (src/recover.ts). Needs a journal. Never a new key or new bytes.
+   */
+  recover(options?: RecoverOptions): Promise<RecoverSummary>;
+  /** The start-up recovery (`recoverOnStart`), or undefined when it was not requested. */
+  recovery: Promise<RecoverSummary> | undefined;
 };
 
 /** Exact body bytes pass through untouched (D4: a resend from the journal); anything else is JSON once. */
@@ -168,7 +176,16 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     return outcome;
   }
 
+  // recoverOnStart: facade writes wait for the start-up recovery (its own calls use call() directly),
+  // so a resumed command and recovery never race, and domain locks (I6) are settled first.
+  let startupGate: Promise<unknown> | undefined;
   const invoke = (operationId: OperationId, args: unknown, callOptions: unknown): unknown => {
+    if (startupGate && operations[operationId].idempotencyRequired) {
+      return startupGate.then(() => invokeNow(operationId, args, callOptions));
+    }
+    return invokeNow(operationId, args, callOptions);
+  };
+  const invokeNow = (operationId: OperationId, args: unknown, callOptions: unknown): unknown => {
     const op = operations[operationId];
     const a = (args ?? undefined) as Record<string, unknown> | undefined;
     const o = (callOptions ?? {}) as CallOptions;
@@ -190,11 +207,37 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       options.journal,
     );
   Object.assign(facade.operations, { wait });
+  const recover = (recoverOptions?: RecoverOptions): Promise<RecoverSummary> => {
+    if (!options.journal) return Promise.reject(new InvalidArgumentError("recover() needs a journal (G1).", "journal"));
+    return recoverCommands(
+      {
+        journal: options.journal,
+        clock,
+        apiKeyId: credential.publicKeyId,
+        environment: credential.environment,
+        call: (id, args, o) => call(id, args, o),
+        redactor,
+        windowMs: options.pacing?.windowMs ?? 60_000,
+      },
+      recoverOptions,
+    );
+  };
+  let recovery: Promise<RecoverSummary> | undefined;
+  if (options.recoverOnStart) {
+    recovery = recover(options.recoverOnStart === true ? undefined : options.recoverOnStart);
+    startupGate = recovery.then(
+      () => (startupGate = undefined),
+      () => (startupGate = undefined), // a failed recovery is reported through client.recovery, not by blocking
+    );
+    recovery.catch(() => undefined); // handled: the caller reads client.recovery when it cares
+  }
   return Object.assign(facade, {
     http,
     pacer,
     retryBudget: budget,
     credential: { environment: credential.environment, publicKeyId: credential.publicKeyId },
+    recover,
+    recovery,
   });
 }
 

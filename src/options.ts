@@ -9,6 +9,7 @@ import type { RetryBudgetOptions } from "../middleware/retry-budget";
 import type { WindowStore } from "../middleware/window-store";
 import type { Pacer } from "../middleware/pacing";
 import { InvalidOptionsError } from "../middleware/errors";
+import type { RecoverOptions } from "./recover";
 
 export interface ResellerClientOptions {
   /** The HTTPS origin + /api/reseller/v1 the provider handed out (A1). */
@@ -55,6 +56,11 @@ export interface ResellerClientOptions {
   allowLiveOnlyWithTestKey?: boolean;
   /** A1: allow http:// to a non-loopback host. Loopback hosts never need it. */
   allowInsecureHttp?: boolean;
+  /**
+   * G4/I5: run `client.recover()` as soon as the client is created (needs `journal`). Writes made
+   * through the facade wait until it has finished; its summary is `client.recovery`.
+   */
+  recoverOnStart?: boolean | RecoverOptions;
 }
 
 function positive(name: string, value: unknown, integer = false): void {
@@ -85,4 +91,9 @@ export function checkOptions(options: ResellerClientOptions): void {
   positive("pacing.windowMs", options.pacing?.windowMs);
   positive("pacing.maxConcurrency", options.pacing?.maxConcurrency, true);
   positive("pacing.initialLimit", options.pacing?.initialLimit, true);
+  if (options.recoverOnStart !== undefined && options.recoverOnStart !== false) {
+    if (options.recoverOnStart !== true && typeof options.recoverOnStart !== "object")
+      throw new InvalidOptionsError("recoverOnStart must be a boolean or recover() options.", "recoverOnStart");
+    if (!options.journal) throw new InvalidOptionsError("recoverOnStart needs a journal (G1).", "recoverOnStart");
+  }
 }

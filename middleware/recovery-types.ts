@@ -1,0 +1,80 @@
+/**
+ * Public types of client.recover() (src/recover.ts): options, events and the summary (G4, F4, I5).
+ */
+import type { OperationId } from "../generated/operations";
+import type { Clock } from "../runtime/clock";
+import type { CallOptions } from "./call-context";
+import type { CommandState, Journal, ManualCheck } from "./journal";
+import type { Outcome } from "./outcome";
+import type { Redactor } from "./redact";
+
+export interface RecoverOptions {
+  /** D6: the provider's replay TTL (default 24 h). */
+  replayTtlMs?: number;
+  /** No resend later than `createdAt + replayTtlMs − safetyMarginMs` (default 1 h). */
+  safetyMarginMs?: number;
+  /**
+   * D7: past the TTL, resend async domain operations (renew, sync, nameservers) with the same key
+   * and bytes, relying on the provider's durable key → task binding (default true). false → they
+   * become needs_manual_check, listing the domain's recent operations.
+   */
+  asyncResendPastTtl?: boolean;
+  /**
+   * Only commands not updated for this long (default 0). With several live processes on one
+   * journal, set it above your longest command so recover() never races another process's call.
+   */
+  staleAfterMs?: number;
+  /** Also re-examine needs_manual_check commands (default false). */
+  recheckManual?: boolean;
+  /** Commands reconciled in parallel (default 4; all requests still go through the key's pacer). */
+  concurrency?: number;
+  /**
+   * C12 across a restart: a 429 journalled this recently pauses recovery until `its time + this`
+   * (default: the pacing window, 60 s — the limiter's own Retry-After never exceeds one window).
+   */
+  pauseAfter429Ms?: number;
+  /** Stop early; commands not yet examined are left as they are. */
+  signal?: AbortSignal;
+  onEvent?: (event: RecoveryEvent) => void;
+}
+
+export type RecoveryEvent =
+  | { type: "recovery-start"; examined: number; apiKeyId: string }
+  | { type: "recovery-pause"; untilMs: number; reason: "journalled-429" }
+  | { type: "recovery-step"; commandId: string; operationId: string; from: CommandState; action: string }
+  | { type: "recovery-result"; commandId: string; operationId: string; from: CommandState; to: CommandState; note?: string }
+  | { type: "recovery-skip"; commandId: string; operationId: string; reason: string };
+
+export interface RecoveryTransition {
+  commandId: string;
+  operationId: string;
+  idempotencyKey: string;
+  from: CommandState;
+  to: CommandState;
+}
+
+export interface RecoverSummary {
+  /** Commands of this key/environment found in a recoverable state. */
+  examined: number;
+  /** Reached a terminal state (succeeded, completed, failed, rejected). */
+  resolved: RecoveryTransition[];
+  /** needs_manual_check, with what the ticket needs (F4). */
+  manual: (RecoveryTransition & { manualCheck: ManualCheck })[];
+  /** Still open (accepted and running, unknown after a failed lookup/resend…), with why. */
+  stillPending: (RecoveryTransition & { reason: string })[];
+  /** Left alone: claimed by another process (a lost state-machine race) or aborted. */
+  skipped: { commandId: string; reason: string }[];
+}
+
+export interface RecoverDeps {
+  journal: Journal;
+  clock: Clock;
+  apiKeyId: string;
+  environment: "test" | "live";
+  /** The client's own call path (validation, idempotency, pacing, journal) — no middleware bypass. */
+  call: (operationId: OperationId, args: Record<string, unknown> | undefined, options?: CallOptions) => Promise<Outcome>;
+  redactor: Redactor;
+  /** The pacing window (default bound for pauseAfter429Ms). */
+  windowMs: number;
+}
+

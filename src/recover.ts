@@ -1,0 +1,285 @@
+/**
+ * client.recover() (G1, G4, D3, D6, D7, F1, F4, I4, I5): after a crash or restart, finds this key's
+ * journalled commands that never reached a final state and settles each one by GET — operation by
+ * UUID, order by external_id — resending only with the journal's OWN Idempotency-Key and body bytes,
+ * only inside the replay TTL (or past it for async domain operations, whose key → task binding is
+ * durable, D7), and never creating a second business command. What cannot be decided becomes
+ * `needs_manual_check` with every id a support ticket needs (F4). Every move goes through the
+ * journal, whose state machine (command-state.ts) is the single authority.
+ */
+import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../middleware/journal";
+import { RequestAbortedError } from "../middleware/errors";
+import { listDomainOperations, lookupOrderByExternalId } from "../middleware/recovery-lookups";
+import {
+  RECOVERABLE_STATES,
+  operationOf,
+  pathParamsOf,
+  pauseAfterJournalled429,
+  planRecovery,
+  requestIdsOf,
+  type PlanOptions,
+} from "../middleware/recovery-plan";
+import type { OperationResource, Outcome } from "../middleware/outcome";
+import type {
+  RecoverDeps,
+  RecoverOptions,
+  RecoverSummary,
+  RecoveryEvent,
+  RecoveryTransition,
+} from "../middleware/recovery-types";
+
+export type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryEvent, RecoveryTransition };
+
+const TERMINAL: readonly CommandState[] = ["succeeded", "completed", "failed", "rejected"];
+/** Moves from each state to `reconciling` (the claim: a racing process loses with InvalidTransitionError). */
+const TO_RECONCILING: Partial<Record<CommandState, CommandState[]>> = {
+  recorded: ["sending", "unknown", "reconciling"],
+  sending: ["unknown", "reconciling"],
+  unknown: ["reconciling"],
+  conflict: ["reconciling"],
+  reconciling: [],
+  needs_manual_check: ["reconciling"],
+};
+
+class Skip extends Error {}
+
+export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions = {}): Promise<RecoverSummary> {
+  const { journal, clock, redactor } = deps;
+  const plan: PlanOptions = {
+    replayTtlMs: options.replayTtlMs ?? 86_400_000,
+    safetyMarginMs: options.safetyMarginMs ?? 3_600_000,
+    asyncResendPastTtl: options.asyncResendPastTtl ?? true,
+  };
+  const emit = (e: RecoveryEvent) => {
+    try {
+      options.onEvent?.(redactor.value(e));
+    } catch {
+      // a broken logger must not change what recovery does
+    }
+  };
+  const states = options.recheckManual ? [...RECOVERABLE_STATES, "needs_manual_check" as const] : RECOVERABLE_STATES;
+  // updatedAt comes from the journal's own clock (Date.now by default), so compare against that.
+  const staleAfterMs = options.staleAfterMs ?? 0;
+  const staleBefore = Date.now() - staleAfterMs;
+  const records = (await journal.listByState(states)).filter(
+    (r) =>
+      r.apiKeyId === deps.apiKeyId &&
+      r.environment === deps.environment &&
+      (staleAfterMs <= 0 || r.updatedAt <= staleBefore),
+  );
+  const summary: RecoverSummary = { examined: records.length, resolved: [], manual: [], stillPending: [], skipped: [] };
+  emit({ type: "recovery-start", examined: records.length, apiKeyId: deps.apiKeyId });
+  if (records.length === 0) return summary;
+
+  // C12: the previous process may have been honouring a Retry-After when it died.
+  const pauseUntil = pauseAfterJournalled429(records, options.pauseAfter429Ms ?? deps.windowMs);
+  if (pauseUntil > clock.now()) {
+    emit({ type: "recovery-pause", untilMs: pauseUntil, reason: "journalled-429" });
+    await clock.sleep(pauseUntil - clock.now(), options.signal);
+  }
+
+  let next = 0;
+  const lane = async () => {
+    while (next < records.length) {
+      const record = records[next++];
+      if (options.signal?.aborted) {
+        summary.skipped.push({ commandId: record.id, reason: "aborted" });
+        continue;
+      }
+      try {
+        await recoverOne(record);
+      } catch (error) {
+        if (error instanceof RequestAbortedError) error = new Skip("aborted");
+        if (error instanceof Skip || error instanceof InvalidTransitionError) {
+          const reason = error instanceof Skip ? error.message : `claimed elsewhere (${error.message})`;
+          summary.skipped.push({ commandId: record.id, reason });
+          emit({ type: "recovery-skip", commandId: record.id, operationId: record.operationId, reason });
+          continue;
+        }
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, records.length)) }, lane));
+  return summary;
+
+  async function recoverOne(record: CommandRecord): Promise<void> {
+    const from = record.state;
+    const decision = planRecovery(record, clock.now(), plan);
+    emit({ type: "recovery-step", commandId: record.id, operationId: record.operationId, from, action: decision.action });
+    const extraIds: (string | undefined)[] = [];
+    let note: string | undefined;
+    switch (decision.action) {
+      case "manual":
+        await claim(record);
+        return manual(record, from, decision.reason, extraIds);
+      case "poll_operation":
+        return poll(record, from, decision.operationUuid);
+      case "send":
+        return resend(record, from, "never sent: sent now with its journalled key and bytes");
+      case "lookup_order": {
+        await claim(record);
+        const found = await lookupOrderByExternalId(deps.call, decision.externalId, options.signal);
+        extraIds.push(found.requestId);
+        if (found.kind === "found") {
+          const order = found.order;
+          const to = await move(record.id, "succeeded", {
+            response: { status: 200, body: redactor.value({ data: order }) },
+            resources: typeof order.uuid === "string" ? { orderUuid: order.uuid } : {},
+            reconciliation: `order found by external_id ${decision.externalId}; not created again (I4, F5)`,
+          });
+          return report(record, from, to);
+        }
+        if (found.kind === "failed") {
+          await move(record.id, "unknown", { reconciliation: `order lookup failed (${found.why}); do not create it again` });
+          return pending(record, from, "unknown", `order lookup by external_id failed: ${found.why}`);
+        }
+        if (!decision.resendAllowed) {
+          return manual(
+            record,
+            from,
+            `no order with external_id ${decision.externalId} and the replay TTL has passed: do not create it again before a manual check (D7)`,
+            extraIds,
+          );
+        }
+        await move(record.id, "unknown", { reconciliation: `no order with external_id ${decision.externalId}: resending the same key and bytes` });
+        return resend(record, from, note);
+      }
+      case "resend": {
+        await claim(record); // a racing recoverer loses here, before anything is sent
+        if (decision.pastTtl) {
+          // Seed 000: after the TTL, reconcile against the domain's operations first; D7 then makes
+          // the same key + bytes return the bound task rather than start a second one.
+          const domainUuid = pathParamsOf(operationOf(record)!, record.path)?.domainUuid;
+          if (domainUuid) {
+            const ops = await listDomainOperations(deps.call, domainUuid, record.createdAt, options.signal);
+            extraIds.push(ops.requestId);
+            note = `past the replay TTL; domain operations since the command: ${ops.uuids.join(", ") || "none"}; resent with the same key (D7)`;
+          }
+          await move(record.id, "unknown", { reconciliation: note ?? "past the replay TTL; resent with the same key (D7)" });
+        }
+        return resend(record, from, note);
+      }
+    }
+  }
+
+  /** Walks the command to `reconciling` (the claim) from wherever it is. */
+  async function claim(record: CommandRecord): Promise<void> {
+    const path = TO_RECONCILING[record.state];
+    if (!path) throw new Skip(`state ${record.state} cannot be reconciled`);
+    for (const s of path) await journal.transition(record.id, s);
+  }
+
+  async function move(id: string, to: CommandState, patch?: CommandPatch): Promise<CommandState> {
+    const rec = await journal.transition(id, to, patch);
+    return rec.state;
+  }
+
+  /** Resends (or sends) through the client's own call path with the journal's key and bytes (D3). */
+  async function resend(record: CommandRecord, from: CommandState, note?: string): Promise<void> {
+    const op = operationOf(record)!;
+    const current = await journal.get(record.id);
+    if (!current) throw new Skip("command disappeared from the journal");
+    if (current.state === "reconciling") await journal.transition(record.id, "unknown");
+    else if (current.state === "needs_manual_check") {
+      await journal.transition(record.id, "reconciling");
+      await journal.transition(record.id, "unknown");
+    }
+    const params = pathParamsOf(op, record.path);
+    if (!params) return manual(record, from, `journalled path ${record.path} does not match ${op.path}`, []);
+    const args: Record<string, unknown> = { ...params };
+    if (record.body !== null) args.body = record.body; // exact bytes: the client sends a Uint8Array untouched
+    let outcome: Outcome;
+    try {
+      outcome = await deps.call(op.operationId, args, { idempotencyKey: record.idempotencyKey, signal: options.signal });
+    } catch (error) {
+      if (error instanceof InvalidTransitionError) throw error; // another process moved it first
+      if (error instanceof RequestAbortedError) throw new Skip("aborted");
+      // A local refusal (e.g. a journalled path that no longer validates, A9): never work around it
+      // with other bytes or another key — a human decides (F4).
+      return manual(record, from, `resend refused locally: ${redactor.text(describe(error))}`, []);
+    }
+    const ids = outcome.attempts.map((a) => a.requestId);
+    const after = (await journal.get(record.id))!;
+    switch (after.state) {
+      case "accepted": {
+        const uuid = outcome.kind === "accepted" ? outcome.operationUuid : after.resources.operationUuid;
+        if (uuid) return poll(after, from, uuid);
+        return pending(record, from, "accepted", "accepted; operation UUID unknown");
+      }
+      case "conflict":
+        // D6: still processing (or another fingerprint) — never a new key; a human checks it (F4).
+        await journal.transition(record.id, "reconciling");
+        return manual(
+          after,
+          from,
+          "409 conflict on the resend with the same key and bytes: the first attempt is still processing or stuck (D6); ask support",
+          ids,
+        );
+      case "unknown":
+        return pending(after, from, "unknown", `resend outcome unknown (${outcome.kind === "unknown" ? outcome.reason : outcome.kind})`);
+      default:
+        if (TERMINAL.includes(after.state)) return report(after, from, after.state, note);
+        return pending(after, from, after.state, `after resend: ${outcome.kind}`);
+    }
+  }
+
+  /** F1/F3: one GET of the operation; only completed and a confirmed failed end the command. */
+  async function poll(record: CommandRecord, from: CommandState, operationUuid: string): Promise<void> {
+    const outcome = await deps.call("operations.get", { operationUuid }, { signal: options.signal });
+    if (outcome.kind === "succeeded") {
+      const op = (outcome.data as { data?: OperationResource } | undefined)?.data;
+      if (op && (op.status === "completed" || op.status === "failed")) {
+        const to = await move(record.id, op.status, { response: { status: 200, body: redactor.value({ data: op }) } });
+        return report(record, from, to);
+      }
+      if (op) await move(record.id, "accepted", { response: { status: 200, body: redactor.value({ data: op }) } });
+      // F3: pending, processing, uncertain and statuses we do not know are not failures.
+      return pending(record, from, "accepted", `operation ${operationUuid} is ${op?.status ?? "unreadable"}`);
+    }
+    if (outcome.kind === "rejected" && outcome.status === 404) {
+      return manual(record, from, `operation ${operationUuid} is not visible (404)`, outcome.attempts.map((a) => a.requestId));
+    }
+    return pending(record, from, "accepted", `operation poll: ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}`);
+  }
+
+  async function manual(record: CommandRecord, from: CommandState, reason: string, extraIds: (string | undefined)[]): Promise<void> {
+    const fresh = (await journal.get(record.id)) ?? record;
+    const params = pathParamsOf(operationOf(record)!, record.path) ?? {};
+    const check: ManualCheck = {
+      reason,
+      requestIds: requestIdsOf(fresh, extraIds),
+    };
+    const operationUuid = fresh.resources.operationUuid;
+    const domainUuid = fresh.resources.domainUuid ?? params.domainUuid;
+    const orderUuid = fresh.resources.orderUuid;
+    if (operationUuid) check.operationUuid = operationUuid;
+    if (domainUuid) check.domainUuid = domainUuid;
+    if (orderUuid) check.orderUuid = orderUuid;
+    if (fresh.state !== "reconciling" && fresh.state !== "accepted") {
+      for (const s of TO_RECONCILING[fresh.state] ?? []) await journal.transition(record.id, s);
+    }
+    await journal.transition(record.id, "needs_manual_check", { manualCheck: check, reconciliation: reason });
+    summary.manual.push({ ...base(record, from, "needs_manual_check"), manualCheck: check });
+    emit({ type: "recovery-result", commandId: record.id, operationId: record.operationId, from, to: "needs_manual_check", note: reason });
+  }
+
+  function report(record: CommandRecord, from: CommandState, to: CommandState, note?: string): void {
+    if (TERMINAL.includes(to)) summary.resolved.push(base(record, from, to));
+    else summary.stillPending.push({ ...base(record, from, to), reason: note ?? to });
+    emit({ type: "recovery-result", commandId: record.id, operationId: record.operationId, from, to, note });
+  }
+
+  function pending(record: CommandRecord, from: CommandState, to: CommandState, reason: string): void {
+    summary.stillPending.push({ ...base(record, from, to), reason });
+    emit({ type: "recovery-result", commandId: record.id, operationId: record.operationId, from, to, note: reason });
+  }
+}
+
+function base(record: CommandRecord, from: CommandState, to: CommandState): RecoveryTransition {
+  return { commandId: record.id, operationId: record.operationId, idempotencyKey: record.idempotencyKey, from, to };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
