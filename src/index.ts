@@ -44,3 +44,6 @@ export type { Pacer, PacerOptions, PacingEvent } from "../middleware/pacing";
 export type { WindowStore } from "../middleware/window-store";
 export { systemClock, VirtualClock } from "../runtime/clock";
 export type { Clock } from "../runtime/clock";
+export type { RecoverOptions, RecoverSummary, RecoveryEvent, RecoveryTransition } from "./recover";
+export type { ManualCheck } from "../middleware/journal";
+export { InvalidTransitionError } from "../middleware/journal";

@@ -1,4 +1,23 @@
-import type { ResellerClient } from "../../src/index";
+import { readFileSync } from "node:fs";
+import { createResellerClient, type ResellerClient } from "../../src/index";
+import { createSqliteJournal } from "../../stores/sqlite-journal";
+
+/** Connects to the emulator that `npx reseller-emulator > emulator.json` started, and renews one domain. */
+export async function main(emulatorJson = "emulator.json", journalFile = "commands.sqlite"): Promise<string> {
+  const { baseUrl, keys } = JSON.parse(readFileSync(emulatorJson, "utf8"));
+  const token: string = keys.find((k: { environment: string }) => k.environment === "test").token; // A3: a test key
+  const client = createResellerClient({
+    baseUrl,
+    token, // A4: from your server's secret store in real life; never logged, never in a URL
+    journal: createSqliteJournal({ filename: journalFile }), // G1: every command is stored before it is sent
+  });
+  const context = await client.context.get(); // A5: the first call; also teaches the pacer the key's limit
+  if (context.kind !== "succeeded") return `context: ${context.kind}`;
+  const page = await client.domains.list({ query: { per_page: 1 } });
+  if (page.kind !== "succeeded" || page.data.data.length === 0) return "no domain to renew";
+  const domain = page.data.data[0];
+  return `${domain.name}: ${await renewOnce(client, domain.uuid, `renew-${domain.uuid}-2026`)}`;
+}
 
 /** Renews a domain once — whatever happens on the wire — and says what to do next. */
 export async function renewOnce(client: ResellerClient, domainUuid: string, commandId: string): Promise<string> {
