@@ -18,6 +18,8 @@ import { createLanguageMiddleware, validateLanguage } from "../middleware/langua
 import { createLocalValidationMiddleware } from "../middleware/local-validation";
 import type { Outcome } from "../middleware/outcome";
 import { createPacer, type Pacer } from "../middleware/pacing";
+import { createMemoryWindowStore } from "../middleware/memory-window-store";
+import type { WindowStore } from "../middleware/window-store";
 import { createRedactor } from "../middleware/redact";
 import { createRequestIdMiddleware, randomRequestId } from "../middleware/request-id";
 import { createRetryBudget, type RetryBudget } from "../middleware/retry-budget";
@@ -64,6 +66,18 @@ function bodySerializer(body: unknown): unknown {
   return body instanceof Uint8Array ? body : JSON.stringify(body);
 }
 
+/**
+ * C2, I1: the server keeps one counter per API key, so every client of that key in this process must
+ * draw from one window. Without an explicit store, clients share an in-process store per clock (tests
+ * with their own VirtualClock stay isolated); across processes, pass the Redis store.
+ */
+const processStores = new WeakMap<Clock, WindowStore>();
+function processWindowStore(clock: Clock): WindowStore {
+  let store = processStores.get(clock);
+  if (!store) processStores.set(clock, (store = createMemoryWindowStore()));
+  return store;
+}
+
 export function createResellerClient(options: ResellerClientOptions): ResellerClient {
   checkOptions(options);
   const credential = parseToken(options.token);
@@ -76,7 +90,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const pacer =
     options.pacer ??
     createPacer({
-      store: options.pacing?.store,
+      store: options.pacing?.store ?? processWindowStore(clock),
       windowMs: options.pacing?.windowMs,
       initialLimit: options.pacing?.initialLimit,
       maxConcurrency: options.pacing?.maxConcurrency,
