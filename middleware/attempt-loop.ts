@@ -14,6 +14,12 @@ import type { AttemptRequest } from "./transport";
 const OUTCOME_READY = new Response(null, { status: 204 });
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
 
+function templateOf(request: Request, body: Uint8Array | null): AttemptRequest {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => (headers[name] = value));
+  return { url: request.url, method: request.method, headers, body };
+}
+
 export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
   return {
     async onRequest({ request, schemaPath, options }) {
@@ -21,22 +27,15 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
       if (!ctx) return undefined; // an undocumented route: plain openapi-fetch behaviour
       let body = ctx.body;
       if (body === undefined) body = request.body === null ? null : new Uint8Array(await request.clone().arrayBuffer());
-      const frozen = body;
-      // Retries (and the reconcile lookup) rebuild the request from these parts; built on demand.
+      // Retries (and the reconcile lookup) rebuild the request from its parts; built on demand only.
       let template: AttemptRequest | undefined;
-      const templateOf = (): AttemptRequest => {
-        if (template) return template;
-        const headers: Record<string, string> = {};
-        request.headers.forEach((value, name) => (headers[name] = value));
-        return (template = { url: request.url, method: request.method, headers, body: frozen });
-      };
       // The facade's Request already carries our signal and the frozen bytes: send it as attempt 1.
       const prepared =
         ctx.firstAttempt && request.signal && !request.bodyUsed ? { request, controller: ctx.firstAttempt } : undefined;
       const { outcome, raw } = await runCommand(
         deps,
         ctx,
-        templateOf,
+        () => (template ??= templateOf(request, body)),
         prepared,
         options.baseUrl,
         options.fetch as never,

@@ -85,12 +85,14 @@ export function classify(op: OperationMeta, raw: RawResponse, redactor: Redactor
   return { kind: "unknown", reason: "unexpected_status", status, ...parts };
 }
 
+const DIGITS_RE = /^\s*\d+\s*$/;
+
+function headerNumber(headers: Headers, name: string): number | null {
+  const v = headers.get(name);
+  return v === null || !DIGITS_RE.test(v) ? null : Number(v);
+}
+
 /** C10: X-RateLimit-Limit/-Remaining when present; never required (C11). */
 export function readRateLimit(headers: Headers): RateLimitSnapshot {
-  const num = (name: string): number | null => {
-    const v = headers.get(name);
-    if (v === null || !/^\s*\d+\s*$/.test(v)) return null;
-    return Number(v);
-  };
-  return { limit: num("x-ratelimit-limit"), remaining: num("x-ratelimit-remaining") };
+  return { limit: headerNumber(headers, "x-ratelimit-limit"), remaining: headerNumber(headers, "x-ratelimit-remaining") };
 }

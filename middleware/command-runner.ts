@@ -21,11 +21,13 @@ import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import type { Redactor } from "./redact";
 import { decide, type AttemptResult } from "./retry-policy";
 import { backoffDelay } from "./retry-timing";
-import { pacedAttempt } from "./paced-attempt";
+import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 
 export type { RetryOptions, RunnerDeps, RunResult } from "./runner-types";
+
+function noop(): void {}
 
 export async function runCommand(
   deps: RunnerDeps,
@@ -36,258 +38,315 @@ export async function runCommand(
   fetchFn: FetchLike,
 ): Promise<RunResult> {
   const { op } = ctx;
-  const { clock, pacer, apiKeyId, events, journal, redactor } = deps;
+  const { clock, events, journal, redactor } = deps;
   const isWrite = op.method !== "GET";
   const signal = ctx.signal;
   const timeoutMs = ctx.timeoutMs ?? deps.timeoutMs;
-  const attempts: AttemptInfo[] = [];
-  let rateLimit: RateLimitSnapshot = { limit: null, remaining: null };
   let state: CommandState | undefined = ctx.commandId ? ctx.journalState : undefined;
   let sent = false;
-  let counted = 0; // attempts that count toward maxAttempts (429s do not)
-  let rateLimited = 0;
-  let spent = 0;
-  let waitBefore = 0;
-  let lastRaw: RunResult["raw"];
+  /** The first attempt, when the fast path below made it but did not finish the command. */
+  let pending: { attempt: PacedAttemptResult; classified?: Classified } | undefined;
 
-  const move = async (to: CommandState, patch?: Parameters<Journal["transition"]>[2]) => {
-    if (!journal || !ctx.commandId || state === undefined) return;
-    await journal.transition(ctx.commandId, to, patch);
-    state = to;
-  };
-
-  /** One paced attempt (paced-attempt.ts); keeps the latest rate-limit snapshot (C10). */
-  const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number) => {
-    const r = await pacedAttempt(deps, req, {
-      attemptNo,
-      signal,
-      timeoutMs,
-      fetchFn,
-      onSend: () => {
-        if (isWrite) sent = true;
-      },
-    });
-    if (r.rateLimit) rateLimit = r.rateLimit;
-    return r;
-  };
-
-  const finish = async (
-    input: Omit<FinalizeInput, "ctx" | "attempts" | "rateLimit"> & { note?: string },
-  ): Promise<RunResult> => {
-    const outcome = buildOutcome({ ctx, attempts, rateLimit, ...input });
-    if (outcome.kind !== "unknown") deps.budget.onSuccess(spent);
-    if (outcome.kind === "unknown") {
-      events.emit({
-        type: "unknown-outcome",
-        operationId: op.operationId,
-        reason: outcome.reason,
-        status: outcome.status,
-        idempotencyKey: ctx.sentIdempotencyKey,
-        commandId: ctx.commandId,
-        requestIds: attempts.map((a) => a.requestId).filter((r): r is string => !!r),
-      });
-    }
-    if (state !== undefined && state !== "recorded") {
-      const target = journalStateOf(outcome);
-      if (state === "unknown" && target !== "unknown") await move("reconciling");
-      if (!(state === "unknown" && target === "unknown")) {
-        const patch = journalPatch(outcome, redactor);
-        const reconciliation = outcome.kind === "unknown" ? outcome.reconciliation ?? null : input.note;
-        await move(target, { ...patch, reconciliation });
-      }
-    }
-    return { outcome, raw: lastRaw };
-  };
-
-  /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
-  const aborted = async (reason: unknown): Promise<RunResult> => {
-    if (isWrite && sent) return finish({ unknown: { reason: "aborted" } });
-    throw new RequestAbortedError(op.operationId, reason);
-  };
-
-  for (;;) {
-    if (signal?.aborted) return aborted(signal.reason);
-    let attempt;
+  // Fast path — the common case: no journal transitions and the first attempt is a success (decide()
+  // always says "stop" for one). Exactly what the loop below does for it, minus its bookkeeping.
+  if (prepared && state === undefined && !signal?.aborted) {
+    let attempt: PacedAttemptResult;
     try {
-      if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
-      if (state === "recorded" || state === "reconciling") await move("sending");
-      const first = prepared;
-      prepared = undefined; // a Request is sent once; later attempts are rebuilt from the template
-      attempt = await paced(first ?? templateOf(), rateLimited);
-    } catch (error) {
-      if (signal?.aborted) return aborted(signal.reason);
-      throw error;
-    }
-    const { transport, requestId, waitedMs } = attempt;
-    const info: AttemptInfo = { delayMs: waitBefore + waitedMs, requestId };
-    waitBefore = 0;
-    let result: AttemptResult;
-    let classified: Classified | undefined;
-    if (transport.ok) {
-      lastRaw = transport.raw;
-      classified = classify(op, transport.raw, redactor);
-      result = classified;
-      info.status = transport.raw.status;
-      info.requestId = transport.raw.headers.get("x-request-id") ?? requestId;
-      if (classified.kind === "success" && classified.replayed) info.replayed = true;
-      if (classified.kind === "unknown" && classified.reason === "malformed_response")
-        info.error = "malformed_response";
-    } else {
-      info.error = transport.error;
-      result = { kind: "transport", error: transport.error === "timeout" ? "timeout" : "network" };
-    }
-    attempts.push(info);
-    if (classified?.kind !== "rate_limited") counted += 1;
-    if (events.enabled) events.emit(attemptEvent(ctx, info, attempts.length));
-    if (journal && ctx.commandId && state !== undefined) {
-      await journal.addAttempt(ctx.commandId, journalAttempt(info, classified, clock.now()));
-    }
-    if (!transport.ok && transport.error === "aborted") return aborted(transport.reason);
-    if (info.replayed)
-      events.emit({
-        type: "replay",
-        operationId: op.operationId,
-        status: info.status!,
-        idempotencyKey: ctx.sentIdempotencyKey,
-        requestId: info.requestId,
+      attempt = await pacedAttempt(deps, prepared, {
+        attemptNo: 0,
+        signal,
+        timeoutMs,
+        fetchFn,
+        onSend: isWrite ? () => void (sent = true) : noop,
       });
-
-    const decision = decide(op, result, {
-      attempts: counted,
-      rateLimitRetries: rateLimited,
-      maxAttempts: deps.retry.maxAttempts,
-      maxRateLimitRetries: deps.retry.maxRateLimitRetries,
-    });
-    const transportUnknown = transport.ok
-      ? undefined
-      : { reason: transport.error === "timeout" ? ("timeout" as const) : ("network" as const), cause: transport.cause };
-    switch (decision.action) {
-      case "stop":
-        return finish({ last: classified });
-      case "give_up":
-        return finish({ last: classified, unknown: transportUnknown });
-      case "rate_limit":
-        // C12: the pacer now holds the whole key until Retry-After (+ margin); the same request goes again.
-        rateLimited += 1;
-        events.emit({
-          type: "pause",
-          operationId: op.operationId,
-          status: 429,
-          retryAfter: transport.ok ? transport.raw.headers.get("retry-after") : null,
-          requestId: info.requestId,
-        });
-        continue;
-      case "retry": {
-        const cost = deps.budget.tryAcquire(decision.charge);
-        if (cost === false) {
-          events.emit({ type: "budget-exhausted", operationId: op.operationId, available: deps.budget.available() });
-          return finish({ last: classified, unknown: transportUnknown });
-        }
-        spent += cost;
-        const delay = backoffDelay(counted - 1, {
-          baseMs: deps.retry.baseMs,
-          capMs: deps.retry.capMs,
-          random: deps.random,
-        });
-        events.emit({
-          type: "retry",
-          operationId: op.operationId,
-          attempt: attempts.length,
-          delayMs: delay,
-          reason: info.error ?? `status ${info.status}`,
-          idempotencyKey: ctx.sentIdempotencyKey,
-        });
-        try {
-          await clock.sleep(delay, signal);
-        } catch {
-          return aborted(signal?.reason);
-        }
-        waitBefore = delay;
-        continue;
+    } catch (error) {
+      if (!signal?.aborted) throw error;
+      if (!(isWrite && sent)) throw new RequestAbortedError(op.operationId, signal.reason);
+      attempt = undefined as never; // the loop below turns the abort of a sent write into `unknown`
+    }
+    prepared = undefined; // a Request is sent once
+    if (attempt) {
+      const { transport } = attempt;
+      const classified = transport.ok ? classify(op, transport.raw, redactor) : undefined;
+      if (transport.ok && classified!.kind === "success") {
+        const last = classified as Extract<Classified, { kind: "success" }>;
+        const info: AttemptInfo = {
+          delayMs: attempt.waitedMs,
+          requestId: transport.raw.headers.get("x-request-id") ?? attempt.requestId,
+          status: transport.raw.status,
+        };
+        if (last.replayed) info.replayed = true;
+        const attempts = [info];
+        if (events.enabled) events.emit(attemptEvent(ctx, info, 1));
+        if (info.replayed)
+          events.emit({
+            type: "replay",
+            operationId: op.operationId,
+            status: info.status!,
+            idempotencyKey: ctx.sentIdempotencyKey,
+            requestId: info.requestId,
+          });
+        const outcome = buildOutcome({ ctx, attempts, rateLimit: attempt.rateLimit ?? { limit: null, remaining: null }, last });
+        deps.budget.onSuccess(0);
+        return { outcome, raw: transport.raw };
       }
-      case "reconcile": {
-        const r = await reconcileStep();
-        if (r) return r;
-        continue;
-      }
+      pending = { attempt, classified };
     }
   }
+  return runLoop();
 
-  /** I4/F5: look the order up by external_id; undefined means "resend now with the same key and bytes". */
-  async function reconcileStep(): Promise<RunResult | undefined> {
-    const externalId = externalIdOf(ctx.body);
-    const lastClassified = lastRawClassified();
-    const unknownOf = (why: string) => {
-      const tail = attempts.at(-1);
-      const reason =
-        tail?.error === "timeout"
-          ? "timeout"
-          : tail?.error === "network"
-          ? "network"
-          : lastClassified?.kind === "unknown"
-          ? lastClassified.reason
-          : "server_error";
-      return { reason, reconciliation: why } as const;
+  async function runLoop(): Promise<RunResult> {
+    const { pacer, apiKeyId } = deps;
+    const attempts: AttemptInfo[] = [];
+    let rateLimit: RateLimitSnapshot = pending?.attempt.rateLimit ?? { limit: null, remaining: null };
+    let counted = 0; // attempts that count toward maxAttempts (429s do not)
+    let rateLimited = 0;
+    let spent = 0;
+    let waitBefore = 0;
+    let lastRaw: RunResult["raw"];
+
+    const move = async (to: CommandState, patch?: Parameters<Journal["transition"]>[2]) => {
+      if (!journal || !ctx.commandId || state === undefined) return;
+      await journal.transition(ctx.commandId, to, patch);
+      state = to;
     };
-    await move("unknown");
-    if (!externalId)
-      return finish({
-        last: lastClassified,
-        unknown: unknownOf("no external_id in the body: cannot look the order up"),
+
+    /** One paced attempt (paced-attempt.ts); keeps the latest rate-limit snapshot (C10). */
+    const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number) => {
+      const r = await pacedAttempt(deps, req, {
+        attemptNo,
+        signal,
+        timeoutMs,
+        fetchFn,
+        onSend: () => {
+          if (isWrite) sent = true;
+        },
       });
-    await move("reconciling");
-    const req = lookupRequest(baseUrl, templateOf().headers, externalId);
-    let found;
-    for (let i = 0; ; i++) {
-      try {
-        found = await lookupOrder((r) => paced(r, i), req, externalId, redactor);
+      if (r.rateLimit) rateLimit = r.rateLimit;
+      return r;
+    };
+
+    const finish = async (
+      input: Omit<FinalizeInput, "ctx" | "attempts" | "rateLimit"> & { note?: string },
+    ): Promise<RunResult> => {
+      const outcome = buildOutcome({ ctx, attempts, rateLimit, ...input });
+      if (outcome.kind !== "unknown") deps.budget.onSuccess(spent);
+      if (outcome.kind === "unknown") {
+        events.emit({
+          type: "unknown-outcome",
+          operationId: op.operationId,
+          reason: outcome.reason,
+          status: outcome.status,
+          idempotencyKey: ctx.sentIdempotencyKey,
+          commandId: ctx.commandId,
+          requestIds: attempts.map((a) => a.requestId).filter((r): r is string => !!r),
+        });
+      }
+      if (state !== undefined && state !== "recorded") {
+        const target = journalStateOf(outcome);
+        if (state === "unknown" && target !== "unknown") await move("reconciling");
+        if (!(state === "unknown" && target === "unknown")) {
+          const patch = journalPatch(outcome, redactor);
+          const reconciliation = outcome.kind === "unknown" ? outcome.reconciliation ?? null : input.note;
+          await move(target, { ...patch, reconciliation });
+        }
+      }
+      return { outcome, raw: lastRaw };
+    };
+
+    /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
+    const aborted = async (reason: unknown): Promise<RunResult> => {
+      if (isWrite && sent) return finish({ unknown: { reason: "aborted" } });
+      throw new RequestAbortedError(op.operationId, reason);
+    };
+
+    for (;;) {
+      if (signal?.aborted) return aborted(signal.reason);
+      let attempt: PacedAttemptResult;
+      let classified: Classified | undefined;
+      if (pending) {
+        ({ attempt, classified } = pending);
+        pending = undefined;
+      } else try {
+        if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
+        if (state === "recorded" || state === "reconciling") await move("sending");
+        const first = prepared;
+        prepared = undefined; // a Request is sent once; later attempts are rebuilt from the template
+        attempt = await paced(first ?? templateOf(), rateLimited);
       } catch (error) {
         if (signal?.aborted) return aborted(signal.reason);
         throw error;
       }
-      // C12: a 429 on the lookup waits out the key's pause like any other request.
-      if (!(found.result === "lookup_failed" && found.status === 429 && i < deps.retry.maxRateLimitRetries)) break;
-    }
-    if (signal?.aborted) return aborted(signal.reason);
-    events.emit({
-      type: "reconcile",
-      operationId: op.operationId,
-      externalId,
-      result: found.result,
-      idempotencyKey: ctx.sentIdempotencyKey,
-    });
-    if (found.result === "found") {
-      const body = new TextEncoder().encode(JSON.stringify({ data: found.order }));
-      lastRaw = { status: found.status, headers: new Headers({ "content-type": "application/json" }), bytes: body };
-      const r = await finish({
-        last: { kind: "success", status: found.status, data: { data: found.order }, replayed: false },
-        note: `found by external_id ${externalId} after an unknown outcome; not created again`,
-      });
-      return { ...r, outcome: { ...r.outcome, reconciled: true } as Outcome };
-    }
-    if (found.result === "lookup_failed") {
-      await move("unknown");
-      return finish({
-        last: lastClassified,
-        unknown: unknownOf(`order lookup by external_id failed (${found.why}); do not create it again`),
-      });
-    }
-    // Nothing was created: a resend with the SAME key and bytes is safe (G4), within the bounds.
-    const cost = counted < deps.retry.maxAttempts ? deps.budget.tryAcquire("error") : false;
-    if (cost === false) {
-      await move("unknown");
-      return finish({
-        last: lastClassified,
-        unknown: unknownOf("no order with this external_id yet; retry bound reached — resend later with the same key"),
-      });
-    }
-    spent += cost;
-    await move("sending");
-    return undefined;
-  }
+      const { transport, requestId, waitedMs } = attempt;
+      const info: AttemptInfo = { delayMs: waitBefore + waitedMs, requestId };
+      waitBefore = 0;
+      let result: AttemptResult;
+      if (transport.ok) {
+        lastRaw = transport.raw;
+        classified ??= classify(op, transport.raw, redactor);
+        result = classified;
+        info.status = transport.raw.status;
+        info.requestId = transport.raw.headers.get("x-request-id") ?? requestId;
+        if (classified.kind === "success" && classified.replayed) info.replayed = true;
+        if (classified.kind === "unknown" && classified.reason === "malformed_response")
+          info.error = "malformed_response";
+      } else {
+        info.error = transport.error;
+        result = { kind: "transport", error: transport.error === "timeout" ? "timeout" : "network" };
+      }
+      attempts.push(info);
+      if (classified?.kind !== "rate_limited") counted += 1;
+      if (events.enabled) events.emit(attemptEvent(ctx, info, attempts.length));
+      if (journal && ctx.commandId && state !== undefined) {
+        await journal.addAttempt(ctx.commandId, journalAttempt(info, classified, clock.now()));
+      }
+      if (!transport.ok && transport.error === "aborted") return aborted(transport.reason);
+      if (info.replayed)
+        events.emit({
+          type: "replay",
+          operationId: op.operationId,
+          status: info.status!,
+          idempotencyKey: ctx.sentIdempotencyKey,
+          requestId: info.requestId,
+        });
 
-  function lastRawClassified(): Classified | undefined {
-    const tail = attempts.at(-1);
-    return tail?.status !== undefined && lastRaw ? classify(op, lastRaw, redactor) : undefined;
+      const decision = decide(op, result, {
+        attempts: counted,
+        rateLimitRetries: rateLimited,
+        maxAttempts: deps.retry.maxAttempts,
+        maxRateLimitRetries: deps.retry.maxRateLimitRetries,
+      });
+      const transportUnknown = transport.ok
+        ? undefined
+        : { reason: transport.error === "timeout" ? ("timeout" as const) : ("network" as const), cause: transport.cause };
+      switch (decision.action) {
+        case "stop":
+          return finish({ last: classified });
+        case "give_up":
+          return finish({ last: classified, unknown: transportUnknown });
+        case "rate_limit":
+          // C12: the pacer now holds the whole key until Retry-After (+ margin); the same request goes again.
+          rateLimited += 1;
+          events.emit({
+            type: "pause",
+            operationId: op.operationId,
+            status: 429,
+            retryAfter: transport.ok ? transport.raw.headers.get("retry-after") : null,
+            requestId: info.requestId,
+          });
+          continue;
+        case "retry": {
+          const cost = deps.budget.tryAcquire(decision.charge);
+          if (cost === false) {
+            events.emit({ type: "budget-exhausted", operationId: op.operationId, available: deps.budget.available() });
+            return finish({ last: classified, unknown: transportUnknown });
+          }
+          spent += cost;
+          const delay = backoffDelay(counted - 1, {
+            baseMs: deps.retry.baseMs,
+            capMs: deps.retry.capMs,
+            random: deps.random,
+          });
+          events.emit({
+            type: "retry",
+            operationId: op.operationId,
+            attempt: attempts.length,
+            delayMs: delay,
+            reason: info.error ?? `status ${info.status}`,
+            idempotencyKey: ctx.sentIdempotencyKey,
+          });
+          try {
+            await clock.sleep(delay, signal);
+          } catch {
+            return aborted(signal?.reason);
+          }
+          waitBefore = delay;
+          continue;
+        }
+        case "reconcile": {
+          const r = await reconcileStep();
+          if (r) return r;
+          continue;
+        }
+      }
+    }
+
+    /** I4/F5: look the order up by external_id; undefined means "resend now with the same key and bytes". */
+    async function reconcileStep(): Promise<RunResult | undefined> {
+      const externalId = externalIdOf(ctx.body);
+      const lastClassified = lastRawClassified();
+      const unknownOf = (why: string) => {
+        const tail = attempts.at(-1);
+        const reason =
+          tail?.error === "timeout"
+            ? "timeout"
+            : tail?.error === "network"
+            ? "network"
+            : lastClassified?.kind === "unknown"
+            ? lastClassified.reason
+            : "server_error";
+        return { reason, reconciliation: why } as const;
+      };
+      await move("unknown");
+      if (!externalId)
+        return finish({
+          last: lastClassified,
+          unknown: unknownOf("no external_id in the body: cannot look the order up"),
+        });
+      await move("reconciling");
+      const req = lookupRequest(baseUrl, templateOf().headers, externalId);
+      let found;
+      for (let i = 0; ; i++) {
+        try {
+          found = await lookupOrder((r) => paced(r, i), req, externalId, redactor);
+        } catch (error) {
+          if (signal?.aborted) return aborted(signal.reason);
+          throw error;
+        }
+        // C12: a 429 on the lookup waits out the key's pause like any other request.
+        if (!(found.result === "lookup_failed" && found.status === 429 && i < deps.retry.maxRateLimitRetries)) break;
+      }
+      if (signal?.aborted) return aborted(signal.reason);
+      events.emit({
+        type: "reconcile",
+        operationId: op.operationId,
+        externalId,
+        result: found.result,
+        idempotencyKey: ctx.sentIdempotencyKey,
+      });
+      if (found.result === "found") {
+        const body = new TextEncoder().encode(JSON.stringify({ data: found.order }));
+        lastRaw = { status: found.status, headers: new Headers({ "content-type": "application/json" }), bytes: body };
+        const r = await finish({
+          last: { kind: "success", status: found.status, data: { data: found.order }, replayed: false },
+          note: `found by external_id ${externalId} after an unknown outcome; not created again`,
+        });
+        return { ...r, outcome: { ...r.outcome, reconciled: true } as Outcome };
+      }
+      if (found.result === "lookup_failed") {
+        await move("unknown");
+        return finish({
+          last: lastClassified,
+          unknown: unknownOf(`order lookup by external_id failed (${found.why}); do not create it again`),
+        });
+      }
+      // Nothing was created: a resend with the SAME key and bytes is safe (G4), within the bounds.
+      const cost = counted < deps.retry.maxAttempts ? deps.budget.tryAcquire("error") : false;
+      if (cost === false) {
+        await move("unknown");
+        return finish({
+          last: lastClassified,
+          unknown: unknownOf("no order with this external_id yet; retry bound reached — resend later with the same key"),
+        });
+      }
+      spent += cost;
+      await move("sending");
+      return undefined;
+    }
+
+    function lastRawClassified(): Classified | undefined {
+      const tail = attempts.at(-1);
+      return tail?.status !== undefined && lastRaw ? classify(op, lastRaw, redactor) : undefined;
+    }
   }
 }

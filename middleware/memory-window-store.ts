@@ -138,7 +138,12 @@ export function applyPause(r: WindowRecord, until: number, windowId: string | nu
   if (windowId === null || isCurrent(r, windowId)) r.open = false;
 }
 
-/** The in-process store. Every method runs synchronously under the hood, so each is atomic. */
+/**
+ * The in-process store. Every method runs synchronously under the hood, so each is atomic. The
+ * `…Sync` methods are the same transitions without the Promise: the pacer calls them directly when
+ * its store is this one (no microtask hop and no promise per send on the hot path); the async
+ * WindowStore methods wrap them for every other caller.
+ */
 export class MemoryWindowStore implements WindowStore {
   private readonly records = new Map<string, WindowRecord>();
 
@@ -151,32 +156,63 @@ export class MemoryWindowStore implements WindowStore {
     return r;
   }
 
-  async reserve(key: string, params: ReserveParams): Promise<ReserveDecision> {
+  reserveSync(key: string, params: ReserveParams): ReserveDecision {
     return applyReserve(this.record(key), params);
   }
 
-  async refund(key: string, windowId: string): Promise<WindowSnapshot> {
+  /**
+   * reserve() only when it would grant a send at `params.now` exactly (no pause, spacing due);
+   * otherwise null and nothing changes (the pacer then queues as usual).
+   */
+  reserveNowSync(key: string, params: ReserveParams): ReserveDecision | null {
+    const r = this.record(key);
+    if (params.now < r.pausedUntil || r.nextSlotAt > params.now) return null;
+    const d = applyReserve(r, params);
+    return d.granted ? d : null; // a refusal mutates nothing (applyReserve steps 1 and 6)
+  }
+
+  refundSync(key: string, windowId: string): WindowSnapshot {
     const r = this.record(key);
     applyRefund(r, windowId);
     return toSnapshot(r, Number.NEGATIVE_INFINITY);
   }
 
-  async confirmWindowStart(key: string, windowId: string, receivedAt: number): Promise<WindowSnapshot> {
+  confirmWindowStartSync(key: string, windowId: string, receivedAt: number): WindowSnapshot {
     const r = this.record(key);
     applyConfirm(r, windowId, receivedAt);
     return toSnapshot(r, receivedAt);
   }
 
-  async observe(key: string, params: ObserveParams): Promise<WindowSnapshot> {
+  observeSync(key: string, params: ObserveParams): WindowSnapshot {
     const r = this.record(key);
     applyObserve(r, params);
     return toSnapshot(r, params.now);
   }
 
-  async pauseUntil(key: string, until: number, windowId: string | null): Promise<WindowSnapshot> {
+  pauseUntilSync(key: string, until: number, windowId: string | null): WindowSnapshot {
     const r = this.record(key);
     applyPause(r, until, windowId);
     return toSnapshot(r, Number.NEGATIVE_INFINITY);
+  }
+
+  async reserve(key: string, params: ReserveParams): Promise<ReserveDecision> {
+    return this.reserveSync(key, params);
+  }
+
+  async refund(key: string, windowId: string): Promise<WindowSnapshot> {
+    return this.refundSync(key, windowId);
+  }
+
+  async confirmWindowStart(key: string, windowId: string, receivedAt: number): Promise<WindowSnapshot> {
+    return this.confirmWindowStartSync(key, windowId, receivedAt);
+  }
+
+  async observe(key: string, params: ObserveParams): Promise<WindowSnapshot> {
+    return this.observeSync(key, params);
+  }
+
+  async pauseUntil(key: string, until: number, windowId: string | null): Promise<WindowSnapshot> {
+    return this.pauseUntilSync(key, until, windowId);
   }
 
   async peek(key: string, now: number): Promise<WindowSnapshot> {

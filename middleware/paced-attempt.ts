@@ -37,7 +37,7 @@ export async function pacedAttempt(
     req.request.headers.set("x-request-id", requestId);
     toSend = req;
   } else {
-    toSend = { ...req, headers: { ...req.headers, "x-request-id": requestId } };
+    toSend = { url: req.url, method: req.method, headers: { ...req.headers, "x-request-id": requestId }, body: req.body };
   }
   opts.onSend();
   let transport: AttemptTransport | undefined;
@@ -52,22 +52,23 @@ export async function pacedAttempt(
   } finally {
     // Exactly one release per attempt (pacing.ts), whatever happened.
     const raw = transport?.ok ? transport.raw : undefined;
-    const rl = raw ? readRateLimit(raw.headers) : undefined;
-    if (rl && (rl.limit !== null || rl.remaining !== null)) rateLimit = rl;
-    if (rl?.limit != null) pacer.learnLimit(apiKeyId, rl.limit);
-    ticket.release(
-      raw
-        ? {
-            receivedAt: clock.now(),
-            status: raw.status,
-            limit: rl!.limit,
-            remaining: rl!.remaining,
-            retryAfter: raw.headers.get("retry-after"),
-            isRateLimit: raw.status === 429,
-            attempt: opts.attemptNo,
-          }
-        : { receivedAt: clock.now(), attempt: opts.attemptNo },
-    );
+    if (raw) {
+      const headers = raw.headers;
+      const rl = readRateLimit(headers);
+      if (rl.limit !== null || rl.remaining !== null) rateLimit = rl;
+      if (rl.limit !== null) pacer.learnLimit(apiKeyId, rl.limit);
+      ticket.release({
+        receivedAt: clock.now(),
+        status: raw.status,
+        limit: rl.limit,
+        remaining: rl.remaining,
+        retryAfter: headers.get("retry-after"),
+        isRateLimit: raw.status === 429,
+        attempt: opts.attemptNo,
+      });
+    } else {
+      ticket.release({ receivedAt: clock.now(), attempt: opts.attemptNo });
+    }
   }
   return { transport, requestId, waitedMs: ticket.waitedMs, rateLimit };
 }

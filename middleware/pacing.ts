@@ -5,7 +5,7 @@
  * ticket.release() when the attempt ends. All waiting goes through the injected Clock.
  */
 import { systemClock, type Clock } from "../runtime/clock";
-import { createMemoryWindowStore } from "./memory-window-store";
+import { createMemoryWindowStore, MemoryWindowStore } from "./memory-window-store";
 import { parseRetryAfter, pauseAfter429, type PauseOptions } from "./retry-timing";
 import type { ReserveDecision, WindowSnapshot, WindowStore } from "./window-store";
 
@@ -109,6 +109,8 @@ function abortError(signal: AbortSignal): unknown {
 
 export function createPacer(options: PacerOptions = {}): Pacer {
   const store = options.store ?? createMemoryWindowStore();
+  // The in-process store needs no promise per operation: use its synchronous transitions directly.
+  const memory = store instanceof MemoryWindowStore ? store : null;
   const clock = options.clock ?? systemClock;
   const windowMs = options.windowMs ?? 60_000;
   const initialLimit = options.initialLimit ?? 120;
@@ -140,6 +142,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   }
 
   function wake(s: KeyState): void {
+    if (s.wakers.size === 0) return;
     const wakers = [...s.wakers];
     s.wakers.clear();
     for (const w of wakers) w();
@@ -199,6 +202,16 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   function onRelease(apiKeyId: string, s: KeyState, windowId: string, r: ReleaseResult): void {
     if (r.limit != null) learn(apiKeyId, s, r.limit);
     const rateLimited = r.isRateLimit === true || r.status === 429;
+    if (memory && !rateLimited) {
+      // Hot path (in-process store): the same transitions as below, applied synchronously.
+      if (r.status === 401) return;
+      s.view = memory.confirmWindowStartSync(apiKeyId, windowId, r.receivedAt);
+      if (r.remaining != null && Number.isFinite(r.remaining)) {
+        const limit = r.limit != null && Number.isFinite(r.limit) ? r.limit : s.limit;
+        s.view = memory.observeSync(apiKeyId, { windowId, remaining: r.remaining, limit, now: r.receivedAt });
+      }
+      return; // release() wakes the pump right after
+    }
     const ops: Promise<WindowSnapshot>[] = [];
     if (rateLimited) {
       // C12: pause the whole key; C6: the 429 added no hit, and the next window starts fresh.
@@ -252,7 +265,8 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
         let d: ReserveDecision;
         try {
-          d = await store.reserve(apiKeyId, { limit: s.limit, windowMs, spacingMs, guardMs: guard, now });
+          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, now };
+          d = memory ? memory.reserveSync(apiKeyId, params) : await store.reserve(apiKeyId, params);
         } catch (e) {
           // The store is down: fail the head request rather than send unpaced.
           emit({ type: "store-error", apiKeyId, error: e });
@@ -290,9 +304,24 @@ export function createPacer(options: PacerOptions = {}): Pacer {
 
   return {
     acquire(apiKeyId, signal) {
+      if (signal?.aborted) return Promise.reject(abortError(signal));
+      const s = state(apiKeyId);
+      if (memory && !s.pumping && s.queue.length === 0 && s.inFlight < maxConcurrency) {
+        // Fast path: nobody queued, a free slot, and the store grants a send right now — exactly
+        // what the pump would decide for a lone waiter, without the queue, the pump or a promise chain.
+        const now = clock.now();
+        if (now >= s.pausedUntil) {
+          const guard = guardFor(s);
+          const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
+          const d = memory.reserveNowSync(apiKeyId, { limit: s.limit, windowMs, spacingMs, guardMs: guard, now });
+          if (d && d.granted) {
+            s.view = d.state;
+            s.inFlight += 1;
+            return Promise.resolve(makeTicket(apiKeyId, s, d.windowId, 0));
+          }
+        }
+      }
       return new Promise<PacingTicket>((resolve, reject) => {
-        if (signal?.aborted) return reject(abortError(signal));
-        const s = state(apiKeyId);
         const onAbort = () => {
           const i = s.queue.indexOf(waiter);
           if (i >= 0) s.queue.splice(i, 1);

@@ -40,49 +40,57 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
-/** Calls `onTimeout` after `ms` on the clock; returns a canceller. The real clock skips AbortSignals. */
-function startTimer(clock: Clock, ms: number, onTimeout: () => void): () => void {
-  if (!(Number.isFinite(ms) && ms > 0)) return () => undefined;
-  if (clock === systemClock) {
-    const t = setTimeout(onTimeout, ms);
-    return () => clearTimeout(t);
-  }
-  const cancel = new AbortController();
-  clock.sleep(ms, cancel.signal).then(onTimeout, () => undefined);
-  return () => cancel.abort(ATTEMPT_OVER);
-}
-
 /** Abort reason once an attempt is over (a constant: no DOMException per request). */
 const ATTEMPT_OVER = Object.freeze({ attemptOver: true });
 
-export async function sendAttempt(
-  fetchFn: FetchLike,
-  req: AttemptRequest | PreparedRequest,
-  opts: { clock: Clock; timeoutMs: number; signal?: AbortSignal; redactor: Redactor },
-): Promise<AttemptTransport> {
-  const { clock, timeoutMs, signal } = opts;
-  if (signal?.aborted) return { ok: false, error: "aborted", reason: signal.reason };
-  const ac = "controller" in req ? req.controller : new AbortController();
-  let timedOut = false;
-  let settled = false;
-  // A fetch that ignores its signal must not hang the command: race against the stop too.
-  let stop!: (reason: unknown) => void;
-  const stopped = new Promise<never>((_, reject) => (stop = reject));
-  stopped.catch(() => undefined);
-  const end = (reason: unknown) => {
-    if (settled) return;
-    stop(reason);
-    ac.abort(reason); // ends the real request (socket) too
-  };
-  const onCallerAbort = () => end(signal?.reason ?? ATTEMPT_OVER);
-  signal?.addEventListener("abort", onCallerAbort, { once: true });
-  const cancelTimer = startTimer(clock, timeoutMs, () => {
-    if (settled) return;
-    timedOut = true;
-    end(new TimeoutError(timeoutMs));
-  });
-  try {
-    const work = (async (): Promise<RawResponse> => {
+interface SendOptions {
+  clock: Clock;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  redactor: Redactor;
+}
+
+/**
+ * One attempt in flight. A class (not closures) so the hot path allocates one object and one
+ * promise per attempt: the response, the body read, the timer and the caller's abort all settle the
+ * same promise, whichever comes first, and everything after that is ignored.
+ */
+class Attempt {
+  settled = false;
+  /** performance.now() by which the attempt times out (real clock). */
+  deadline = Number.POSITIVE_INFINITY;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private clockTimer: AbortController | undefined;
+  private onCallerAbort: (() => void) | undefined;
+
+  constructor(
+    private readonly opts: SendOptions,
+    private readonly ac: AbortController,
+    private readonly resolve: (t: AttemptTransport) => void,
+  ) {}
+
+  start(fetchFn: FetchLike, req: AttemptRequest | PreparedRequest): void {
+    const { clock, timeoutMs, signal } = this.opts;
+    if (signal) {
+      this.onCallerAbort = () => this.end(signal.reason ?? ATTEMPT_OVER, { ok: false, error: "aborted", reason: signal.reason });
+      signal.addEventListener("abort", this.onCallerAbort, { once: true });
+    }
+    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
+      // Real clock: a slot in the shared deadline queue below (its own setTimeout only when it
+      // would fire before the queue's); any other Clock (VirtualClock in tests) sleeps on itself.
+      if (clock === systemClock) {
+        this.deadline = performance.now() + timeoutMs;
+        if (!deadlines.add(this)) this.timer = setTimeout(fireTimeout, timeoutMs, this);
+      } else {
+        this.clockTimer = new AbortController();
+        clock.sleep(timeoutMs, this.clockTimer.signal).then(
+          () => fireTimeout(this),
+          () => undefined,
+        );
+      }
+    }
+    let sent: Promise<Response>;
+    try {
       const request =
         "controller" in req
           ? req.request
@@ -90,28 +98,150 @@ export async function sendAttempt(
               method: req.method,
               headers: req.headers,
               body: req.body ? (req.body.slice() as BodyInit) : undefined,
-              signal: ac.signal,
+              signal: this.ac.signal,
               redirect: "manual",
             });
-      const response = await fetchFn(request);
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      return { status: response.status, headers: response.headers, bytes };
-    })();
-    work.catch(() => undefined);
-    const raw = await Promise.race([work, stopped]);
-    return { ok: true, raw };
-  } catch (error) {
-    if (timedOut) return { ok: false, error: "timeout", cause: new TimeoutError(timeoutMs) };
-    if (signal?.aborted) return { ok: false, error: "aborted", reason: signal.reason };
+      sent = Promise.resolve(fetchFn(request)); // the same promise when it already is one
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
+    // A fetch that ignores its signal cannot hang the command: the timer settles it regardless.
+    sent.then(
+      (response) => this.received(response),
+      (error) => this.failed(error),
+    );
+  }
+
+  timedOut(): void {
+    const { timeoutMs } = this.opts;
+    this.end(new TimeoutError(timeoutMs), { ok: false, error: "timeout", cause: new TimeoutError(timeoutMs) });
+  }
+
+  private received(response: Response): void {
+    if (this.settled) return;
+    // E4: the whole body is read inside the deadline; a reset mid-body is a transport failure.
+    response.arrayBuffer().then(
+      (buffer) => this.finish({ ok: true, raw: { status: response.status, headers: response.headers, bytes: new Uint8Array(buffer) } }),
+      (error) => this.failed(error),
+    );
+  }
+
+  private failed(error: unknown): void {
+    if (this.settled) return;
+    const signal = this.opts.signal;
+    if (signal?.aborted) {
+      this.finish({ ok: false, error: "aborted", reason: signal.reason });
+      return;
+    }
     const message = error instanceof Error ? error.message : "fetch failed";
-    return {
+    this.finish({
       ok: false,
       error: "network",
-      cause: new NetworkError(opts.redactor.text(`Network failure: ${message}`), errorCode(error)),
-    };
-  } finally {
-    settled = true;
-    cancelTimer();
-    signal?.removeEventListener("abort", onCallerAbort);
+      cause: new NetworkError(this.opts.redactor.text(`Network failure: ${message}`), errorCode(error)),
+    });
   }
+
+  /** Timeout or caller abort: settle, then abort the request's signal (closes a real socket). */
+  private end(reason: unknown, result: AttemptTransport): void {
+    if (this.settled) return;
+    this.finish(result);
+    this.ac.abort(reason);
+  }
+
+  private finish(result: AttemptTransport): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    else if (this.deadline !== Number.POSITIVE_INFINITY) deadlines.settled();
+    if (this.clockTimer) this.clockTimer.abort(ATTEMPT_OVER);
+    if (this.onCallerAbort) this.opts.signal?.removeEventListener("abort", this.onCallerAbort);
+    this.resolve(result);
+  }
+}
+
+function fireTimeout(attempt: Attempt): void {
+  attempt.timedOut();
+}
+
+/**
+ * Real-clock deadlines of in-flight attempts, in start order, behind ONE Node timer: with one
+ * timeoutMs per client, deadlines arrive in order, so an attempt costs a push instead of a timer
+ * set + clear. The timer is ref'd only while an attempt is in flight (a hung fetch still keeps the
+ * process alive until its timeout, as a per-attempt timer would; an idle client holds nothing).
+ */
+class DeadlineQueue {
+  private queue: Attempt[] = [];
+  private head = 0;
+  private live = 0;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
+
+  /** False when `a` would time out before the queue's timer or last attempt: it gets its own timer. */
+  add(a: Attempt): boolean {
+    this.prune();
+    const n = this.queue.length;
+    if (n > this.head && a.deadline < this.queue[n - 1].deadline) return false;
+    if (this.timer !== undefined && a.deadline < this.timerAt) return false;
+    this.queue.push(a);
+    this.live += 1;
+    if (this.timer === undefined) this.arm(a.deadline);
+    else if (this.live === 1) this.timer.ref();
+    return true;
+  }
+
+  settled(): void {
+    this.live -= 1;
+    if (this.live === 0 && this.timer !== undefined) this.timer.unref();
+  }
+
+  private prune(): void {
+    const q = this.queue;
+    while (this.head < q.length && q[this.head].settled) this.head += 1;
+    if (this.head === q.length) {
+      q.length = 0;
+      this.head = 0;
+    } else if (q.length - this.head > 1024 && this.live * 2 < q.length - this.head) {
+      this.queue = q.slice(this.head).filter((a) => !a.settled);
+      this.head = 0;
+    }
+  }
+
+  private arm(at: number): void {
+    this.timerAt = at;
+    this.timer = setTimeout(fireDeadlines, Math.max(1, Math.ceil(at - performance.now())), this);
+    if (this.live === 0) this.timer.unref();
+  }
+
+  fire(): void {
+    this.timer = undefined;
+    const now = performance.now();
+    const q = this.queue;
+    while (this.head < q.length) {
+      const a = q[this.head];
+      if (!a.settled && a.deadline > now) break;
+      this.head += 1;
+      if (!a.settled) a.timedOut(); // settles it: live -= 1
+    }
+    this.prune();
+    if (this.head < this.queue.length) this.arm(this.queue[this.head].deadline);
+    else this.timerAt = Number.POSITIVE_INFINITY;
+  }
+}
+
+function fireDeadlines(queue: DeadlineQueue): void {
+  queue.fire();
+}
+
+const deadlines = new DeadlineQueue();
+
+export function sendAttempt(
+  fetchFn: FetchLike,
+  req: AttemptRequest | PreparedRequest,
+  opts: SendOptions,
+): Promise<AttemptTransport> {
+  const { signal } = opts;
+  if (signal?.aborted) return Promise.resolve({ ok: false, error: "aborted", reason: signal.reason });
+  const ac = "controller" in req ? req.controller : new AbortController();
+  return new Promise<AttemptTransport>((resolve) => new Attempt(opts, ac, resolve).start(fetchFn, req));
 }
