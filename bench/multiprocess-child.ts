@@ -1,8 +1,10 @@
 // One client process of bench/multiprocess.ts. argv[2]: JSON {baseUrl, redisUrl|null, commands,
-// startAt, windowMs, limit}; the token comes from RESELLER_TOKEN (never argv, A4). Waits until
-// `startAt` (so all processes start together), sends `commands` GET /context through the real
-// client — paced by the shared Redis window store (I1) or by a local memory store — and prints one
-// JSON line with every attempt it made (dispatch time, status, X-RateLimit-Remaining, X-Request-ID).
+// startAt, stopAt, windowMs, limit}; the token comes from RESELLER_TOKEN (never argv, A4). Waits
+// until `startAt` (so all processes start together), queues `commands` GET /context at once through
+// the real client — paced by the shared Redis window store (I1) or by a local memory store — and at
+// `stopAt` aborts what is still queued (the queue was saturated until then). Prints one JSON line
+// with every attempt it made (dispatch time, status, X-RateLimit-Remaining, X-Request-ID), how many
+// commands succeeded, failed, and were still queued at the stop.
 import { createResellerClient } from "../src/client";
 import { createRedisWindowStore } from "../stores/redis-window-store";
 
@@ -11,6 +13,7 @@ interface Config {
   redisUrl: string | null;
   commands: number;
   startAt: number;
+  stopAt: number;
   windowMs: number;
   limit: number;
 }
@@ -37,10 +40,32 @@ const client = createResellerClient({
 });
 
 async function main() {
+  // Warm-up before the common start, so the first window measures pacing rather than cold start
+  // (first connection to the server, first Redis round trip): a grant's dispatch delayed by
+  // start-up costs the tail slots of the window it opened. Neither call touches the key's window:
+  // no token on the request (401 before a key is identified), a different key in the store.
+  await fetch(`${cfg.baseUrl}/context`).then((r) => r.arrayBuffer(), () => undefined);
+  await store?.peek(`warm-up-${process.pid}`, Date.now());
   await new Promise((r) => setTimeout(r, Math.max(0, cfg.startAt - Date.now())));
-  const outcomes = await Promise.all(Array.from({ length: cfg.commands }, () => client.context.get()));
-  const failed = outcomes.filter((o) => o.kind !== "succeeded").length;
-  process.stdout.write(JSON.stringify({ pid: process.pid, failed, attempts }) + "\n");
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), Math.max(0, cfg.stopAt - Date.now()));
+  let stopped = false;
+  stop.signal.addEventListener("abort", () => (stopped = true));
+  // Each command: did it succeed, and did it settle before the stop? A non-success after the stop
+  // was cut by it (still queued or in flight); one before the stop is a real failure.
+  const settled = await Promise.all(
+    Array.from({ length: cfg.commands }, () =>
+      client.context.get(undefined, { signal: stop.signal }).then(
+        (o) => ({ ok: o.kind === "succeeded", afterStop: stopped }),
+        () => ({ ok: false, afterStop: stopped }),
+      ),
+    ),
+  );
+  clearTimeout(timer);
+  const succeeded = settled.filter((o) => o.ok).length;
+  const failed = settled.filter((o) => !o.ok && !o.afterStop).length;
+  const cutByStop = settled.filter((o) => !o.ok && o.afterStop).length;
+  process.stdout.write(JSON.stringify({ pid: process.pid, succeeded, failed, cutByStop, attempts }) + "\n");
   await store?.close();
 }
 main().then(

@@ -159,3 +159,37 @@ export interface JournalClock {
   now(): number;
 }
 export const defaultJournalClock: JournalClock = { now: () => Date.now() };
+
+/**
+ * Only what `patch` changes, cleaned like applyPatch() does (H2 redaction), so a store can write
+ * just those columns: `resources` lists the UUID fields the patch names (undefined → cleared, as
+ * in applyPatch's merge); the other fields are present only when the patch replaces them.
+ */
+export interface CleanPatch {
+  resources: [keyof CommandResources, string | null][];
+  response?: { status: number; body: unknown } | null;
+  reconciliation?: string | null;
+  manualCheck?: ManualCheck | null;
+}
+
+const RESOURCE_KEYS = ["orderUuid", "domainUuid", "operationUuid"] as const;
+
+export function cleanPatch(patch: CommandPatch | undefined): CleanPatch {
+  const out: CleanPatch = { resources: [] };
+  if (!patch) return out;
+  if (patch.resources !== undefined) {
+    const r = patch.resources as Record<string, unknown>;
+    for (const k of RESOURCE_KEYS) {
+      if (Object.prototype.hasOwnProperty.call(r, k)) out.resources.push([k, (r[k] as string | undefined) ?? null]);
+    }
+  }
+  if (patch.response !== undefined) {
+    out.response =
+      patch.response === null ? null : { status: patch.response.status, body: redactSensitive(patch.response.body ?? null) };
+  }
+  if (patch.reconciliation !== undefined) {
+    out.reconciliation = patch.reconciliation === null ? null : scrubString(patch.reconciliation);
+  }
+  if (patch.manualCheck !== undefined) out.manualCheck = cleanManualCheck(patch.manualCheck);
+  return out;
+}

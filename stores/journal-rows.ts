@@ -1,7 +1,7 @@
 /**
  * Row ↔ record mapping shared by the SQLite and PostgreSQL journals (same column names).
  */
-import type { AttemptRecord, CommandRecord, CommandState, ManualCheck } from "../middleware/journal";
+import type { AttemptRecord, CommandRecord, CommandState, ManualCheck, NewCommand } from "../middleware/journal";
 import { isCommandState } from "../middleware/command-state";
 import type { MutableFields } from "./journal-common";
 
@@ -50,7 +50,13 @@ export function rowState(row: Pick<CommandRow, "state" | "id">): CommandState {
   return row.state;
 }
 
-export function rowToMutable(row: CommandRow, jsonAsText: boolean): MutableFields {
+/** Values the caller already holds (e.g. a patch it just wrote), used instead of re-parsing the JSON columns. */
+export interface KnownJson {
+  response?: MutableFields["response"];
+  manualCheck?: MutableFields["manualCheck"];
+}
+
+export function rowToMutable(row: CommandRow, jsonAsText: boolean, known?: KnownJson): MutableFields {
   const resources: MutableFields["resources"] = {};
   if (row.order_uuid !== null) resources.orderUuid = row.order_uuid;
   if (row.domain_uuid !== null) resources.domainUuid = row.domain_uuid;
@@ -58,11 +64,16 @@ export function rowToMutable(row: CommandRow, jsonAsText: boolean): MutableField
   return {
     resources,
     response:
-      row.response_status === null
-        ? null
-        : { status: row.response_status, body: parse(row.response_body, jsonAsText) ?? null },
+      known?.response !== undefined
+        ? known.response
+        : row.response_status === null
+          ? null
+          : { status: row.response_status, body: parse(row.response_body, jsonAsText) ?? null },
     reconciliation: row.reconciliation,
-    manualCheck: (parse(row.manual_check, jsonAsText) as ManualCheck | null) ?? null,
+    manualCheck:
+      known?.manualCheck !== undefined
+        ? known.manualCheck
+        : ((parse(row.manual_check, jsonAsText) as ManualCheck | null) ?? null),
   };
 }
 
@@ -76,7 +87,12 @@ export function attemptFromRow(a: AttemptRow): AttemptRecord {
   return out;
 }
 
-export function rowToRecord(row: CommandRow, attempts: AttemptRow[], jsonAsText: boolean): CommandRecord {
+export function rowToRecord(
+  row: CommandRow,
+  attempts: AttemptRow[],
+  jsonAsText: boolean,
+  known?: KnownJson,
+): CommandRecord {
   return {
     id: row.id,
     environment: row.environment as CommandRecord["environment"],
@@ -94,7 +110,7 @@ export function rowToRecord(row: CommandRow, attempts: AttemptRow[], jsonAsText:
     state: rowState(row),
     updatedAt: Number(row.updated_at),
     attempts: attempts.map(attemptFromRow),
-    ...rowToMutable(row, jsonAsText),
+    ...rowToMutable(row, jsonAsText, known),
   };
 }
 
@@ -108,5 +124,59 @@ export function mutableToColumns(m: MutableFields) {
     response_body: m.response === null ? null : JSON.stringify(m.response.body ?? null),
     reconciliation: m.reconciliation,
     manual_check: m.manualCheck === null ? null : JSON.stringify(m.manualCheck),
+  };
+}
+
+/** The record a fresh insert stores (state "recorded", no attempts), built without reading it back. */
+export function newRecordFrom(c: NewCommand): CommandRecord {
+  return {
+    id: c.id,
+    environment: c.environment,
+    apiKeyId: c.apiKeyId,
+    operationId: c.operationId,
+    method: c.method,
+    path: c.path,
+    query: c.query,
+    body: c.body === null ? null : new Uint8Array(c.body), // our own copy (D3)
+    idempotencyKey: c.idempotencyKey,
+    externalId: c.externalId,
+    lockKey: c.lockKey,
+    createdAt: c.createdAt,
+    state: "recorded",
+    updatedAt: c.createdAt,
+    attempts: [],
+    resources: {},
+    response: null,
+    reconciliation: null,
+    manualCheck: null,
+  };
+}
+
+/** The row a fresh insert writes (version 0), as SQLite returns it; its body is a private copy (D3). */
+export function insertedRow(c: NewCommand): CommandRow & { version: number; lock_held: number } {
+  return {
+    id: c.id,
+    environment: c.environment,
+    api_key_id: c.apiKeyId,
+    operation_id: c.operationId,
+    method: c.method,
+    path: c.path,
+    query: c.query,
+    body: c.body === null ? null : new Uint8Array(c.body),
+    idempotency_key: c.idempotencyKey,
+    external_id: c.externalId,
+    lock_key: c.lockKey,
+    lock_held: c.lockKey === null ? 0 : 1,
+    state: "recorded",
+    version: 0,
+    created_at: c.createdAt,
+    updated_at: c.createdAt,
+    order_uuid: null,
+    domain_uuid: null,
+    operation_uuid: null,
+    response_status: null,
+    response_body: null,
+    reconciliation: null,
+    manual_check: null,
   };
 }
