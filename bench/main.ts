@@ -11,6 +11,8 @@ import { reportEmulatorLoad, runEmulatorLoad } from "./emulator-load";
 import { reportOutageBench, runOutageBench } from "./outage";
 import { reportOverheadBench, runOverheadBench } from "./overhead";
 import { reportPacingBench, runPacingBench } from "./pacing";
+import { reportJournalBench, reportRecoveryBench, runJournalBench, runRecoveryBench } from "./journal";
+import { reportMultiprocessBench, runMultiprocessBench } from "./multiprocess";
 
 interface Verdict {
   bench: string;
@@ -66,6 +68,52 @@ const benches: Bench[] = [
       const r = await runOutageBench();
       await reportOutageBench(r);
       return [{ bench: "outage", measure: "attempts per command once the budget is spent", value: r.attemptsPerCommandAfterSpent.toFixed(3), target: "≤ 1.1", pass: r.pass }];
+    },
+  },
+  {
+    name: "multiprocess",
+    async run() {
+      const rows = await runMultiprocessBench();
+      await reportMultiprocessBench(rows);
+      const redis = rows.find((r) => r.mode === "redis");
+      const local = rows.find((r) => r.mode !== "redis");
+      return [
+        {
+          bench: "multiprocess",
+          measure: `4 processes, Redis store: utilisation over saturated windows, 429s (local pacing: ${local ? `${(local.utilisation * 100).toFixed(1)} %, ${local.count429}×429` : "n/a"})`,
+          value: redis ? `${(redis.utilisation * 100).toFixed(1)} %, ${redis.count429}` : "missing",
+          target: "≥ 95 %, 0",
+          pass: !!redis && redis.utilisation >= 0.95 && redis.count429 === 0,
+        },
+      ];
+    },
+  },
+  {
+    name: "journal",
+    async run() {
+      const rows = await runJournalBench({ postgres: true });
+      await reportJournalBench(rows);
+      const recovery = [await runRecoveryBench({ synchronous: "normal" }), await runRecoveryBench({ synchronous: "full" })];
+      await reportRecoveryBench(recovery);
+      const verdicts: Verdict[] = rows
+        .filter((r) => r.store.toLowerCase().includes("sqlite"))
+        .map((r) => ({
+          bench: "journal",
+          measure: `${r.store}: median µs per command (memory same run: ${Math.round(rows.find((m) => m.store.toLowerCase().includes("memory"))?.median_us ?? NaN)} µs)`,
+          value: String(Math.round(r.median_us)),
+          target: "≤ 100",
+          pass: r.median_us <= 100,
+        }));
+      for (const r of recovery) {
+        verdicts.push({
+          bench: "journal",
+          measure: `recover() of ${r.commands} commands, local work (${r.journal})`,
+          value: `${Math.round(r.localWorkMs)} ms`,
+          target: "≤ 1000 ms",
+          pass: r.localWorkMs <= 1000,
+        });
+      }
+      return verdicts;
     },
   },
 ];
