@@ -96,7 +96,7 @@ const benches: Bench[] = [
       const recovery = [await runRecoveryBench({ synchronous: "normal" }), await runRecoveryBench({ synchronous: "full" })];
       await reportRecoveryBench(recovery);
       const verdicts: Verdict[] = rows
-        .filter((r) => r.store.toLowerCase().includes("sqlite"))
+        .filter((r) => r.target.startsWith("median"))
         .map((r) => ({
           bench: "journal",
           measure: `${r.store}: median µs per command (memory same run: ${Math.round(rows.find((m) => m.store.toLowerCase().includes("memory"))?.median_us ?? NaN)} µs)`,

@@ -6,6 +6,7 @@
 import { operations, type OperationId, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "./journal";
 import type { Outcome } from "./outcome";
+import type { AttemptController } from "./transport";
 
 export const CALL_CONTEXT_KEY = "resellerCall";
 
@@ -39,7 +40,7 @@ export interface CallContext extends CallOptions {
    * Set by the facade: the controller whose signal openapi-fetch's Request carries, so the first
    * attempt can send that Request as is (no second Request on the common path).
    */
-  firstAttempt?: AbortController;
+  firstAttempt?: AttemptController;
 }
 
 const byRoute = new Map<string, OperationMeta>(

@@ -10,6 +10,7 @@ import { createFacade, type OperationArgs, type OperationData, type ResourceFaca
 import { operations, type OperationId } from "../generated/operations";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createAttemptLoopMiddleware } from "../middleware/attempt-loop";
+import { AttemptController } from "../middleware/transport";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../middleware/call-context";
 import { InvalidArgumentError } from "../middleware/errors";
 import { createEventSink } from "../middleware/events";
@@ -76,6 +77,21 @@ function processWindowStore(clock: Clock): WindowStore {
   let store = processStores.get(clock);
   if (!store) processStores.set(clock, (store = createMemoryWindowStore()));
   return store;
+}
+
+/** Shared by every call without path or query parameters (openapi-fetch only reads it). */
+const NO_PARAMS = Object.freeze({});
+
+/**
+ * openapi-fetch's params: `path` only when the operation has path parameters (an empty object
+ * still runs its path serializer), `query` only when given.
+ */
+function paramsOf(pathParams: readonly string[], args: Record<string, unknown> | undefined): object {
+  const query = args?.query;
+  if (pathParams.length === 0) return query === undefined ? NO_PARAMS : { query };
+  const path: Record<string, unknown> = {};
+  for (const name of pathParams) path[name] = args?.[name];
+  return query === undefined ? { path } : { path, query };
 }
 
 export function createResellerClient(options: ResellerClientOptions): ResellerClient {
@@ -162,14 +178,21 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         "idempotencyKey",
       );
     }
-    const firstAttempt = new AbortController();
-    const ctx: CallContext = { op, ...callOptions, outcomeOnly: true, firstAttempt };
-    const path: Record<string, unknown> = {};
-    for (const name of op.pathParams) path[name] = args?.[name];
+    const firstAttempt = new AttemptController();
+    // Plain literals, no spreads: this runs once per call on the hot path.
+    const ctx: CallContext = {
+      op,
+      idempotencyKey: callOptions.idempotencyKey,
+      signal: callOptions.signal,
+      timeoutMs: callOptions.timeoutMs,
+      language: callOptions.language,
+      outcomeOnly: true,
+      firstAttempt,
+    };
     const init: Record<string, unknown> = {
-      params: { path, query: args?.query },
+      params: paramsOf(op.pathParams, args),
       parseAs: "stream",
-      signal: firstAttempt.signal, // the first attempt sends openapi-fetch's own Request (transport.ts)
+      signal: firstAttempt.requestSignal, // the first attempt sends openapi-fetch's own Request (transport.ts)
       redirect: "manual",
       [CALL_CONTEXT_KEY]: ctx,
     };
