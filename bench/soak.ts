@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { createResellerClient } from "../src/client";
 import { createSqliteJournal } from "../stores/sqlite-journal";
 import type { FaultKind } from "../emulator/types";
+import { FAULT_KINDS } from "../emulator/faults";
 import {
   buildPlan,
   checkInvariants,
@@ -26,21 +27,8 @@ import {
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 
-export const ALL_FAULTS: FaultKind[] = [
-  "timeout_before",
-  "timeout_after",
-  "reset_before",
-  "reset_after",
-  "error_500_after",
-  "error_503_before",
-  "proxy_502_html",
-  "proxy_429_date",
-  "retry_after_zero",
-  "rate_limit_no_header",
-  "truncated_json",
-  "empty_body",
-  "stuck_processing",
-];
+/** Every fault kind the emulator can inject: the soak fires each of them. */
+export const ALL_FAULTS: readonly FaultKind[] = FAULT_KINDS;
 
 export interface SoakOptions {
   commands?: number;

@@ -11,6 +11,7 @@ import type { Emulator, EmulatorOptions, EmulatorSeed, SocketFault } from "./typ
 
 export type * from "./types";
 export { ALL_SCOPES } from "./control";
+export { FAULT_KINDS } from "./faults";
 export { BASE_PATH, CONTROL_PATH } from "./state";
 
 const DEFAULT_DOMAINS = ["example.kz", "example.com.kz", "shop.kz"];

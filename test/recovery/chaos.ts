@@ -28,17 +28,8 @@ export const CHILD = join(ROOT, "test/recovery/crash-child.ts");
  */
 export const NODE_ARGS = ["--import", "tsx"];
 
-/** mulberry32: deterministic uniform [0, 1). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** mulberry32: deterministic uniform [0, 1) — the same generator the client tests use. */
+export { seeded } from "../client/harness";
 
 export const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
 
