@@ -6,7 +6,7 @@
 import { operations, type OperationId, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "./journal";
 import type { Outcome } from "./outcome";
-import type { AttemptController } from "./transport";
+import type { AttemptController } from "./attempt-signal";
 
 export const CALL_CONTEXT_KEY = "resellerCall";
 

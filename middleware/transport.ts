@@ -7,6 +7,7 @@ import { systemClock, type Clock } from "../runtime/clock";
 import { NetworkError, TimeoutError } from "./errors";
 import type { RawResponse } from "./classify";
 import type { Redactor } from "./redact";
+import { AttemptController } from "./attempt-signal";
 
 export type FetchLike = (input: Request) => Promise<Response>;
 
@@ -23,40 +24,6 @@ export interface AttemptRequest {
   headers: Record<string, string>;
   /** Exact bytes (a fresh copy is sent each time so nothing can detach the original). */
   body: Uint8Array | null;
-}
-
-/**
- * The abort side of one attempt's signal. Not a DOM AbortController: creating a real AbortSignal
- * (transferable, C++-backed) and having undici follow it costs ≈ 10–25 µs per request — a large
- * share of the in-process overhead. undici's Request accepts any EventTarget with `aborted` and
- * `reason` (WebIDL converter with strict: false) and follows it with its OWN real AbortSignal, so
- * `request.signal` (what a fetch, custom or native, sees) is still a genuine AbortSignal that aborts
- * when the attempt times out or the caller aborts — a real socket is still closed.
- */
-class AttemptSignal extends EventTarget {
-  aborted = false;
-  reason: unknown = undefined;
-  onabort: ((event: Event) => void) | null = null;
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
-  }
-}
-
-export class AttemptController {
-  readonly signal = new AttemptSignal();
-  /** The signal to hand to `new Request()` / openapi-fetch's init. */
-  get requestSignal(): AbortSignal {
-    return this.signal as unknown as AbortSignal;
-  }
-  abort(reason?: unknown): void {
-    const signal = this.signal;
-    if (signal.aborted) return;
-    signal.aborted = true;
-    signal.reason = reason ?? new DOMException("This operation was aborted", "AbortError");
-    const event = new Event("abort");
-    signal.onabort?.(event);
-    signal.dispatchEvent(event);
-  }
 }
 
 /**

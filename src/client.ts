@@ -10,7 +10,7 @@ import { createFacade, type OperationArgs, type OperationData, type ResourceFaca
 import { operations, type OperationId } from "../generated/operations";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createAttemptLoopMiddleware } from "../middleware/attempt-loop";
-import { AttemptController } from "../middleware/transport";
+import { AttemptController } from "../middleware/attempt-signal";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../middleware/call-context";
 import { InvalidArgumentError } from "../middleware/errors";
 import { createEventSink } from "../middleware/events";
@@ -189,14 +189,15 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       outcomeOnly: true,
       firstAttempt,
     };
-    const init: Record<string, unknown> = {
+    // One fixed shape (a literal with constant keys): openapi-fetch spreads and destructures it.
+    const init = {
       params: paramsOf(op.pathParams, args),
       parseAs: "stream",
       signal: firstAttempt.requestSignal, // the first attempt sends openapi-fetch's own Request (transport.ts)
       redirect: "manual",
-      [CALL_CONTEXT_KEY]: ctx,
-    };
-    if (args && "body" in args && args.body !== undefined) init.body = args.body;
+      body: args?.body, // undefined: no body (openapi-fetch serialises nothing)
+      resellerCall: ctx, // CALL_CONTEXT_KEY
+    } satisfies Record<typeof CALL_CONTEXT_KEY, CallContext> & Record<string, unknown>;
     try {
       await http.request(op.method.toLowerCase() as never, op.path as never, init as never);
     } catch (error) {
