@@ -4,6 +4,7 @@
  */
 import type { OperationId } from "../generated/operations";
 import type { PacingEvent } from "./pacing";
+import type { RecoveryEvent } from "./recovery-types";
 import type { Redactor } from "./redact";
 
 export type ClientEvent =
@@ -45,7 +46,9 @@ export type ClientEvent =
       idempotencyKey?: string;
     }
   | { type: "budget-exhausted"; operationId: OperationId; available: number }
-  | { type: "pacing"; event: PacingEvent };
+  | { type: "pacing"; event: PacingEvent }
+  /** What client.recover() did to a journalled command (I7: log every retry and reconciliation). */
+  | { type: "recovery"; event: RecoveryEvent };
 
 export type EventHandler = (event: ClientEvent) => void;
 

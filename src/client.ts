@@ -257,7 +257,16 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         redactor,
         windowMs: options.pacing?.windowMs ?? 60_000,
       },
-      recoverOptions,
+      // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
+      events.enabled
+        ? {
+            ...recoverOptions,
+            onEvent: (event) => {
+              events.emit({ type: "recovery", event });
+              recoverOptions?.onEvent?.(event);
+            },
+          }
+        : recoverOptions,
     );
   };
   let recovery: Promise<RecoverSummary> | undefined;

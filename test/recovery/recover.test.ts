@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSqliteJournal, type SqliteJournal } from "../../stores/sqlite-journal";
 import { createMemoryJournal } from "../../stores/memory-journal";
 import type { Journal, NewCommand } from "../../middleware/journal";
+import type { ClientEvent } from "../../middleware/events";
 import type { OperationId } from "../../generated/operations";
 import { BASE_URL, decode, requestsTo, setup, type Harness } from "../client/harness";
 
@@ -302,6 +303,20 @@ describe("recover(): other states", () => {
     const firstRequest = h.captured[0];
     expect(firstRequest.at).toBeGreaterThanOrEqual(crashAt + 60_000);
     expect(events).toContain("recovery-pause");
+  });
+
+  it("I7: recovery steps also reach the client's onEvent, redacted", async () => {
+    const h = setup();
+    const { journal } = sqlite();
+    await crashed(h, journal, renewCrash(h));
+    const seen: ClientEvent[] = [];
+    const own: string[] = [];
+    await h.makeClient({ journal, onEvent: (e) => seen.push(e) }).recover({ onEvent: (e) => own.push(e.type) });
+    const recovery = seen.filter((e) => e.type === "recovery").map((e) => (e.type === "recovery" ? e.event.type : ""));
+    expect(recovery).toContain("recovery-start");
+    expect(recovery).toContain("recovery-result");
+    expect(recovery).toEqual(own); // the same steps, in the same order, to both listeners
+    expect(JSON.stringify(seen)).not.toContain(h.token.split(".")[1]);
   });
 
   it("I5: two recoverers on one SQLite journal claim each command once; one renewal per command", async () => {
