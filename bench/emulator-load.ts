@@ -10,6 +10,7 @@ import { percentile, runPool } from "./lib/stats";
 import { printTable, type Row } from "./lib/table";
 import { writeResult } from "./lib/results";
 import type { CreatedKey } from "../emulator/types";
+import { runWhenDirect } from "./lib/direct";
 
 export interface EmulatorLoadOptions {
   /** Total requests (default 1000). */
@@ -278,20 +279,12 @@ export async function reportEmulatorLoad(result: EmulatorLoadResult): Promise<st
   return writeResult("emulator-load", result);
 }
 
-const invokedDirectly = /(?:^|[\\/])emulator-load\.(?:ts|js|mjs)$/.test(process.argv[1] ?? "");
-if (invokedDirectly) {
+runWhenDirect("emulator-load", async () => {
   const num = (flag: string) => {
     const i = process.argv.indexOf(flag);
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
-  runEmulatorLoad({ requests: num("--requests"), concurrency: num("--concurrency"), keys: num("--keys") })
-    .then(async (result) => {
-      const path = await reportEmulatorLoad(result);
-      process.stderr.write(`wrote ${path}\n`);
-      process.exit(result.exactlyOnce && result.countersExact ? 0 : 1);
-    })
-    .catch((error: unknown) => {
-      process.stderr.write(`emulator-load failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    });
-}
+  const result = await runEmulatorLoad({ requests: num("--requests"), concurrency: num("--concurrency"), keys: num("--keys") });
+  process.stderr.write(`wrote ${await reportEmulatorLoad(result)}\n`);
+  return result.exactlyOnce && result.countersExact;
+});

@@ -23,6 +23,7 @@ import { startEmulatorServer, type EmulatorServer } from "../emulator/server";
 import { startRedis } from "../test/support/redis";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
+import { runWhenDirect } from "./lib/direct";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CHILD = join(ROOT, "bench/multiprocess-child.ts");
@@ -197,16 +198,9 @@ export async function reportMultiprocessBench(rows: MultiprocessRow[]): Promise<
   return writeResult("multiprocess", rows);
 }
 
-const invokedDirectly = /(?:^|[\\/])multiprocess\.(?:ts|js|mjs)$/.test(process.argv[1] ?? "");
-if (invokedDirectly) {
-  runMultiprocessBench()
-    .then(async (rows) => {
-      process.stderr.write(`wrote ${await reportMultiprocessBench(rows)}\n`);
-      const redis = rows.find((r) => r.mode === "redis");
-      process.exit(redis && redis.count429 === 0 && redis.utilisation >= 0.95 ? 0 : 1);
-    })
-    .catch((error: unknown) => {
-      process.stderr.write(`multiprocess bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    });
-}
+runWhenDirect("multiprocess", async () => {
+  const rows = await runMultiprocessBench();
+  process.stderr.write(`wrote ${await reportMultiprocessBench(rows)}\n`);
+  const redis = rows.find((r) => r.mode === "redis");
+  return !!redis && redis.count429 === 0 && redis.utilisation >= 0.95;
+});

@@ -9,6 +9,7 @@ import { VirtualClock } from "../runtime/clock";
 import { createResellerClient } from "../src/index";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
+import { runWhenDirect } from "./lib/direct";
 
 export interface OutageResult {
   name: "outage-amplification";
@@ -86,17 +87,8 @@ export async function reportOutageBench(result: OutageResult): Promise<string> {
   return writeResult("outage-amplification", result);
 }
 
-const invokedDirectly = /(?:^|[\\/])outage\.(?:ts|js|mjs)$/.test(process.argv[1] ?? "");
-if (invokedDirectly) {
-  runOutageBench()
-    .then(async (result) => {
-      process.stderr.write(`wrote ${await reportOutageBench(result)}\n`);
-      process.exit(result.pass && result.allUnknown ? 0 : 1);
-    })
-    .catch((error: unknown) => {
-      process.stderr.write(
-        `outage bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`,
-      );
-      process.exit(1);
-    });
-}
+runWhenDirect("outage", async () => {
+  const result = await runOutageBench();
+  process.stderr.write(`wrote ${await reportOutageBench(result)}\n`);
+  return result.pass && result.allUnknown;
+});

@@ -20,6 +20,7 @@ import { systemClock } from "../runtime/clock";
 import { createResellerClient } from "../src/index";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
+import { runWhenDirect } from "./lib/direct";
 
 export interface OverheadResult {
   name: "client-overhead";
@@ -169,17 +170,8 @@ export async function reportOverheadBench(result: OverheadResult): Promise<strin
   return writeResult("client-overhead", result);
 }
 
-const invokedDirectly = /(?:^|[\\/])overhead\.(?:ts|js|mjs)$/.test(process.argv[1] ?? "");
-if (invokedDirectly) {
-  runOverheadBench()
-    .then(async (result) => {
-      process.stderr.write(`wrote ${await reportOverheadBench(result)}\n`);
-      process.exit(result.pass ? 0 : 1);
-    })
-    .catch((error: unknown) => {
-      process.stderr.write(
-        `overhead bench failed: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`,
-      );
-      process.exit(1);
-    });
-}
+runWhenDirect("overhead", async () => {
+  const result = await runOverheadBench();
+  process.stderr.write(`wrote ${await reportOverheadBench(result)}\n`);
+  return result.pass;
+});

@@ -16,6 +16,7 @@ import { createPacer } from "../middleware/pacing";
 import { parseRetryAfter } from "../middleware/retry-timing";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
+import { runWhenDirect } from "./lib/direct";
 
 export interface PacingBenchOptions {
   /** Requests per window (default 60). */
@@ -256,16 +257,9 @@ export async function reportPacingBench(rows: PacingBenchRow[]): Promise<string>
   return writeResult("pacing", rows);
 }
 
-const invokedDirectly = /(?:^|[\\/])pacing\.(?:ts|js|mjs)$/.test(process.argv[1] ?? "");
-if (invokedDirectly) {
-  runPacingBench()
-    .then(async (rows) => {
-      process.stderr.write(`wrote ${await reportPacingBench(rows)}\n`);
-      const ours = rows.find((r) => r.strategy.startsWith("pacer"));
-      process.exit(ours && ours.count429 === 0 && ours.utilisation >= 0.97 ? 0 : 1);
-    })
-    .catch((error: unknown) => {
-      process.stderr.write(`pacing bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    });
-}
+runWhenDirect("pacing", async () => {
+  const rows = await runPacingBench();
+  process.stderr.write(`wrote ${await reportPacingBench(rows)}\n`);
+  const ours = rows.find((r) => r.strategy.startsWith("pacer"));
+  return !!ours && ours.count429 === 0 && ours.utilisation >= 0.97;
+});

@@ -26,6 +26,7 @@ import {
 } from "../test/recovery/chaos";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
+import { runWhenDirect } from "./lib/direct";
 
 /** Every fault kind the emulator can inject: the soak fires each of them. */
 export const ALL_FAULTS: readonly FaultKind[] = FAULT_KINDS;
@@ -247,26 +248,19 @@ export function reportSoak(result: SoakResult): void {
   else process.stdout.write("soak: every invariant holds\n");
 }
 
-const invokedDirectly = /(?:^|[\\/])soak\.(?:ts|js|mjs)$/.test(process.argv[1] ?? "");
-if (invokedDirectly) {
+runWhenDirect("soak", async () => {
   const hardStop = setTimeout(() => {
     process.stderr.write("soak: hard time limit reached\n");
     process.exit(3);
   }, 10 * 60_000);
-  runSoak({ log: (l) => process.stderr.write(l + "\n") })
-    .then(async (result) => {
-      reportSoak(result);
-      const { invariants, ...rest } = result;
-      const path = await writeResult("soak", {
-        ...rest,
-        invariants: { ...invariants, lost: invariants.lost.length, earlyAfter429: invariants.earlyAfter429.slice(0, 20) },
-      });
-      process.stderr.write(`wrote ${path}\n`);
-      clearTimeout(hardStop);
-      process.exit(result.failures.length === 0 ? 0 : 1);
-    })
-    .catch((error: unknown) => {
-      process.stderr.write(`soak failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exit(1);
-    });
-}
+  const result = await runSoak({ log: (l) => process.stderr.write(l + "\n") });
+  reportSoak(result);
+  const { invariants, ...rest } = result;
+  const path = await writeResult("soak", {
+    ...rest,
+    invariants: { ...invariants, lost: invariants.lost.length, earlyAfter429: invariants.earlyAfter429.slice(0, 20) },
+  });
+  process.stderr.write(`wrote ${path}\n`);
+  clearTimeout(hardStop);
+  return result.failures.length === 0;
+});

@@ -2,4 +2,5 @@
 export { formatTable, printTable, type Cell, type Row } from "./table";
 export { resultsDir, writeResult } from "./results";
 export { percentile, runPool } from "./stats";
+export { runWhenDirect } from "./direct";
 export { controlClient, type ControlClient } from "./emulator-control";
