@@ -9,6 +9,7 @@ import type { CallContext } from "./call-context";
 import { RequestAbortedError } from "./errors";
 import {
   attemptEvent,
+  replayEvent,
   buildOutcome,
   journalAttempt,
   journalPatch,
@@ -78,14 +79,7 @@ export async function runCommand(
         if (last.replayed) info.replayed = true;
         const attempts = [info];
         if (events.enabled) events.emit(attemptEvent(ctx, info, 1));
-        if (info.replayed)
-          events.emit({
-            type: "replay",
-            operationId: op.operationId,
-            status: info.status!,
-            idempotencyKey: ctx.sentIdempotencyKey,
-            requestId: info.requestId,
-          });
+        if (info.replayed) events.emit(replayEvent(ctx, info));
         const outcome = buildOutcome({ ctx, attempts, rateLimit: attempt.rateLimit ?? { limit: null, remaining: null }, last });
         deps.budget.onSuccess(0);
         return { outcome, raw: transport.raw };
@@ -201,14 +195,7 @@ export async function runCommand(
         await journal.addAttempt(ctx.commandId, journalAttempt(info, classified, clock.now()));
       }
       if (!transport.ok && transport.error === "aborted") return aborted(transport.reason);
-      if (info.replayed)
-        events.emit({
-          type: "replay",
-          operationId: op.operationId,
-          status: info.status!,
-          idempotencyKey: ctx.sentIdempotencyKey,
-          requestId: info.requestId,
-        });
+      if (info.replayed) events.emit(replayEvent(ctx, info));
 
       const decision = decide(op, result, {
         attempts: counted,

@@ -183,3 +183,14 @@ export function attemptEvent(ctx: CallContext, info: AttemptInfo, attempt: numbe
     commandId: ctx.commandId,
   };
 }
+
+/** D9: the server answered from its idempotency store (Idempotency-Replayed: true). */
+export function replayEvent(ctx: CallContext, info: AttemptInfo): ClientEvent {
+  return {
+    type: "replay",
+    operationId: ctx.op.operationId,
+    status: info.status!,
+    idempotencyKey: ctx.sentIdempotencyKey,
+    requestId: info.requestId,
+  };
+}
