@@ -6,10 +6,10 @@
  */
 import type { Middleware } from "openapi-fetch";
 import type { Clock } from "../runtime/clock";
-import { callContextOf, type CallContext } from "./call-context";
-import { InvalidArgumentError } from "./errors";
-import type { CommandState, Journal } from "./journal";
-import { validateIdempotencyKey } from "./validate";
+import { callContextOf, type CallContext } from "../runner/call-context";
+import { InvalidArgumentError } from "../core/errors";
+import type { CommandState, Journal } from "../journal/journal";
+import { validateIdempotencyKey } from "../core/validate";
 
 export interface IdempotencyOptions {
   environment: "test" | "live";

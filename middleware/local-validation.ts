@@ -3,9 +3,9 @@
  * reason we can see locally throws a typed error BEFORE anything is sent — not even to the pacer.
  */
 import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "./call-context";
-import { InvalidArgumentError } from "./errors";
-import { checkLiveOnly, validatePathParams, validateQuery } from "./validate";
+import { callContextOf } from "../runner/call-context";
+import { InvalidArgumentError } from "../core/errors";
+import { checkLiveOnly, validatePathParams, validateQuery } from "../core/validate";
 
 export interface LocalValidationOptions {
   environment: "test" | "live";

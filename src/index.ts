@@ -8,7 +8,7 @@ export type { ResellerClient, ResultMap } from "./client";
 export type { ResellerClientOptions } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
-export type { CallOptions } from "../middleware/call-context";
+export type { CallOptions } from "../runner/call-context";
 export type {
   Outcome,
   OutcomeKind,
@@ -22,7 +22,7 @@ export type {
   AttemptErrorKind,
   RateLimitSnapshot,
   OperationResource,
-} from "../middleware/outcome";
+} from "../core/outcome";
 export {
   ResellerClientError,
   InvalidOptionsError,
@@ -34,16 +34,16 @@ export {
   PaginationError,
   NetworkError,
   TimeoutError,
-} from "../middleware/errors";
-export { DomainLockedError, DuplicateCommandError, SensitiveDataError } from "../middleware/journal";
-export type { Journal, CommandRecord, CommandState, AttemptRecord, NewCommand } from "../middleware/journal";
-export type { ClientEvent, EventHandler } from "../middleware/events";
-export type { RetryBudget, RetryBudgetOptions } from "../middleware/retry-budget";
-export { createPacer } from "../middleware/pacing";
-export type { Pacer, PacerOptions, PacingEvent } from "../middleware/pacing";
-export type { WindowStore } from "../middleware/window-store";
+} from "../core/errors";
+export { DomainLockedError, DuplicateCommandError, SensitiveDataError } from "../journal/journal";
+export type { Journal, CommandRecord, CommandState, AttemptRecord, NewCommand } from "../journal/journal";
+export type { ClientEvent, EventHandler } from "../core/events";
+export type { RetryBudget, RetryBudgetOptions } from "../runner/retry-budget";
+export { createPacer } from "../pacing/pacer";
+export type { Pacer, PacerOptions, PacingEvent } from "../pacing/pacer";
+export type { WindowStore } from "../pacing/window-store";
 export { systemClock, VirtualClock } from "../runtime/clock";
 export type { Clock } from "../runtime/clock";
-export type { RecoverOptions, RecoverSummary, RecoveryEvent, RecoveryTransition } from "./recover";
-export type { ManualCheck } from "../middleware/journal";
-export { InvalidTransitionError } from "../middleware/journal";
+export type { RecoverOptions, RecoverSummary, RecoveryEvent, RecoveryTransition } from "../recovery/recover";
+export type { ManualCheck } from "../journal/journal";
+export { InvalidTransitionError } from "../journal/journal";

@@ -3,13 +3,13 @@
  * misconfiguration fails at start-up, never mid-purchase.
  */
 import type { Clock } from "../runtime/clock";
-import type { Journal } from "../middleware/journal";
-import type { EventHandler } from "../middleware/events";
-import type { RetryBudgetOptions } from "../middleware/retry-budget";
-import type { WindowStore } from "../middleware/window-store";
-import type { Pacer } from "../middleware/pacing";
-import { InvalidOptionsError } from "../middleware/errors";
-import type { RecoverOptions } from "./recover";
+import type { Journal } from "../journal/journal";
+import type { EventHandler } from "../core/events";
+import type { RetryBudgetOptions } from "../runner/retry-budget";
+import type { WindowStore } from "../pacing/window-store";
+import type { Pacer } from "../pacing/pacer";
+import { InvalidOptionsError } from "../core/errors";
+import type { RecoverOptions } from "../recovery/recover";
 
 export interface ResellerClientOptions {
   /** The HTTPS origin + /api/reseller/v1 the provider handed out (A1). */

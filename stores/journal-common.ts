@@ -9,8 +9,8 @@ import type {
   CommandResources,
   ManualCheck,
   NewCommand,
-} from "../middleware/journal";
-import { SensitiveDataError } from "../middleware/journal";
+} from "../journal/journal";
+import { SensitiveDataError } from "../journal/journal";
 
 export const REDACTED = "[REDACTED]";
 

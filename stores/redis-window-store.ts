@@ -18,14 +18,14 @@ import {
   emptyRecord,
   toSnapshot,
   type WindowRecord,
-} from "../middleware/memory-window-store";
+} from "../pacing/memory-window-store";
 import type {
   ObserveParams,
   ReserveDecision,
   ReserveParams,
   WindowSnapshot,
   WindowStore,
-} from "../middleware/window-store";
+} from "../pacing/window-store";
 import { CONFIRM_LUA, OBSERVE_LUA, PAUSE_LUA, PEEK_LUA, REFUND_LUA, RESERVE_LUA } from "./redis-window-lua";
 
 export type RedisWindowStoreEvent = { type: "store-failover"; error: unknown } | { type: "store-recovered" };

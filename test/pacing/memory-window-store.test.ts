@@ -1,4 +1,4 @@
-import { createMemoryWindowStore } from "../../middleware/memory-window-store";
+import { createMemoryWindowStore } from "../../pacing/memory-window-store";
 import { describeWindowStore } from "./window-store-conformance";
 
 describeWindowStore("memory", async () => ({ store: createMemoryWindowStore() }));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../runtime/clock";
-import { createPacer, type PacingEvent, type Pacer, type ReleaseResult } from "../../middleware/pacing";
-import { createMemoryWindowStore } from "../../middleware/memory-window-store";
-import type { WindowStore } from "../../middleware/window-store";
+import { createPacer, type PacingEvent, type Pacer, type ReleaseResult } from "../../pacing/pacer";
+import { createMemoryWindowStore } from "../../pacing/memory-window-store";
+import type { WindowStore } from "../../pacing/window-store";
 
 const W = 3000;
 const G = 25;

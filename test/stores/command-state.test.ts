@@ -13,8 +13,8 @@ import {
   holdsLock,
   isCommandState,
   isTerminal,
-} from "../../middleware/command-state";
-import { InvalidTransitionError, type CommandState } from "../../middleware/journal";
+} from "../../journal/command-state";
+import { InvalidTransitionError, type CommandState } from "../../journal/journal";
 
 const EXPECTED: [CommandState, CommandState][] = [
   ["recorded", "sending"],

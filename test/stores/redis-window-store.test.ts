@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryWindowStore } from "../../middleware/memory-window-store";
-import type { WindowSnapshot, WindowStore } from "../../middleware/window-store";
+import { createMemoryWindowStore } from "../../pacing/memory-window-store";
+import type { WindowSnapshot, WindowStore } from "../../pacing/window-store";
 import { createRedisWindowStore, type RedisWindowStoreEvent } from "../../stores/redis-window-store";
 import { describeWindowStore } from "../pacing/window-store-conformance";
 import { freePort } from "../support/process";

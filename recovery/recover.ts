@@ -7,9 +7,9 @@
  * `needs_manual_check` with every id a support ticket needs (F4). Every move goes through the
  * journal, whose state machine (command-state.ts) is the single authority.
  */
-import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../middleware/journal";
-import { RequestAbortedError } from "../middleware/errors";
-import { listDomainOperations, lookupOrderByExternalId } from "../middleware/recovery-lookups";
+import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../journal/journal";
+import { RequestAbortedError } from "../core/errors";
+import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
   RECOVERABLE_STATES,
   operationOf,
@@ -18,15 +18,15 @@ import {
   planRecovery,
   requestIdsOf,
   type PlanOptions,
-} from "../middleware/recovery-plan";
-import type { OperationResource, Outcome } from "../middleware/outcome";
+} from "./plan";
+import type { OperationResource, Outcome } from "../core/outcome";
 import type {
   RecoverDeps,
   RecoverOptions,
   RecoverSummary,
   RecoveryEvent,
   RecoveryTransition,
-} from "../middleware/recovery-types";
+} from "./types";
 
 export type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryEvent, RecoveryTransition };
 

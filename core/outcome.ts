@@ -9,7 +9,7 @@
  *   side effect may have happened (E4, E5). Reconcile; do not buy again.
  */
 import type { OperationId } from "../generated/operations";
-import type { ApiErrorLike } from "./classify";
+import type { ApiErrorLike } from "../runner/classify";
 import type { NetworkError, TimeoutError } from "./errors";
 
 /** Transport-level failure kind of an attempt that got no usable response. */

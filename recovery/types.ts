@@ -3,10 +3,10 @@
  */
 import type { OperationId } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
-import type { CallOptions } from "./call-context";
-import type { CommandState, Journal, ManualCheck } from "./journal";
-import type { Outcome } from "./outcome";
-import type { Redactor } from "./redact";
+import type { CallOptions } from "../runner/call-context";
+import type { CommandState, Journal, ManualCheck } from "../journal/journal";
+import type { Outcome } from "../core/outcome";
+import type { Redactor } from "../core/redact";
 
 export interface RecoverOptions {
   /** D6: the provider's replay TTL (default 24 h). */

@@ -3,8 +3,8 @@
  * before it reaches the integrator's logger (A4, H2), and a throwing logger never breaks a call.
  */
 import type { OperationId } from "../generated/operations";
-import type { PacingEvent } from "./pacing";
-import type { RecoveryEvent } from "./recovery-types";
+import type { PacingEvent } from "../pacing/pacer";
+import type { RecoveryEvent } from "../recovery/types";
 import type { Redactor } from "./redact";
 
 export type ClientEvent =
