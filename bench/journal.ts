@@ -26,7 +26,7 @@ import { createResellerClient } from "../src/client";
 import { createMemoryJournal } from "../stores/memory-journal";
 import { DEFAULT_SQLITE_SYNCHRONOUS, createSqliteJournal } from "../stores/sqlite-journal";
 import { createPgJournal } from "../stores/pg-journal";
-import type { Journal, NewCommand } from "../journal/journal";
+import type { Journal, NewCommand } from "../journal";
 import { startPostgres } from "../test/support/postgres";
 import { percentile } from "./lib/stats";
 import { printTable } from "./lib/table";

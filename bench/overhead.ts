@@ -15,7 +15,7 @@
 import createClient from "openapi-fetch";
 import { createEmulator } from "../emulator/index";
 import type { paths } from "../generated/schema";
-import { createPacer } from "../pacing/pacer";
+import { createPacer } from "../pacing";
 import { systemClock } from "../runtime/clock";
 import { createResellerClient } from "../src/index";
 import { printTable } from "./lib/table";

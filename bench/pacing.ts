@@ -12,8 +12,8 @@
 // Import runPacingBench() from bench/main.ts; run directly (`tsx bench/pacing.ts`) for a CLI.
 import { startEmulatorServer, type EmulatorServer } from "../emulator/server";
 import { systemClock } from "../runtime/clock";
-import { createPacer } from "../pacing/pacer";
-import { parseRetryAfter } from "../pacing/retry-timing";
+import { createPacer } from "../pacing";
+import { parseRetryAfter } from "../pacing";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";

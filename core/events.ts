@@ -3,9 +3,23 @@
  * before it reaches the integrator's logger (A4, H2), and a throwing logger never breaks a call.
  */
 import type { OperationId } from "../generated/operations";
-import type { PacingEvent } from "../pacing/pacer";
-import type { RecoveryEvent } from "../recovery/types";
 import type { Redactor } from "./redact";
+import type { CommandState } from "./states";
+
+/** What the pacer did for a key (C12, C3): pauses, learned limits, window waits, store failures. */
+export type PacingEvent =
+  | { type: "pause"; apiKeyId: string; untilMs: number; reason: "retry-after" | "backoff" | "retry-after-zero"; retryAfterMs: number | null }
+  | { type: "limit-learned"; apiKeyId: string; limit: number }
+  | { type: "window-wait"; apiKeyId: string; waitMs: number }
+  | { type: "store-error"; apiKeyId: string; error: unknown };
+
+/** What client.recover() did to a journalled command (I7).*/
+export type RecoveryEvent =
+  | { type: "recovery-start"; examined: number; apiKeyId: string }
+  | { type: "recovery-pause"; untilMs: number; reason: "journalled-429" }
+  | { type: "recovery-step"; commandId: string; operationId: string; from: CommandState; action: string }
+  | { type: "recovery-result"; commandId: string; operationId: string; from: CommandState; to: CommandState; note?: string }
+  | { type: "recovery-skip"; commandId: string; operationId: string; reason: string };
 
 export type ClientEvent =
   | {

@@ -9,7 +9,7 @@
  *   side effect may have happened (E4, E5). Reconcile; do not buy again.
  */
 import type { OperationId } from "../generated/operations";
-import type { ApiErrorLike } from "../runner/classify";
+import type { ApiError } from "../generated/errors";
 import type { NetworkError, TimeoutError } from "./errors";
 
 /** Transport-level failure kind of an attempt that got no usable response. */
@@ -80,7 +80,7 @@ export interface RejectedOutcome extends OutcomeBase {
   kind: "rejected";
   status: number;
   /** Typed ErrorEnvelope when the body was one (E1); undefined for router/proxy bodies (E5). */
-  error?: ApiErrorLike;
+  error?: ApiError;
   /** ≤ 2 KiB redacted diagnostic snippet of a non-envelope body (E5). */
   snippet?: string;
 }
@@ -88,7 +88,7 @@ export interface RejectedOutcome extends OutcomeBase {
 export interface ConflictOutcome extends OutcomeBase {
   kind: "conflict";
   status: 409;
-  error?: ApiErrorLike;
+  error?: ApiError;
   snippet?: string;
 }
 
@@ -106,7 +106,7 @@ export interface UnknownOutcome extends OutcomeBase {
   reason: UnknownReason;
   /** Status of the last response, when one came. */
   status?: number;
-  error?: ApiErrorLike;
+  error?: ApiError;
   snippet?: string;
   /** The transport failure of the last attempt, when there was no response. */
   cause?: NetworkError | TimeoutError;

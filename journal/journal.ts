@@ -5,20 +5,10 @@
  * `x-sensitive-fields` value redacted.
  */
 import type { HttpMethod, OperationId } from "../generated/operations";
+import type { CommandState } from "../core";
 
-/** I5 state machine. See command-state.ts for the allowed transitions. */
-export type CommandState =
-  | "recorded"
-  | "sending"
-  | "succeeded"
-  | "accepted"
-  | "completed"
-  | "failed"
-  | "rejected"
-  | "conflict"
-  | "unknown"
-  | "reconciling"
-  | "needs_manual_check";
+export type { CommandState };
+
 
 /** One HTTP attempt of a command (H2). */
 export interface AttemptRecord {

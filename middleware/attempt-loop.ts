@@ -5,10 +5,10 @@
  * response to openapi-fetch and leaves the Outcome on the call context for the facade.
  */
 import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "../runner/call-context";
-import { NetworkError } from "../core/errors";
-import { runCommand, type RunnerDeps } from "../runner/command-runner";
-import type { AttemptRequest } from "../runner/transport";
+import { callContextOf } from "../runner";
+import { NetworkError } from "../core";
+import { runCommand, type RunnerDeps } from "../runner";
+import type { AttemptRequest } from "../runner";
 
 /** What openapi-fetch gets when the facade reads the Outcome instead (body-less, never read, shared). */
 const OUTCOME_READY = new Response(null, { status: 204 });

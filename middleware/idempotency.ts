@@ -6,10 +6,10 @@
  */
 import type { Middleware } from "openapi-fetch";
 import type { Clock } from "../runtime/clock";
-import { callContextOf, type CallContext } from "../runner/call-context";
-import { InvalidArgumentError } from "../core/errors";
-import type { CommandState, Journal } from "../journal/journal";
-import { validateIdempotencyKey } from "../core/validate";
+import { callContextOf, type CallContext } from "../runner";
+import { InvalidArgumentError } from "../core";
+import type { CommandState, Journal } from "../journal";
+import { validateIdempotencyKey } from "../core";
 
 export interface IdempotencyOptions {
   environment: "test" | "live";

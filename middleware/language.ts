@@ -4,8 +4,8 @@
  * code path here or anywhere in the client branches on `message`.
  */
 import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "../runner/call-context";
-import { InvalidArgumentError } from "../core/errors";
+import { callContextOf } from "../runner";
+import { InvalidArgumentError } from "../core";
 
 const LANGUAGE_RE = /^(ru|en|kk)(?:[-_][A-Za-z0-9]{2,8})?$/i;
 

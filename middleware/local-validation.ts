@@ -3,9 +3,9 @@
  * reason we can see locally throws a typed error BEFORE anything is sent — not even to the pacer.
  */
 import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "../runner/call-context";
-import { InvalidArgumentError } from "../core/errors";
-import { checkLiveOnly, validatePathParams, validateQuery } from "../core/validate";
+import { callContextOf } from "../runner";
+import { InvalidArgumentError } from "../core";
+import { checkLiveOnly, validatePathParams, validateQuery } from "../core";
 
 export interface LocalValidationOptions {
   environment: "test" | "live";

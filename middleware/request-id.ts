@@ -4,7 +4,7 @@
  * the same generator. Not part of the idempotency fingerprint (D4).
  */
 import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "../runner/call-context";
+import { callContextOf } from "../runner";
 
 export type RequestIdGenerator = () => string;
 

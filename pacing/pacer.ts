@@ -4,6 +4,7 @@
  * a 429 (C12). The client middleware calls acquire() before every HTTP attempt and
  * ticket.release() when the attempt ends. All waiting goes through the injected Clock.
  */
+import type { PacingEvent } from "../core";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createMemoryWindowStore, MemoryWindowStore } from "./memory-window-store";
 import { parseRetryAfter, pauseAfter429, type PauseOptions } from "./retry-timing";
@@ -74,11 +75,6 @@ export interface PacingTicket {
   release(result: ReleaseResult): void;
 }
 
-export type PacingEvent =
-  | { type: "pause"; apiKeyId: string; untilMs: number; reason: "retry-after" | "backoff" | "retry-after-zero"; retryAfterMs: number | null }
-  | { type: "limit-learned"; apiKeyId: string; limit: number }
-  | { type: "window-wait"; apiKeyId: string; waitMs: number }
-  | { type: "store-error"; apiKeyId: string; error: unknown };
 
 interface Waiter {
   enqueuedAt: number;

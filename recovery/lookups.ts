@@ -3,8 +3,8 @@
  * external_id and operations"), through the client's own call path (paced, journalled rules).
  */
 import type { OperationId } from "../generated/operations";
-import type { CallOptions } from "../runner/call-context";
-import type { OperationResource, Outcome } from "../core/outcome";
+import type { CallOptions } from "../runner";
+import type { OperationResource, Outcome } from "../core";
 
 type Call = (operationId: OperationId, args: Record<string, unknown> | undefined, options?: CallOptions) => Promise<Outcome>;
 

@@ -5,7 +5,7 @@
  * ever invents a new Idempotency-Key or new body bytes: a resend always uses the journal's own.
  */
 import { operations, type OperationMeta } from "../generated/operations";
-import type { CommandRecord, CommandState } from "../journal/journal";
+import type { CommandRecord, CommandState } from "../journal";
 
 /** States recover() looks at. `needs_manual_check` only when asked (recheckManual). */
 export const RECOVERABLE_STATES: readonly CommandState[] = [

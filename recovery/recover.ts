@@ -7,8 +7,8 @@
  * `needs_manual_check` with every id a support ticket needs (F4). Every move goes through the
  * journal, whose state machine (command-state.ts) is the single authority.
  */
-import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../journal/journal";
-import { RequestAbortedError } from "../core/errors";
+import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../journal";
+import { RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
   RECOVERABLE_STATES,
@@ -19,16 +19,9 @@ import {
   requestIdsOf,
   type PlanOptions,
 } from "./plan";
-import type { OperationResource, Outcome } from "../core/outcome";
-import type {
-  RecoverDeps,
-  RecoverOptions,
-  RecoverSummary,
-  RecoveryEvent,
-  RecoveryTransition,
-} from "./types";
-
-export type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryEvent, RecoveryTransition };
+import type { OperationResource, Outcome } from "../core";
+import type { RecoveryEvent } from "../core";
+import type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryTransition } from "./types";
 
 const TERMINAL: readonly CommandState[] = ["succeeded", "completed", "failed", "rejected"];
 /** Moves from each state to `reconciling` (the claim: a racing process loses with InvalidTransitionError). */

@@ -1,12 +1,11 @@
 /**
- * Public types of client.recover() (src/recover.ts): options, events and the summary (G4, F4, I5).
+ * Public types of client.recover(): options and the summary (G4, F4, I5). Its events are in core/.
  */
 import type { OperationId } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
-import type { CallOptions } from "../runner/call-context";
-import type { CommandState, Journal, ManualCheck } from "../journal/journal";
-import type { Outcome } from "../core/outcome";
-import type { Redactor } from "../core/redact";
+import type { CallOptions } from "../runner";
+import type { CommandState, Journal, ManualCheck } from "../journal";
+import type { Outcome, RecoveryEvent, Redactor } from "../core";
 
 export interface RecoverOptions {
   /** D6: the provider's replay TTL (default 24 h). */
@@ -38,12 +37,6 @@ export interface RecoverOptions {
   onEvent?: (event: RecoveryEvent) => void;
 }
 
-export type RecoveryEvent =
-  | { type: "recovery-start"; examined: number; apiKeyId: string }
-  | { type: "recovery-pause"; untilMs: number; reason: "journalled-429" }
-  | { type: "recovery-step"; commandId: string; operationId: string; from: CommandState; action: string }
-  | { type: "recovery-result"; commandId: string; operationId: string; from: CommandState; to: CommandState; note?: string }
-  | { type: "recovery-skip"; commandId: string; operationId: string; reason: string };
 
 export interface RecoveryTransition {
   commandId: string;

@@ -4,8 +4,8 @@
  * directly through `client.http` gets one derived from the method and the schema path.
  */
 import { operations, type OperationId, type OperationMeta } from "../generated/operations";
-import type { CommandState } from "../journal/journal";
-import type { Outcome } from "../core/outcome";
+import type { CommandState } from "../journal";
+import type { Outcome } from "../core";
 import type { AttemptController } from "./attempt-signal";
 
 export const CALL_CONTEXT_KEY = "resellerCall";

@@ -5,8 +5,8 @@
  */
 import type { OperationMeta } from "../generated/operations";
 import { parseApiError, type ApiError } from "../generated/errors";
-import { snippetOf, type Redactor } from "../core/redact";
-import type { RateLimitSnapshot } from "../core/outcome";
+import { snippetOf, type Redactor } from "../core";
+import type { RateLimitSnapshot } from "../core";
 
 export type ApiErrorLike = ApiError;
 

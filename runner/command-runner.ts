@@ -6,7 +6,7 @@
  */
 import { classify, type Classified } from "./classify";
 import type { CallContext } from "./call-context";
-import { RequestAbortedError } from "../core/errors";
+import { RequestAbortedError } from "../core";
 import {
   attemptEvent,
   replayEvent,
@@ -16,12 +16,12 @@ import {
   journalStateOf,
   type FinalizeInput,
 } from "./finalize";
-import type { CommandState, Journal } from "../journal/journal";
-import type { AttemptInfo, Outcome, RateLimitSnapshot } from "../core/outcome";
+import type { CommandState, Journal } from "../journal";
+import type { AttemptInfo, Outcome, RateLimitSnapshot } from "../core";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
-import type { Redactor } from "../core/redact";
+import type { Redactor } from "../core";
 import { decide, type AttemptResult } from "./retry-policy";
-import { backoffDelay } from "../pacing/retry-timing";
+import { backoffDelay } from "../pacing";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";

@@ -2,13 +2,13 @@
  * Turns the last attempt's classification into the public Outcome and the journal state (G3, I5).
  * Pure apart from building objects; the journal body is redacted (H2), the Outcome data is not.
  */
-import type { AttemptRecord, CommandState, CommandResources } from "../journal/journal";
-import type { ClientEvent } from "../core/events";
+import type { AttemptRecord, CommandState, CommandResources } from "../journal";
+import type { ClientEvent } from "../core";
 import type { Classified } from "./classify";
-import type { AttemptInfo, Outcome, OperationResource, RateLimitSnapshot, UnknownReason } from "../core/outcome";
+import type { AttemptInfo, Outcome, OperationResource, RateLimitSnapshot, UnknownReason } from "../core";
 import type { CallContext } from "./call-context";
-import type { NetworkError, TimeoutError } from "../core/errors";
-import type { Redactor } from "../core/redact";
+import type { NetworkError, TimeoutError } from "../core";
+import type { Redactor } from "../core";
 
 export interface FinalizeInput {
   ctx: CallContext;

@@ -4,7 +4,7 @@
  * status, X-RateLimit-* and Retry-After — so a 429 pauses the whole key and the limit is learnt.
  */
 import { readRateLimit } from "./classify";
-import type { RateLimitSnapshot } from "../core/outcome";
+import type { RateLimitSnapshot } from "../core";
 import type { RunnerDeps } from "./runner-types";
 import {
   sendAttempt,

@@ -5,7 +5,7 @@
  */
 import { operations } from "../generated/operations";
 import { classify } from "./classify";
-import type { Redactor } from "../core/redact";
+import type { Redactor } from "../core";
 import type { AttemptRequest, AttemptTransport } from "./transport";
 
 export type LookupResult =

@@ -1,10 +1,10 @@
 /** Types shared by the attempt loop's modules (command-runner.ts, paced-attempt.ts, attempt-loop.ts). */
 import type { Clock } from "../runtime/clock";
-import type { EventSink } from "../core/events";
-import type { Journal } from "../journal/journal";
-import type { Outcome } from "../core/outcome";
-import type { Pacer } from "../pacing/pacer";
-import type { Redactor } from "../core/redact";
+import type { EventSink } from "../core";
+import type { Journal } from "../journal";
+import type { Outcome } from "../core";
+import type { Pacer } from "../pacing";
+import type { Redactor } from "../core";
 import type { RetryBudget } from "./retry-budget";
 
 export interface RetryOptions {

@@ -4,9 +4,9 @@
  * mid-body is a transport failure, not a response (E4). Transport failures never throw.
  */
 import { systemClock, type Clock } from "../runtime/clock";
-import { NetworkError, TimeoutError } from "../core/errors";
+import { NetworkError, TimeoutError } from "../core";
 import type { RawResponse } from "./classify";
-import type { Redactor } from "../core/redact";
+import type { Redactor } from "../core";
 import { AttemptController } from "./attempt-signal";
 
 export type FetchLike = (input: Request) => Promise<Response>;

@@ -8,7 +8,7 @@ export type { ResellerClient, ResultMap } from "./client";
 export type { ResellerClientOptions } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
-export type { CallOptions } from "../runner/call-context";
+export type { CallOptions } from "../runner";
 export type {
   Outcome,
   OutcomeKind,
@@ -22,7 +22,7 @@ export type {
   AttemptErrorKind,
   RateLimitSnapshot,
   OperationResource,
-} from "../core/outcome";
+} from "../core";
 export {
   ResellerClientError,
   InvalidOptionsError,
@@ -34,16 +34,17 @@ export {
   PaginationError,
   NetworkError,
   TimeoutError,
-} from "../core/errors";
-export { DomainLockedError, DuplicateCommandError, SensitiveDataError } from "../journal/journal";
-export type { Journal, CommandRecord, CommandState, AttemptRecord, NewCommand } from "../journal/journal";
-export type { ClientEvent, EventHandler } from "../core/events";
-export type { RetryBudget, RetryBudgetOptions } from "../runner/retry-budget";
-export { createPacer } from "../pacing/pacer";
-export type { Pacer, PacerOptions, PacingEvent } from "../pacing/pacer";
-export type { WindowStore } from "../pacing/window-store";
+} from "../core";
+export { DomainLockedError, DuplicateCommandError, SensitiveDataError } from "../journal";
+export type { Journal, CommandRecord, CommandState, AttemptRecord, NewCommand } from "../journal";
+export type { ClientEvent, EventHandler } from "../core";
+export type { RetryBudget, RetryBudgetOptions } from "../runner";
+export { createPacer } from "../pacing";
+export type { Pacer, PacerOptions } from "../pacing";
+export type { PacingEvent, RecoveryEvent } from "../core";
+export type { WindowStore } from "../pacing";
 export { systemClock, VirtualClock } from "../runtime/clock";
 export type { Clock } from "../runtime/clock";
-export type { RecoverOptions, RecoverSummary, RecoveryEvent, RecoveryTransition } from "../recovery/recover";
-export type { ManualCheck } from "../journal/journal";
-export { InvalidTransitionError } from "../journal/journal";
+export type { RecoverOptions, RecoverSummary, RecoveryTransition } from "../recovery";
+export type { ManualCheck } from "../journal";
+export { InvalidTransitionError } from "../journal";

@@ -5,9 +5,9 @@
  * `failed` end the wait. HTTP results never throw; the caller's abort does.
  */
 import type { Clock } from "../runtime/clock";
-import { RequestAbortedError } from "../core/errors";
-import type { Journal } from "../journal/journal";
-import type { OperationResource, Outcome } from "../core/outcome";
+import { RequestAbortedError } from "../core";
+import type { Journal } from "../journal";
+import type { OperationResource, Outcome } from "../core";
 
 export interface WaitOptions {
   signal?: AbortSignal;

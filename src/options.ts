@@ -3,13 +3,13 @@
  * misconfiguration fails at start-up, never mid-purchase.
  */
 import type { Clock } from "../runtime/clock";
-import type { Journal } from "../journal/journal";
-import type { EventHandler } from "../core/events";
-import type { RetryBudgetOptions } from "../runner/retry-budget";
-import type { WindowStore } from "../pacing/window-store";
-import type { Pacer } from "../pacing/pacer";
-import { InvalidOptionsError } from "../core/errors";
-import type { RecoverOptions } from "../recovery/recover";
+import type { Journal } from "../journal";
+import type { EventHandler } from "../core";
+import type { RetryBudgetOptions } from "../runner";
+import type { WindowStore } from "../pacing";
+import type { Pacer } from "../pacing";
+import { InvalidOptionsError } from "../core";
+import type { RecoverOptions } from "../recovery";
 
 export interface ResellerClientOptions {
   /** The HTTPS origin + /api/reseller/v1 the provider handed out (A1). */

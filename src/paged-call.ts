@@ -4,8 +4,8 @@
  * (the query serializer URL-encodes it) and stopping at `next_cursor: null`. A page that does not
  * succeed ends the iteration with a PaginationError carrying that page's Outcome.
  */
-import { PaginationError } from "../core/errors";
-import type { Outcome } from "../core/outcome";
+import { PaginationError } from "../core";
+import type { Outcome } from "../core";
 
 export interface PagedCall<Item, Page> extends PromiseLike<Outcome<Page>>, AsyncIterable<Item> {
   /** Every page's Outcome in order; the first non-succeeded one is yielded last. */

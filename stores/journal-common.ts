@@ -9,8 +9,8 @@ import type {
   CommandResources,
   ManualCheck,
   NewCommand,
-} from "../journal/journal";
-import { SensitiveDataError } from "../journal/journal";
+} from "../journal";
+import { SensitiveDataError } from "../journal";
 
 export const REDACTED = "[REDACTED]";
 

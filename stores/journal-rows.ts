@@ -1,8 +1,8 @@
 /**
  * Row ↔ record mapping shared by the SQLite and PostgreSQL journals (same column names).
  */
-import type { AttemptRecord, CommandRecord, CommandState, ManualCheck, NewCommand } from "../journal/journal";
-import { isCommandState } from "../journal/command-state";
+import type { AttemptRecord, CommandRecord, CommandState, ManualCheck, NewCommand } from "../journal";
+import { isCommandState } from "../journal";
 import type { MutableFields } from "./journal-common";
 
 export interface CommandRow {

@@ -3,7 +3,7 @@
  * uniqueness per API key, the I6 per-domain lock, redaction) without durability. For tests and
  * single-process tools; a crash loses everything, so production uses SQLite or PostgreSQL.
  */
-import { assertTransition, holdsLock } from "../journal/command-state";
+import { assertTransition, holdsLock } from "../journal";
 import {
   DomainLockedError,
   DuplicateCommandError,
@@ -14,7 +14,7 @@ import {
   type CommandState,
   type Journal,
   type NewCommand,
-} from "../journal/journal";
+} from "../journal";
 import {
   applyPatch,
   cleanAttempt,

@@ -5,7 +5,7 @@
  * on creation under pg_advisory_xact_lock, so concurrent starters are safe.
  */
 import pg from "pg";
-import { assertTransition, holdsLock } from "../journal/command-state";
+import { assertTransition, holdsLock } from "../journal";
 import {
   DomainLockedError,
   DuplicateCommandError,
@@ -13,7 +13,7 @@ import {
   type CommandRecord,
   type CommandState,
   type Journal,
-} from "../journal/journal";
+} from "../journal";
 import {
   OPTIMISTIC_RETRIES,
   applyPatch,

@@ -11,7 +11,7 @@
  * and only the columns a patch changes are serialised and written.
  */
 import Database from "better-sqlite3";
-import { allowedTransitions, assertTransition, holdsLock, isTerminal } from "../journal/command-state";
+import { allowedTransitions, assertTransition, holdsLock, isTerminal } from "../journal";
 import {
   DomainLockedError,
   DuplicateCommandError,
@@ -22,7 +22,7 @@ import {
   type CommandState,
   type Journal,
   type NewCommand,
-} from "../journal/journal";
+} from "../journal";
 import {
   OPTIMISTIC_RETRIES,
   cleanAttempt,

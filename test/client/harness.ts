@@ -4,7 +4,7 @@ import { createEmulator } from "../../emulator/index";
 import type { Emulator, EmulatorOptions } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
 import { createResellerClient, type ResellerClient, type ResellerClientOptions } from "../../src/index";
-import type { ClientEvent } from "../../core/events";
+import type { ClientEvent } from "../../core";
 
 export const BASE_URL = "http://127.0.0.1/api/reseller/v1";
 

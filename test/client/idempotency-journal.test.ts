@@ -1,7 +1,7 @@
 // D1–D9, G1, I5, I6, H2: keys, frozen bytes, replays, and the journal written before the first byte.
 import { describe, expect, it } from "vitest";
 import { createMemoryJournal } from "../../stores/memory-journal";
-import type { Journal } from "../../journal/journal";
+import type { Journal } from "../../journal";
 import { DomainLockedError, InvalidArgumentError } from "../../src/index";
 import { decode, requestsTo, setup } from "./harness";
 

@@ -2,9 +2,9 @@
 // and decide() (x-unknown-outcome per operation). The emulator tests prove the same rows end to end.
 import { describe, expect, it } from "vitest";
 import { operations } from "../../generated/operations";
-import { classify, isJsonContentType } from "../../runner/classify";
-import { createRedactor } from "../../core/redact";
-import { decide, type AttemptResult } from "../../runner/retry-policy";
+import { classify, isJsonContentType } from "../../runner";
+import { createRedactor } from "../../core";
+import { decide, type AttemptResult } from "../../runner";
 
 const r = createRedactor();
 const raw = (status: number, body: string, contentType?: string, extra: Record<string, string> = {}) => ({

@@ -2,10 +2,10 @@
 // signing_secret or an auth_code — checked by scanning JSON.stringify of everything captured.
 import { describe, expect, it } from "vitest";
 import { createMemoryJournal } from "../../stores/memory-journal";
-import { COMMAND_STATES } from "../../journal/command-state";
-import { createRedactor, snippetOf } from "../../core/redact";
-import { createEventSink } from "../../core/events";
-import type { Journal } from "../../journal/journal";
+import { COMMAND_STATES } from "../../journal";
+import { createRedactor, snippetOf } from "../../core";
+import { createEventSink } from "../../core";
+import type { Journal } from "../../journal";
 import { setup } from "./harness";
 
 describe("client: redaction", () => {

@@ -1,7 +1,7 @@
 // I2 + retry budget: during a total outage the shared budget drains and retries stop amplifying it;
 // a success refills it. (bench/outage.ts reports the same numbers at scale.)
 import { describe, expect, it } from "vitest";
-import { createRetryBudget } from "../../runner/retry-budget";
+import { createRetryBudget } from "../../runner";
 import { setup } from "./harness";
 
 describe("client: retry budget", () => {

@@ -3,8 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { createEmulator, type Emulator } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
-import { createPacer, type Pacer, type PacingEvent } from "../../pacing/pacer";
-import { createMemoryWindowStore } from "../../pacing/memory-window-store";
+import { createPacer, type Pacer, type PacingEvent } from "../../pacing";
+import { createMemoryWindowStore } from "../../pacing";
 
 const BASE = "http://emulator.test/api/reseller/v1";
 const W = 3000;

@@ -1,4 +1,4 @@
-import { createMemoryWindowStore } from "../../pacing/memory-window-store";
+import { createMemoryWindowStore } from "../../pacing";
 import { describeWindowStore } from "./window-store-conformance";
 
 describeWindowStore("memory", async () => ({ store: createMemoryWindowStore() }));

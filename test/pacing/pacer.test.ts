@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { VirtualClock } from "../../runtime/clock";
-import { createPacer, type PacingEvent, type Pacer, type ReleaseResult } from "../../pacing/pacer";
-import { createMemoryWindowStore } from "../../pacing/memory-window-store";
-import type { WindowStore } from "../../pacing/window-store";
+import { createPacer, type PacingEvent, type Pacer, type ReleaseResult } from "../../pacing";
+import { createMemoryWindowStore } from "../../pacing";
+import type { WindowStore } from "../../pacing";
 
 const W = 3000;
 const G = 25;

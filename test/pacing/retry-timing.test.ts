@@ -6,7 +6,7 @@ import {
   parseHttpDate,
   parseRetryAfter,
   pauseAfter429,
-} from "../../pacing/retry-timing";
+} from "../../pacing";
 
 const NOW = Date.UTC(2026, 9, 5, 9, 0, 0); // 2026-10-05T09:00:00Z, a Monday
 

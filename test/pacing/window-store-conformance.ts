@@ -5,7 +5,7 @@
  * Times are plain numbers: a store must only use the `now` it is given.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ReserveParams, WindowStore } from "../../pacing/window-store";
+import type { ReserveParams, WindowStore } from "../../pacing";
 
 export interface StoreFixture {
   store: WindowStore;

@@ -17,8 +17,8 @@ import { createEmulator } from "../../emulator/index";
 import { serveEmulator } from "../../emulator/server";
 import type { Emulator, EmulatorOptions, FaultKind, SocketFault } from "../../emulator/types";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { TERMINAL_STATES } from "../../journal/command-state";
-import { parseRetryAfter } from "../../pacing/retry-timing";
+import { TERMINAL_STATES } from "../../journal";
+import { parseRetryAfter } from "../../pacing";
 
 export const ROOT = new URL("../../", import.meta.url).pathname;
 export const CHILD = join(ROOT, "test/recovery/crash-child.ts");

@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createSqliteJournal, type SqliteJournal } from "../../stores/sqlite-journal";
 import { createMemoryJournal } from "../../stores/memory-journal";
-import type { Journal, NewCommand } from "../../journal/journal";
-import type { ClientEvent } from "../../core/events";
+import type { Journal, NewCommand } from "../../journal";
+import type { ClientEvent } from "../../core";
 import type { OperationId } from "../../generated/operations";
 import { BASE_URL, decode, requestsTo, setup, type Harness } from "../client/harness";
 

@@ -3,7 +3,7 @@
 // async domain operations (D7); `report` writes and undecidable cases → manual check (F4).
 import { describe, expect, it } from "vitest";
 import { operations } from "../../generated/operations";
-import type { CommandRecord } from "../../journal/journal";
+import type { CommandRecord } from "../../journal";
 import {
   pathParamsOf,
   pauseAfterJournalled429,
@@ -11,7 +11,7 @@ import {
   possiblySent,
   requestIdsOf,
   withinReplayTtl,
-} from "../../recovery/plan";
+} from "../../recovery";
 
 const H = 3_600_000;
 const opts = { replayTtlMs: 24 * H, safetyMarginMs: H, asyncResendPastTtl: true };

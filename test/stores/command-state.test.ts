@@ -13,8 +13,8 @@ import {
   holdsLock,
   isCommandState,
   isTerminal,
-} from "../../journal/command-state";
-import { InvalidTransitionError, type CommandState } from "../../journal/journal";
+} from "../../journal";
+import { InvalidTransitionError, type CommandState } from "../../journal";
 
 const EXPECTED: [CommandState, CommandState][] = [
   ["recorded", "sending"],

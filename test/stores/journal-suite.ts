@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { COMMAND_STATES, canTransition, holdsLock } from "../../journal/command-state";
+import { COMMAND_STATES, canTransition, holdsLock } from "../../journal";
 import {
   DomainLockedError,
   DuplicateCommandError,
@@ -15,7 +15,7 @@ import {
   type CommandState,
   type Journal,
   type NewCommand,
-} from "../../journal/journal";
+} from "../../journal";
 
 export interface FreshStore {
   journal: Journal;

@@ -4,7 +4,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Journal } from "../../journal/journal";
+import type { Journal } from "../../journal";
 import { pgMigrations } from "../../stores/migrations/pg";
 import { createPgJournal, migratePg } from "../../stores/pg-journal";
 import { startPostgres, type PostgresServer } from "../support/postgres";

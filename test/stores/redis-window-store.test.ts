@@ -7,8 +7,8 @@
 import fc from "fast-check";
 import Redis from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMemoryWindowStore } from "../../pacing/memory-window-store";
-import type { WindowSnapshot, WindowStore } from "../../pacing/window-store";
+import { createMemoryWindowStore } from "../../pacing";
+import type { WindowSnapshot, WindowStore } from "../../pacing";
 import { createRedisWindowStore, type RedisWindowStoreEvent } from "../../stores/redis-window-store";
 import { describeWindowStore } from "../pacing/window-store-conformance";
 import { freePort } from "../support/process";

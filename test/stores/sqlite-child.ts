@@ -4,7 +4,7 @@
  * Prints one JSON line: { won: string[], locked: string[], other: string[] }.
  */
 import { randomUUID } from "node:crypto";
-import { DomainLockedError } from "../../journal/journal";
+import { DomainLockedError } from "../../journal";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
 
 const [filename, startAtArg, countArg, tag] = process.argv.slice(2);

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
-import { DomainLockedError, type Journal } from "../../journal/journal";
+import { DomainLockedError, type Journal } from "../../journal";
 import { sqliteMigrations } from "../../stores/migrations/sqlite";
 import { createSqliteJournal, migrateSqlite } from "../../stores/sqlite-journal";
 import { defineJournalSuite, newCommand } from "./journal-suite";

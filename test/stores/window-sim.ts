@@ -3,7 +3,7 @@
  * WindowStores against a server with the contract's FIXED window (C3: starts at the first counted
  * request, lasts W; C6: a 429 adds no hit). Time is a controlled number, never the wall clock.
  */
-import type { WindowStore } from "../../pacing/window-store";
+import type { WindowStore } from "../../pacing";
 
 export interface SimOptions {
   stores: WindowStore[];

@@ -1,0 +1,7 @@
+// The only way into core/ from outside it (see README.md).
+export * from "./errors";
+export * from "./events";
+export * from "./outcome";
+export * from "./redact";
+export * from "./states";
+export * from "./validate";

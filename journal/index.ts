@@ -1,0 +1,3 @@
+// The only way into journal/ from outside it (see README.md).
+export * from "./command-state";
+export * from "./journal";

@@ -1,0 +1,6 @@
+// The only way into pacing/ from outside it (see README.md).
+export * from "./memory-window-store";
+export * from "./pacer";
+export * from "./retry-timing";
+export * from "./window-store";
+export type { PacingEvent } from "../core";

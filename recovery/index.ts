@@ -1,0 +1,6 @@
+// The only way into recovery/ from outside it (see README.md).
+export * from "./lookups";
+export * from "./plan";
+export * from "./recover";
+export * from "./types";
+export type { RecoveryEvent } from "../core";

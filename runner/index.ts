@@ -1,0 +1,12 @@
+// The only way into runner/ from outside it (see README.md).
+export * from "./attempt-signal";
+export * from "./call-context";
+export * from "./classify";
+export * from "./command-runner";
+export * from "./finalize";
+export * from "./paced-attempt";
+export * from "./reconcile";
+export * from "./retry-budget";
+export * from "./retry-policy";
+export * from "./runner-types";
+export * from "./transport";
