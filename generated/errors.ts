@@ -24,7 +24,7 @@ export const apiErrorCodes: readonly ApiErrorCode[] = [
 ];
 
 /** RequestFailedError: the `request_failed` error. 400 (malformed request or JSON) or 405 when the envelope applies (E4): fix the request, do not repeat it unchanged. */
-export interface RequestFailedError {
+export interface RequestFailedErrorBody {
   /** Always `request_failed`. Branch on this field, never on `message` (E6). */
   code: "request_failed";
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -33,12 +33,12 @@ export interface RequestFailedError {
   details: [];
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;
-  /** Never set on a known code; `true` only on {@link UnknownCodeError}. */
+  /** Never set on a known code; `true` only on {@link UnknownCodeErrorBody}. */
   unknownCode?: never;
 }
 
 /** UnauthenticatedError: the `unauthenticated` error. 401: the token is missing, malformed, expired or revoked. Fix the credential; never create a new order in response (E4). */
-export interface UnauthenticatedError {
+export interface UnauthenticatedErrorBody {
   /** Always `unauthenticated`. Branch on this field, never on `message` (E6). */
   code: "unauthenticated";
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -47,12 +47,12 @@ export interface UnauthenticatedError {
   details: [];
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;
-  /** Never set on a known code; `true` only on {@link UnknownCodeError}. */
+  /** Never set on a known code; `true` only on {@link UnknownCodeErrorBody}. */
   unknownCode?: never;
 }
 
 /** ForbiddenError: the `forbidden` error. 403: missing scope (A6), IP allowlist, API mode, tariff, restricted reseller (A7) or a live-only resource with a test key (B1, B3). Several causes share this code: never branch on `message` (E6). */
-export interface ForbiddenError {
+export interface ForbiddenErrorBody {
   /** Always `forbidden`. Branch on this field, never on `message` (E6). */
   code: "forbidden";
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -61,12 +61,12 @@ export interface ForbiddenError {
   details: [];
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;
-  /** Never set on a known code; `true` only on {@link UnknownCodeError}. */
+  /** Never set on a known code; `true` only on {@link UnknownCodeErrorBody}. */
   unknownCode?: never;
 }
 
 /** ResourceNotFoundError: the `resource_not_found` error. 404: unknown route (`Route not found.`), or a resource that does not exist, belongs to another reseller or environment (A8, never revealing the owner), or a disabled API. */
-export interface ResourceNotFoundError {
+export interface ResourceNotFoundErrorBody {
   /** Always `resource_not_found`. Branch on this field, never on `message` (E6). */
   code: "resource_not_found";
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -75,12 +75,12 @@ export interface ResourceNotFoundError {
   details: [];
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;
-  /** Never set on a known code; `true` only on {@link UnknownCodeError}. */
+  /** Never set on a known code; `true` only on {@link UnknownCodeErrorBody}. */
   unknownCode?: never;
 }
 
 /** ConflictError: the `conflict` error. 409: the Idempotency-Key was used with a different fingerprint, its first attempt is still processing (D5), or the resource state forbids the action. Reconcile via the journal and a GET; never dodge it with a new key (D6). */
-export interface ConflictError {
+export interface ConflictErrorBody {
   /** Always `conflict`. Branch on this field, never on `message` (E6). */
   code: "conflict";
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -89,12 +89,12 @@ export interface ConflictError {
   details: [];
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;
-  /** Never set on a known code; `true` only on {@link UnknownCodeError}. */
+  /** Never set on a known code; `true` only on {@link UnknownCodeErrorBody}. */
   unknownCode?: never;
 }
 
 /** ValidationFailedError: the `validation_failed` error. 422: invalid input. A missing or invalid Idempotency-Key gives `details: []` (D5); field errors give an object of string arrays (E2). */
-export interface ValidationFailedError {
+export interface ValidationFailedErrorBody {
   /** Always `validation_failed`. Branch on this field, never on `message` (E6). */
   code: "validation_failed";
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -103,12 +103,12 @@ export interface ValidationFailedError {
   details: Record<string, string[]> | [];
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;
-  /** Never set on a known code; `true` only on {@link UnknownCodeError}. */
+  /** Never set on a known code; `true` only on {@link UnknownCodeErrorBody}. */
   unknownCode?: never;
 }
 
 /** RateLimitExceededError: the `rate_limit_exceeded` error. 429 from the API's own limiter (C11): pause the whole key for `retry_after` seconds, then repeat the same command (C12). */
-export interface RateLimitExceededError {
+export interface RateLimitExceededErrorBody {
   /** Always `rate_limit_exceeded`. Branch on this field, never on `message` (E6). */
   code: "rate_limit_exceeded";
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -117,12 +117,12 @@ export interface RateLimitExceededError {
   details: { retry_after: number };
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;
-  /** Never set on a known code; `true` only on {@link UnknownCodeError}. */
+  /** Never set on a known code; `true` only on {@link UnknownCodeErrorBody}. */
   unknownCode?: never;
 }
 
 /** InternalError: the `internal_error` error. 500 or another 5xx when the envelope applies: the side effect may already have happened. Reconcile, then retry boundedly with the same key and bytes (E4). Also what some operations answer for a malformed UUID path parameter (A9). */
-export interface InternalError {
+export interface InternalErrorBody {
   /** Always `internal_error`. Branch on this field, never on `message` (E6). */
   code: "internal_error";
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -131,7 +131,7 @@ export interface InternalError {
   details: [];
   /** Id of the request that produced this error, or null when no request context was assigned (E2). A replayed body keeps the original id while the `X-Request-ID` header may be new (D9). */
   request_id: string | null;
-  /** Never set on a known code; `true` only on {@link UnknownCodeError}. */
+  /** Never set on a known code; `true` only on {@link UnknownCodeErrorBody}. */
   unknownCode?: never;
 }
 
@@ -140,7 +140,7 @@ export interface InternalError {
  * as sent; `unknownCode: true` tells it apart, so after `if (error.unknownCode) …` the rest of the union
  * narrows on `code`.
  */
-export interface UnknownCodeError {
+export interface UnknownCodeErrorBody {
   /** The code as the server sent it: one this SDK version does not know yet. */
   code: string;
   /** Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -155,15 +155,15 @@ export interface UnknownCodeError {
 
 /** The `error` object of an ErrorEnvelope, discriminated by `code` (E1). */
 export type ApiError =
-  | RequestFailedError
-  | UnauthenticatedError
-  | ForbiddenError
-  | ResourceNotFoundError
-  | ConflictError
-  | ValidationFailedError
-  | RateLimitExceededError
-  | InternalError
-  | UnknownCodeError;
+  | RequestFailedErrorBody
+  | UnauthenticatedErrorBody
+  | ForbiddenErrorBody
+  | ResourceNotFoundErrorBody
+  | ConflictErrorBody
+  | ValidationFailedErrorBody
+  | RateLimitExceededErrorBody
+  | InternalErrorBody
+  | UnknownCodeErrorBody;
 
 /** The API's own error body (E1) — not application/problem+json. */
 export interface ErrorEnvelope {
@@ -233,61 +233,61 @@ function isUnknownCodeShape(e: Record<string, unknown>): boolean {
 /**
  * Validates an unknown JSON value as an ErrorEnvelope and returns its `error`, or undefined when the
  * shape is wrong (HTML, a router's message-only body, a proxy's JSON — E5). Never throws. A well-formed
- * envelope with a code this version does not know becomes {@link UnknownCodeError}.
+ * envelope with a code this version does not know becomes {@link UnknownCodeErrorBody}.
  */
 export function parseApiError(body: unknown): ApiError | undefined {
   if (!isRecord(body) || !isRecord(body.error)) return undefined;
   const error = body.error;
   if (typeof error.code !== "string") return undefined;
   if (isKnownCode(error.code)) return validators[error.code](error) ? (error as unknown as ApiError) : undefined;
-  return isUnknownCodeShape(error) ? ({ ...error, unknownCode: true } as UnknownCodeError) : undefined;
+  return isUnknownCodeShape(error) ? ({ ...error, unknownCode: true } as UnknownCodeErrorBody) : undefined;
 }
 
 /**
  * True when `body` is an ErrorEnvelope with a known code and a fully valid shape. For an unknown
- * (newer) code it is false — use {@link parseApiError}, which returns the {@link UnknownCodeError} fallback.
+ * (newer) code it is false — use {@link parseApiError}, which returns the {@link UnknownCodeErrorBody} fallback.
  */
 export function isApiError(body: unknown): body is ErrorEnvelope {
   const error = parseApiError(body);
   return error !== undefined && error.unknownCode !== true;
 }
 
-/** Narrows to {@link RequestFailedError} (`code: "request_failed"`). */
-export function isRequestFailed(error: ApiError): error is RequestFailedError {
+/** Narrows to {@link RequestFailedErrorBody} (`code: "request_failed"`). */
+export function isRequestFailed(error: ApiError): error is RequestFailedErrorBody {
   return error.code === "request_failed" && error.unknownCode !== true;
 }
 
-/** Narrows to {@link UnauthenticatedError} (`code: "unauthenticated"`). */
-export function isUnauthenticated(error: ApiError): error is UnauthenticatedError {
+/** Narrows to {@link UnauthenticatedErrorBody} (`code: "unauthenticated"`). */
+export function isUnauthenticated(error: ApiError): error is UnauthenticatedErrorBody {
   return error.code === "unauthenticated" && error.unknownCode !== true;
 }
 
-/** Narrows to {@link ForbiddenError} (`code: "forbidden"`). */
-export function isForbidden(error: ApiError): error is ForbiddenError {
+/** Narrows to {@link ForbiddenErrorBody} (`code: "forbidden"`). */
+export function isForbidden(error: ApiError): error is ForbiddenErrorBody {
   return error.code === "forbidden" && error.unknownCode !== true;
 }
 
-/** Narrows to {@link ResourceNotFoundError} (`code: "resource_not_found"`). */
-export function isResourceNotFound(error: ApiError): error is ResourceNotFoundError {
+/** Narrows to {@link ResourceNotFoundErrorBody} (`code: "resource_not_found"`). */
+export function isResourceNotFound(error: ApiError): error is ResourceNotFoundErrorBody {
   return error.code === "resource_not_found" && error.unknownCode !== true;
 }
 
-/** Narrows to {@link ConflictError} (`code: "conflict"`). */
-export function isConflict(error: ApiError): error is ConflictError {
+/** Narrows to {@link ConflictErrorBody} (`code: "conflict"`). */
+export function isConflict(error: ApiError): error is ConflictErrorBody {
   return error.code === "conflict" && error.unknownCode !== true;
 }
 
-/** Narrows to {@link ValidationFailedError} (`code: "validation_failed"`). */
-export function isValidationFailed(error: ApiError): error is ValidationFailedError {
+/** Narrows to {@link ValidationFailedErrorBody} (`code: "validation_failed"`). */
+export function isValidationFailed(error: ApiError): error is ValidationFailedErrorBody {
   return error.code === "validation_failed" && error.unknownCode !== true;
 }
 
-/** Narrows to {@link RateLimitExceededError} (`code: "rate_limit_exceeded"`). */
-export function isRateLimitExceeded(error: ApiError): error is RateLimitExceededError {
+/** Narrows to {@link RateLimitExceededErrorBody} (`code: "rate_limit_exceeded"`). */
+export function isRateLimitExceeded(error: ApiError): error is RateLimitExceededErrorBody {
   return error.code === "rate_limit_exceeded" && error.unknownCode !== true;
 }
 
-/** Narrows to {@link InternalError} (`code: "internal_error"`). */
-export function isInternalError(error: ApiError): error is InternalError {
+/** Narrows to {@link InternalErrorBody} (`code: "internal_error"`). */
+export function isInternalError(error: ApiError): error is InternalErrorBody {
   return error.code === "internal_error" && error.unknownCode !== true;
 }

@@ -74,7 +74,7 @@ export interface OperationMeta {
 }
 
 /** The operations table, keyed by operationId. */
-export const operations = {
+export const operationTable = {
   "context.get": {
     operationId: "context.get",
     method: "GET",
@@ -537,4 +537,4 @@ export const operations = {
 } as const satisfies Record<OperationId, OperationMeta>;
 
 /** The operations in spec order. */
-export const operationList: readonly OperationMeta[] = Object.values(operations);
+export const operationList: readonly OperationMeta[] = Object.values(operationTable);

@@ -13,7 +13,7 @@ export const ERRORS_EMITTER = "emit-errors.ts";
 /** One `oneOf` member of ApiError. */
 interface ErrorMember {
   readonly code: string;
-  /** `ValidationFailedError` */
+  /** `ValidationFailedErrorBody` */
   readonly typeName: string;
   /** `isValidationFailed` */
   readonly guardName: string;
@@ -78,8 +78,9 @@ function readErrorMembers(spec: Spec): ErrorMember[] {
       throw new SpecError(at, `discriminator maps ${mapped} here but code is ${pinned}`);
     }
     const name = pascalCase(code);
-    // internal_error → InternalError (not InternalErrorError); the guard is always is + PascalCase(code).
-    const typeName = name.endsWith("Error") ? name : `${name}Error`;
+    // A value shape, not a thrown class: internal_error → InternalErrorBody (not InternalErrorErrorBody);
+    // the guard is always is + PascalCase(code).
+    const typeName = `${name.endsWith("Error") ? name : `${name}Error`}Body`;
     return { code, typeName, guardName: `is${name}`, shape, pointer: at };
   });
   const codes = members.map((m) => m.code);
@@ -155,7 +156,7 @@ function addMemberInterface(file: SourceFile, spec: Spec, member: ErrorMember): 
         name: "unknownCode",
         hasQuestionToken: true,
         type: "never",
-        docs: ["Never set on a known code; `true` only on {@link UnknownCodeError}."],
+        docs: ["Never set on a known code; `true` only on {@link UnknownCodeErrorBody}."],
       },
     ],
   });
@@ -165,7 +166,7 @@ function addMemberInterface(file: SourceFile, spec: Spec, member: ErrorMember): 
 function addUnknownCodeInterface(file: SourceFile, spec: Spec, first: ErrorMember, common: ObjectShape): void {
   file.addInterface({
     isExported: true,
-    name: "UnknownCodeError",
+    name: "UnknownCodeErrorBody",
     docs: [
       "An envelope whose `code` this SDK version does not know (a newer server). `code` and `details` are kept\n" +
         "as sent; `unknownCode: true` tells it apart, so after `if (error.unknownCode) …` the rest of the union\n" +
@@ -191,7 +192,7 @@ function addUnionAndEnvelope(file: SourceFile, members: readonly ErrorMember[]):
     isExported: true,
     name: "ApiError",
     docs: ["The `error` object of an ErrorEnvelope, discriminated by `code` (E1)."],
-    type: (w) => [...members.map((m) => m.typeName), "UnknownCodeError"].forEach((name) => w.newLine().write(`| ${name}`)),
+    type: (w) => [...members.map((m) => m.typeName), "UnknownCodeErrorBody"].forEach((name) => w.newLine().write(`| ${name}`)),
   });
   file.addInterface({
     isExported: true,
@@ -261,7 +262,7 @@ function addParseAndIsApiError(file: SourceFile): void {
     docs: [
       "Validates an unknown JSON value as an ErrorEnvelope and returns its `error`, or undefined when the\n" +
         "shape is wrong (HTML, a router's message-only body, a proxy's JSON — E5). Never throws. A well-formed\n" +
-        "envelope with a code this version does not know becomes {@link UnknownCodeError}.",
+        "envelope with a code this version does not know becomes {@link UnknownCodeErrorBody}.",
     ],
     parameters: [{ name: "body", type: "unknown" }],
     returnType: "ApiError | undefined",
@@ -270,7 +271,7 @@ function addParseAndIsApiError(file: SourceFile): void {
       "const error = body.error;",
       `if (typeof error.code !== "string") return undefined;`,
       "if (isKnownCode(error.code)) return validators[error.code](error) ? (error as unknown as ApiError) : undefined;",
-      "return isUnknownCodeShape(error) ? ({ ...error, unknownCode: true } as UnknownCodeError) : undefined;",
+      "return isUnknownCodeShape(error) ? ({ ...error, unknownCode: true } as UnknownCodeErrorBody) : undefined;",
     ],
   });
   file.addFunction({
@@ -278,7 +279,7 @@ function addParseAndIsApiError(file: SourceFile): void {
     name: "isApiError",
     docs: [
       "True when `body` is an ErrorEnvelope with a known code and a fully valid shape. For an unknown\n" +
-        "(newer) code it is false — use {@link parseApiError}, which returns the {@link UnknownCodeError} fallback.",
+        "(newer) code it is false — use {@link parseApiError}, which returns the {@link UnknownCodeErrorBody} fallback.",
     ],
     parameters: [{ name: "body", type: "unknown" }],
     returnType: "body is ErrorEnvelope",

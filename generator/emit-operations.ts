@@ -85,7 +85,7 @@ function addOperationsTable(file: SourceFile, ops: readonly OperationModel[]): v
     docs: ["The operations table, keyed by operationId."],
     declarations: [
       {
-        name: "operations",
+        name: "operationTable",
         initializer: (w) => {
           w.write("{").indent(() => ops.forEach((op) => writeOperationEntry(w, op)));
           w.write("} as const satisfies Record<OperationId, OperationMeta>");
@@ -125,6 +125,6 @@ function addOperationList(file: SourceFile): void {
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
     docs: ["The operations in spec order."],
-    declarations: [{ name: "operationList", type: "readonly OperationMeta[]", initializer: "Object.values(operations)" }],
+    declarations: [{ name: "operationList", type: "readonly OperationMeta[]", initializer: "Object.values(operationTable)" }],
   });
 }

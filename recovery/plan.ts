@@ -4,7 +4,7 @@
  * order up by external_id, resend the SAME key and bytes, or ask for a manual check. Nothing here
  * ever invents a new Idempotency-Key or new body bytes: a resend always uses the journal's own.
  */
-import { operations, type OperationMeta } from "../generated/operations";
+import { operationTable, type OperationMeta } from "../generated/operations";
 import type { CommandRecord, CommandState } from "../journal";
 
 /** States recover() looks at. `needs_manual_check` only when asked (recheckManual). */
@@ -42,7 +42,7 @@ export type RecoveryPlan =
   | { action: "manual"; reason: string };
 
 export function operationOf(record: CommandRecord): OperationMeta | undefined {
-  return (operations as Record<string, OperationMeta>)[record.operationId];
+  return (operationTable as Record<string, OperationMeta>)[record.operationId];
 }
 
 /** True while a resend still falls inside the server's replay TTL (D6), minus the margin. */

@@ -3,7 +3,7 @@
  * openapi-fetch's init (`resellerCall`, which openapi-fetch copies onto the Request); a call made
  * directly through `client.http` gets one derived from the method and the schema path.
  */
-import { operations, type OperationId, type OperationMeta } from "../generated/operations";
+import { operationTable, type OperationId, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "../journal";
 import type { Outcome } from "../core";
 import type { AttemptController } from "./attempt-signal";
@@ -44,7 +44,7 @@ export interface CallContext extends CallOptions {
 }
 
 const byRoute = new Map<string, OperationMeta>(
-  Object.values(operations).map((op) => [`${op.method} ${op.path}`, op as OperationMeta]),
+  Object.values(operationTable).map((op) => [`${op.method} ${op.path}`, op as OperationMeta]),
 );
 
 export function operationFor(method: string, schemaPath: string): OperationMeta | undefined {
@@ -52,7 +52,7 @@ export function operationFor(method: string, schemaPath: string): OperationMeta 
 }
 
 export function operationById(id: OperationId): OperationMeta {
-  return operations[id] as OperationMeta;
+  return operationTable[id] as OperationMeta;
 }
 
 /** The call's context; created (and attached) on first use for a direct client.http call. */

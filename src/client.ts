@@ -7,7 +7,7 @@
 import createClient, { type Client } from "openapi-fetch";
 import type { paths } from "../generated/schema";
 import { createFacade, type OperationArgs, type OperationData, type ResourceFacade } from "../generated/client";
-import { operations, type OperationId } from "../generated/operations";
+import { operationTable, type OperationId } from "../generated/operations";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createAttemptLoopMiddleware } from "../middleware";
 import { AttemptController } from "../runner";
@@ -30,7 +30,7 @@ import { createPagedCall, type PagedCall } from "./paged-call";
 import { waitForOperation, type WaitOptions, type WaitResult } from "./operations-wait";
 import { recoverCommands, type RecoverOptions, type RecoverSummary } from "../recovery";
 
-type Meta = typeof operations;
+type Meta = typeof operationTable;
 type ItemOf<K extends OperationId> = OperationData[K] extends { data: readonly (infer I)[] } ? I : unknown;
 
 /** What each facade method returns: a PagedCall for list operations, else a Promise of the Outcome. */
@@ -159,7 +159,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     args: Record<string, unknown> | undefined,
     callOptions: CallOptions = {},
   ): Promise<Outcome> {
-    const op = operations[operationId];
+    const op = operationTable[operationId];
     // Per-call options are checked before the journal sees the command (nothing recorded, nothing sent).
     if (callOptions.idempotencyKey !== undefined) validateIdempotencyKey(callOptions.idempotencyKey);
     if (callOptions.language !== undefined) validateLanguage(callOptions.language);
@@ -218,13 +218,13 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   // so a resumed command and recovery never race, and domain locks (I6) are settled first.
   let startupGate: Promise<unknown> | undefined;
   const invoke = (operationId: OperationId, args: unknown, callOptions: unknown): unknown => {
-    if (startupGate && operations[operationId].idempotencyRequired) {
+    if (startupGate && operationTable[operationId].idempotencyRequired) {
       return startupGate.then(() => invokeNow(operationId, args, callOptions));
     }
     return invokeNow(operationId, args, callOptions);
   };
   const invokeNow = (operationId: OperationId, args: unknown, callOptions: unknown): unknown => {
-    const op = operations[operationId];
+    const op = operationTable[operationId];
     const a = (args ?? undefined) as Record<string, unknown> | undefined;
     const o = (callOptions ?? {}) as CallOptions;
     if (op.pagination === null) return call(operationId, a, o);

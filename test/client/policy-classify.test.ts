@@ -1,7 +1,7 @@
 // E4/E5 as pure tables: classify() (status and Content-Type first, never decode 204, snippet ≤ 2 KiB)
 // and decide() (x-unknown-outcome per operation). The emulator tests prove the same rows end to end.
 import { describe, expect, it } from "vitest";
-import { operations } from "../../generated/operations";
+import { operationTable } from "../../generated/operations";
 import { classify, isJsonContentType } from "../../runner";
 import { createRedactor } from "../../core";
 import { decide, type AttemptResult } from "../../runner";
@@ -17,7 +17,7 @@ const envelope = (code: string, details: unknown = []) =>
 
 describe("client: classify and decide", () => {
   it("E5: Content-Type is checked before decoding; JSON decode errors are unknown, not failures", () => {
-    const ctx = operations["context.get"];
+    const ctx = operationTable["context.get"];
     expect(classify(ctx, raw(200, '{"data":{}}', "application/json; charset=utf-8"), r).kind).toBe("success");
     expect(classify(ctx, raw(200, '{"data":{}}', "text/html"), r)).toMatchObject({
       kind: "unknown",
@@ -36,7 +36,7 @@ describe("client: classify and decide", () => {
   });
 
   it("G3: a 204 is never decoded, whatever its headers claim", () => {
-    const del = operations["webhooks.delete"];
+    const del = operationTable["webhooks.delete"];
     expect(
       classify(
         del,
@@ -52,7 +52,7 @@ describe("client: classify and decide", () => {
   });
 
   it("D9: Idempotency-Replayed: true → replayed; absent → not replayed", () => {
-    const op = operations["domains.check"];
+    const op = operationTable["domains.check"];
     expect(
       classify(op, raw(200, '{"data":[]}', "application/json", { "idempotency-replayed": "true" }), r),
     ).toMatchObject({ replayed: true });
@@ -60,7 +60,7 @@ describe("client: classify and decide", () => {
   });
 
   it("E4: statuses map to rejected / conflict / rate_limited / unknown; envelopes are typed, other bodies are snippets", () => {
-    const op = operations["domains.renew"];
+    const op = operationTable["domains.renew"];
     for (const [status, code] of [
       [400, "request_failed"],
       [401, "unauthenticated"],
@@ -110,25 +110,25 @@ describe("client: classify and decide", () => {
     const state = { attempts: 1, rateLimitRetries: 0, maxAttempts: 6, maxRateLimitRetries: 10 };
     const timeout: AttemptResult = { kind: "transport", error: "timeout" };
     const server: AttemptResult = { kind: "unknown", reason: "server_error", status: 500 };
-    expect(decide(operations["domains.renew"], timeout, state)).toEqual({ action: "retry", charge: "timeout" });
-    expect(decide(operations["domains.renew"], server, state)).toEqual({ action: "retry", charge: "error" });
-    expect(decide(operations["orders.create"], timeout, state)).toEqual({ action: "reconcile" });
-    expect(decide(operations["webhooks.create"], timeout, state)).toEqual({ action: "give_up", why: "report" });
-    expect(decide(operations["webhooks.rotateSecret"], server, state)).toEqual({ action: "give_up", why: "report" });
-    expect(decide(operations["tickets.create"], server, state)).toEqual({ action: "give_up", why: "report" });
-    expect(decide(operations["context.get"], server, state)).toEqual({ action: "retry", charge: "error" });
-    expect(decide(operations["context.get"], server, { ...state, attempts: 6 })).toEqual({
+    expect(decide(operationTable["domains.renew"], timeout, state)).toEqual({ action: "retry", charge: "timeout" });
+    expect(decide(operationTable["domains.renew"], server, state)).toEqual({ action: "retry", charge: "error" });
+    expect(decide(operationTable["orders.create"], timeout, state)).toEqual({ action: "reconcile" });
+    expect(decide(operationTable["webhooks.create"], timeout, state)).toEqual({ action: "give_up", why: "report" });
+    expect(decide(operationTable["webhooks.rotateSecret"], server, state)).toEqual({ action: "give_up", why: "report" });
+    expect(decide(operationTable["tickets.create"], server, state)).toEqual({ action: "give_up", why: "report" });
+    expect(decide(operationTable["context.get"], server, state)).toEqual({ action: "retry", charge: "error" });
+    expect(decide(operationTable["context.get"], server, { ...state, attempts: 6 })).toEqual({
       action: "give_up",
       why: "max_attempts",
     });
-    expect(decide(operations["domains.renew"], { kind: "rejected", status: 422 }, state)).toEqual({ action: "stop" });
-    expect(decide(operations["domains.renew"], { kind: "conflict", status: 409 }, state)).toEqual({ action: "stop" });
+    expect(decide(operationTable["domains.renew"], { kind: "rejected", status: 422 }, state)).toEqual({ action: "stop" });
+    expect(decide(operationTable["domains.renew"], { kind: "conflict", status: 409 }, state)).toEqual({ action: "stop" });
     expect(
-      decide(operations["webhooks.create"], { kind: "rate_limited", status: 429, retryAfter: "1" }, state),
+      decide(operationTable["webhooks.create"], { kind: "rate_limited", status: 429, retryAfter: "1" }, state),
     ).toEqual({ action: "rate_limit" });
     expect(
       decide(
-        operations["webhooks.create"],
+        operationTable["webhooks.create"],
         { kind: "rate_limited", status: 429, retryAfter: "1" },
         { ...state, rateLimitRetries: 10 },
       ),

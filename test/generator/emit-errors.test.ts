@@ -55,7 +55,7 @@ describe("parseApiError on the mini fixture's generated code (E1, E2, E5)", () =
     expect(mini.isApiError(body)).toBe(false);
   });
 
-  it("an unknown (newer) code becomes the UnknownCodeError fallback, keeping code and details", () => {
+  it("an unknown (newer) code becomes the UnknownCodeErrorBody fallback, keeping code and details", () => {
     const body = envelope({ code: "registry_offline", ...base, details: { registry: "kz" } });
     const error = mini.parseApiError(body);
     expect(error).toEqual({ code: "registry_offline", ...base, details: { registry: "kz" }, unknownCode: true });

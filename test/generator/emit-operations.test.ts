@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import { emitOperations } from "../../generator/emit-operations";
 import { readOperations } from "../../generator/model";
 import { createSpec, loadSpec, type Json } from "../../generator/spec";
-import { operations as edge } from "../fixtures/generator/edge/want/operations";
-import { operations as mini } from "../fixtures/generator/mini/want/operations";
+import { operationTable as edge } from "../fixtures/generator/edge/want/operations";
+import { operationTable as mini } from "../fixtures/generator/mini/want/operations";
 import { fixtureNames, fixtureSpec, wantFile } from "./support";
 
 /** A one-operation spec; `op` is merged into a POST /things/{thingUuid}. */

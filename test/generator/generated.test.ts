@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { createFacade } from "../../generated/client";
 import * as errors from "../../generated/errors";
-import { operationList, operations, type OperationId } from "../../generated/operations";
+import { operationList, operationTable, type OperationId } from "../../generated/operations";
 
 const rid = "0b6f7a4e-3c1d-4e5f-8a9b-1c2d3e4f5a6b";
 
@@ -59,7 +59,7 @@ describe("generated/errors.ts from spec/openapi.yaml", () => {
     expect(errors.parseApiError(body)).toBeUndefined();
   });
 
-  it("an unknown future code is kept as UnknownCodeError", () => {
+  it("an unknown future code is kept as UnknownCodeErrorBody", () => {
     const error = errors.parseApiError({ error: { code: "payment_required", message: "m", details: { due: "10.00" }, request_id: null } });
     expect(error).toMatchObject({ code: "payment_required", details: { due: "10.00" }, unknownCode: true });
   });
@@ -72,15 +72,15 @@ describe("generated/operations.ts carries the agreed vendor extensions", () => {
 
   it("has all 27 operations, keyed by operationId", () => {
     expect(all).toHaveLength(27);
-    for (const op of operationList) expect(operations[op.operationId]).toBe(op);
+    for (const op of operationList) expect(operationTable[op.operationId]).toBe(op);
   });
 
   it("B1, B3: x-live-only on balance.get, ledger.list and tickets.*", () => {
-    expect(ids((id) => operations[id].liveOnly)).toEqual(["balance.get", "ledger.list", "tickets.addMessage", "tickets.create", "tickets.get", "tickets.list"]);
+    expect(ids((id) => operationTable[id].liveOnly)).toEqual(["balance.get", "ledger.list", "tickets.addMessage", "tickets.create", "tickets.get", "tickets.list"]);
   });
 
   it("F1: x-async-operation on renew, sync, setNameservers", () => {
-    expect(ids((id) => operations[id].asyncOperation)).toEqual(["domains.renew", "domains.setNameservers", "domains.sync"]);
+    expect(ids((id) => operationTable[id].asyncOperation)).toEqual(["domains.renew", "domains.setNameservers", "domains.sync"]);
   });
 
   it("D1: Idempotency-Key on exactly the writes", () => {
@@ -88,11 +88,11 @@ describe("generated/operations.ts carries the agreed vendor extensions", () => {
   });
 
   it("x-unknown-outcome: resend / reconcile / report per write, null on reads", () => {
-    expect(ids((id) => operations[id].unknownOutcome === "resend")).toEqual(
+    expect(ids((id) => operationTable[id].unknownOutcome === "resend")).toEqual(
       ["domains.check", "domains.renew", "domains.setNameservers", "domains.sync", "quotes.create", "webhooks.delete", "webhooks.test", "webhooks.update"],
     );
-    expect(ids((id) => operations[id].unknownOutcome === "reconcile")).toEqual(["orders.create"]);
-    expect(ids((id) => operations[id].unknownOutcome === "report")).toEqual(["tickets.addMessage", "tickets.create", "webhooks.create", "webhooks.rotateSecret"]);
+    expect(ids((id) => operationTable[id].unknownOutcome === "reconcile")).toEqual(["orders.create"]);
+    expect(ids((id) => operationTable[id].unknownOutcome === "report")).toEqual(["tickets.addMessage", "tickets.create", "webhooks.create", "webhooks.rotateSecret"]);
     for (const op of operationList) if (op.method === "GET") expect(op.unknownOutcome, op.operationId).toBeNull();
   });
 
@@ -110,12 +110,12 @@ describe("generated/operations.ts carries the agreed vendor extensions", () => {
   });
 
   it("H1: pagination kinds", () => {
-    expect(ids((id) => operations[id].pagination === "links")).toEqual(["domains.list", "ledger.list", "operations.list", "orders.list", "tickets.list"]);
-    expect(ids((id) => operations[id].pagination === "meta-only")).toEqual(["webhooks.list"]);
+    expect(ids((id) => operationTable[id].pagination === "links")).toEqual(["domains.list", "ledger.list", "operations.list", "orders.list", "tickets.list"]);
+    expect(ids((id) => operationTable[id].pagination === "meta-only")).toEqual(["webhooks.list"]);
   });
 
   it("D4: sync, webhooks.test, rotateSecret and delete have no request body", () => {
-    expect(ids((id) => !operations[id].hasBody && operations[id].method !== "GET")).toEqual(["domains.sync", "webhooks.delete", "webhooks.rotateSecret", "webhooks.test"]);
+    expect(ids((id) => !operationTable[id].hasBody && operationTable[id].method !== "GET")).toEqual(["domains.sync", "webhooks.delete", "webhooks.rotateSecret", "webhooks.test"]);
   });
 });
 

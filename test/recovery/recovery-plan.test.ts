@@ -2,7 +2,7 @@
 // command — never a new key or new bytes; resends only inside the replay TTL, or past it only for
 // async domain operations (D7); `report` writes and undecidable cases → manual check (F4).
 import { describe, expect, it } from "vitest";
-import { operations } from "../../generated/operations";
+import { operationTable } from "../../generated/operations";
 import type { CommandRecord } from "../../journal";
 import {
   pathParamsOf,
@@ -94,9 +94,9 @@ describe("recovery plan", () => {
 
   it("D4: a stored query string cannot be resent through the facade → manual; path params read back exactly", () => {
     expect(planRecovery(rec({ query: "?a=1" }), NOW, opts).action).toBe("manual");
-    expect(pathParamsOf(operations["domains.renew"], "/domains/abc/renew")).toEqual({ domainUuid: "abc" });
-    expect(pathParamsOf(operations["domains.renew"], "/domains/abc/sync")).toBeUndefined();
-    expect(pathParamsOf(operations["orders.create"], "/orders")).toEqual({});
+    expect(pathParamsOf(operationTable["domains.renew"], "/domains/abc/renew")).toEqual({ domainUuid: "abc" });
+    expect(pathParamsOf(operationTable["domains.renew"], "/domains/abc/sync")).toBeUndefined();
+    expect(pathParamsOf(operationTable["orders.create"], "/orders")).toEqual({});
   });
 
   it("F4: every X-Request-ID once; C12: a journalled 429 bounds the pause after a restart", () => {
