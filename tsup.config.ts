@@ -1,6 +1,7 @@
 /**
- * Bundles the package (owner: generator/pipeline). `npm run bundle` after `npm run generate`.
+ * Bundles the package. `npm run bundle` after `npm run generate`.
  * - dist/index   ← src/index.ts       ESM + CJS, .d.ts + .d.cts  (the client SDK)
+ * - dist/pacing  ← src/pacing.ts      the advanced pacing entry (reseller-api/pacing)
  * - dist/emulator← emulator/public.ts ESM + CJS, .d.ts + .d.cts  (reseller-api/emulator, with the server)
  * - dist/stores/{memory,sqlite,postgres,redis} ← stores/*  (reseller-api/stores/…; optional peers)
  * - dist/cli     ← emulator/cli.ts    ESM only, with a shebang    (bin: reseller-emulator)
@@ -23,6 +24,7 @@ export default defineConfig([
     ...shared,
     entry: {
       index: "src/index.ts",
+      pacing: "src/pacing.ts",
       emulator: "emulator/public.ts",
       // One entry per store so each optional peer (better-sqlite3, pg, ioredis) stays optional.
       "stores/memory": "stores/memory-journal.ts",

@@ -6,14 +6,55 @@
  * A4: no message here ever contains the token; callers pass field names, never values.
  */
 
-/** Base class of every error the client creates. */
+/**
+ * Marks every error of this package. `Symbol.for` is global to the process, so the guards below also
+ * recognise errors thrown by a second copy of the package (two versions in node_modules, a CJS and an
+ * ESM copy), where `instanceof` fails.
+ */
+const BRAND = Symbol.for("reseller-api.ResellerClientError");
+
+/** Stable machine-readable codes, one per error class; branch on these, never on `message`. */
+export type ResellerErrorCode =
+  | "reseller_error"
+  | "invalid_options"
+  | "invalid_argument"
+  | "invalid_token"
+  | "live_only"
+  | "insecure_transport"
+  | "request_aborted"
+  | "pagination_failed"
+  | "network_error"
+  | "timeout"
+  | "domain_locked"
+  | "invalid_transition"
+  | "duplicate_command"
+  | "unknown_command"
+  | "sensitive_data";
+
+/** Base class of every error the package throws. */
 export class ResellerClientError extends Error {
   override readonly name: string = "ResellerClientError";
+  readonly code: ResellerErrorCode = "reseller_error";
+  declare readonly [BRAND]: true;
+  static {
+    Object.defineProperty(this.prototype, BRAND, { value: true });
+  }
+}
+
+/** True for any error this package throws, from this copy of the package or another one. */
+export function isResellerClientError(value: unknown): value is ResellerClientError {
+  return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+}
+
+/** Builds a guard for one error class by its stable `code` (works across duplicate package copies). */
+export function errorGuard<E extends ResellerClientError>(code: E["code"]): (value: unknown) => value is E {
+  return (value: unknown): value is E => isResellerClientError(value) && value.code === code;
 }
 
 /** createResellerClient() options are invalid. */
 export class InvalidOptionsError extends ResellerClientError {
   override readonly name = "InvalidOptionsError";
+  override readonly code = "invalid_options" as const;
   constructor(message: string, readonly option: string) {
     super(message);
   }
@@ -22,6 +63,7 @@ export class InvalidOptionsError extends ResellerClientError {
 /** A call argument is invalid (A9 malformed UUID, H1 per_page, D2 Idempotency-Key, a body on a bodiless op). */
 export class InvalidArgumentError extends ResellerClientError {
   override readonly name = "InvalidArgumentError";
+  override readonly code = "invalid_argument" as const;
   constructor(
     message: string,
     readonly argument: string,
@@ -35,11 +77,13 @@ export class InvalidArgumentError extends ResellerClientError {
 /** A3: the token does not have the reseller-key format. The message never contains the token. */
 export class InvalidTokenError extends ResellerClientError {
   override readonly name = "InvalidTokenError";
+  override readonly code = "invalid_token" as const;
 }
 
 /** B1–B4: a live-only operation was called with a test key (the server would answer 403). */
 export class LiveOnlyError extends ResellerClientError {
   override readonly name = "LiveOnlyError";
+  override readonly code = "live_only" as const;
   constructor(readonly operationId: string) {
     super(`${operationId} is available only to live credentials (B1–B3); a test key would get 403.`);
   }
@@ -48,6 +92,7 @@ export class LiveOnlyError extends ResellerClientError {
 /** A1/A4: the token would travel over plain HTTP to a non-loopback host. */
 export class InsecureTransportError extends ResellerClientError {
   override readonly name = "InsecureTransportError";
+  override readonly code = "insecure_transport" as const;
 }
 
 /**
@@ -56,6 +101,7 @@ export class InsecureTransportError extends ResellerClientError {
  */
 export class RequestAbortedError extends ResellerClientError {
   override readonly name = "RequestAbortedError";
+  override readonly code = "request_aborted" as const;
   constructor(readonly operationId: string, readonly reason?: unknown) {
     super(`${operationId} was aborted by the caller before a result arrived.`);
   }
@@ -64,6 +110,7 @@ export class RequestAbortedError extends ResellerClientError {
 /** A page fetched during iteration did not succeed; the page's Outcome is attached. */
 export class PaginationError extends ResellerClientError {
   override readonly name = "PaginationError";
+  override readonly code = "pagination_failed" as const;
   constructor(readonly outcome: { kind: string; operationId: string }, readonly pageIndex: number) {
     super(`Page ${pageIndex + 1} of ${outcome.operationId} ended as "${outcome.kind}".`);
   }
@@ -72,10 +119,11 @@ export class PaginationError extends ResellerClientError {
 /** Transport failure: the connection failed or was reset; no HTTP response was read (E4). */
 export class NetworkError extends ResellerClientError {
   override readonly name = "NetworkError";
+  override readonly code = "network_error" as const;
   constructor(
     message: string,
-    /** undici-style code when known, e.g. UND_ERR_SOCKET, ECONNRESET. */
-    readonly code?: string,
+    /** The transport's own code when known, e.g. UND_ERR_SOCKET, ECONNRESET. */
+    readonly causeCode?: string,
   ) {
     super(message);
   }
@@ -84,7 +132,19 @@ export class NetworkError extends ResellerClientError {
 /** Transport failure: the attempt exceeded its per-attempt timeout (E4). */
 export class TimeoutError extends ResellerClientError {
   override readonly name = "TimeoutError";
+  override readonly code = "timeout" as const;
   constructor(readonly timeoutMs: number) {
     super(`The attempt got no complete response within ${timeoutMs} ms.`);
   }
 }
+
+/** Guards by class; each also recognises errors from a duplicate copy of the package. */
+export const isInvalidOptionsError = errorGuard<InvalidOptionsError>("invalid_options");
+export const isInvalidArgumentError = errorGuard<InvalidArgumentError>("invalid_argument");
+export const isInvalidTokenError = errorGuard<InvalidTokenError>("invalid_token");
+export const isLiveOnlyError = errorGuard<LiveOnlyError>("live_only");
+export const isInsecureTransportError = errorGuard<InsecureTransportError>("insecure_transport");
+export const isRequestAbortedError = errorGuard<RequestAbortedError>("request_aborted");
+export const isPaginationError = errorGuard<PaginationError>("pagination_failed");
+export const isNetworkError = errorGuard<NetworkError>("network_error");
+export const isTimeoutError = errorGuard<TimeoutError>("timeout");

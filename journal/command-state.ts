@@ -3,7 +3,8 @@
  * canTransition(), so the memory, SQLite and PostgreSQL stores agree on what may happen to a
  * command — and a timeout can never silently turn into "failed" (E4, F4).
  */
-import { InvalidTransitionError, type CommandState } from "./journal";
+import type { CommandState } from "../core";
+import { InvalidTransitionError } from "./errors";
 
 /** Every state, in lifecycle order. */
 export const COMMAND_STATES: readonly CommandState[] = [

@@ -89,63 +89,6 @@ export type CommandPatch = Partial<
   Pick<CommandRecord, "response" | "resources" | "reconciliation" | "manualCheck">
 >;
 
-/** Thrown by record() when another command for the same lockKey is in flight (I6). */
-export class DomainLockedError extends Error {
-  readonly name = "DomainLockedError";
-  constructor(
-    readonly lockKey: string,
-    readonly heldBy: string,
-  ) {
-    super(`A command for ${lockKey} is already in flight (command ${heldBy}); reconcile it before starting another.`);
-  }
-}
-
-/** Thrown by transition() for a move the state machine does not allow. */
-export class InvalidTransitionError extends Error {
-  readonly name = "InvalidTransitionError";
-  constructor(
-    readonly from: CommandState,
-    readonly to: CommandState,
-  ) {
-    super(`Command state cannot move from ${from} to ${to}.`);
-  }
-}
-
-/**
- * Thrown by record() when the API key already has a command with this Idempotency-Key (or the id is
- * taken). D7: never reuse a key for a new business action — look the existing command up instead.
- */
-export class DuplicateCommandError extends Error {
-  readonly name = "DuplicateCommandError";
-  constructor(
-    readonly apiKeyId: string,
-    readonly idempotencyKey: string,
-    /** The id of the command already holding the key, when known. */
-    readonly existingId: string | undefined,
-  ) {
-    super(`The Idempotency-Key is already used by command ${existingId ?? "(unknown)"} of this API key.`);
-  }
-}
-
-/** Thrown by addAttempt() and transition() for an id the journal does not hold. */
-export class UnknownCommandError extends Error {
-  readonly name = "UnknownCommandError";
-  constructor(readonly id: string) {
-    super(`No command with id ${id} in the journal.`);
-  }
-}
-
-/**
- * Thrown by record() when the command would put a bearer token into the journal (A4, H2): the
- * caller must abort the send rather than persist (or transmit) a secret.
- */
-export class SensitiveDataError extends Error {
-  readonly name = "SensitiveDataError";
-  constructor(readonly field: string) {
-    super(`Refusing to journal a command whose ${field} contains an API token.`);
-  }
-}
-
 export interface Journal {
   /** G1/D3: persist the command in state "recorded". A rejection must abort the send. */
   record(command: NewCommand): Promise<CommandRecord>;

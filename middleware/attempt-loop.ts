@@ -1,8 +1,9 @@
 /**
- * The attempt-loop middleware: registered last, its onRequest runs the whole command (pacing,
- * retries, reconciliation — command-runner.ts) by calling `options.fetch` itself, so the other
- * middleware never re-run and the body is never re-serialised (D4). It returns the final HTTP
- * response to openapi-fetch and leaves the Outcome on the call context for the facade.
+ * The wrap around openapi-fetch's single `fetch` (see README: "The attempt loop is a wrap").
+ * Registered last, its onRequest runs the whole command through runner/ (pacing, retries,
+ * reconciliation), calling `options.fetch` itself, so the other middleware never re-run and the body
+ * is never re-serialised (D4). The Outcome goes back on the call context, which openapi-fetch copies
+ * onto the Request from the init key CALL_CONTEXT_KEY.
  */
 import type { Middleware } from "openapi-fetch";
 import { callContextOf } from "../runner";

@@ -12,7 +12,7 @@ import { systemClock, type Clock } from "../runtime/clock";
 import { createAttemptLoopMiddleware } from "../middleware";
 import { AttemptController } from "../runner";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner";
-import { InvalidArgumentError } from "../core";
+import { InvalidArgumentError, ResellerClientError } from "../core";
 import { createEventSink } from "../core";
 import { createIdempotencyMiddleware } from "../middleware";
 import { createLanguageMiddleware, validateLanguage } from "../middleware";
@@ -204,7 +204,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       if (ctx.outcome) return ctx.outcome;
       throw error;
     }
-    const outcome = ctx.outcome!;
+    const outcome = ctx.outcome;
+    if (!outcome) throw wrapBroken();
     if (operationId === "context.get" && outcome.kind === "succeeded") {
       // A5: learn the key's limit from the first call a client makes.
       const limit = (outcome.data as { data?: { credential?: { rate_limit_per_minute?: unknown } } })?.data?.credential
@@ -289,3 +290,11 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
 }
 
 export type { OperationArgs };
+
+/** The wrap (middleware/attempt-loop.ts) never saw this call's context: openapi-fetch dropped the init key. */
+function wrapBroken(): ResellerClientError {
+  return new ResellerClientError(
+    `openapi-fetch did not copy the init key "${CALL_CONTEXT_KEY}" onto its Request, so the call ran without its ` +
+      "idempotency key and journal. Install the openapi-fetch version reseller-api declares (npm ls openapi-fetch).",
+  );
+}

@@ -1,14 +1,19 @@
-// Package entry for `reseller-api`: the client, its outcome and error types, and the operations table.
-export * from "../generated/operations";
-// E1/E2: the API's error envelope, a union by `code` with isX guards (never branch on `message`, E6).
-export * from "../generated/errors";
-export type { OperationArgs, OperationData } from "../generated/client";
+/**
+ * Package entry of `reseller-api`. Every export is listed by name, so a spec change or a new internal
+ * module can never change the public surface silently; `etc/reseller-api.api.md` records it and CI
+ * fails when that report is stale.
+ */
+
+// The client.
 export { createResellerClient } from "./client";
 export type { ResellerClient, ResultMap } from "./client";
 export type { ResellerClientOptions } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
 export type { CallOptions } from "../runner";
+export type { OperationArgs, OperationData } from "../generated/client";
+
+// What every call resolves to: an Outcome, a union on `kind` (an HTTP result never throws).
 export type {
   Outcome,
   OutcomeKind,
@@ -23,6 +28,8 @@ export type {
   RateLimitSnapshot,
   OperationResource,
 } from "../core";
+
+// The one error family: everything the package throws extends ResellerClientError.
 export {
   ResellerClientError,
   InvalidOptionsError,
@@ -34,17 +41,93 @@ export {
   PaginationError,
   NetworkError,
   TimeoutError,
+  isResellerClientError,
+  isInvalidOptionsError,
+  isInvalidArgumentError,
+  isInvalidTokenError,
+  isLiveOnlyError,
+  isInsecureTransportError,
+  isRequestAbortedError,
+  isPaginationError,
+  isNetworkError,
+  isTimeoutError,
 } from "../core";
-export { DomainLockedError, DuplicateCommandError, SensitiveDataError } from "../journal";
-export type { Journal, CommandRecord, CommandState, AttemptRecord, NewCommand } from "../journal";
-export type { ClientEvent, EventHandler } from "../core";
+export type { ResellerErrorCode } from "../core";
+export {
+  DomainLockedError,
+  DuplicateCommandError,
+  InvalidTransitionError,
+  SensitiveDataError,
+  UnknownCommandError,
+  isDomainLockedError,
+  isDuplicateCommandError,
+  isInvalidTransitionError,
+  isSensitiveDataError,
+  isUnknownCommandError,
+} from "../journal";
+
+// The API's own error envelope (E1, E2): a union by `code`, with one guard per code.
+export {
+  apiErrorCodes,
+  parseApiError,
+  isApiError,
+  isRequestFailed,
+  isUnauthenticated,
+  isForbidden,
+  isResourceNotFound,
+  isConflict,
+  isValidationFailed,
+  isRateLimitExceeded,
+  isInternalError,
+} from "../generated/errors";
+export type {
+  ApiError,
+  ApiErrorCode,
+  ErrorEnvelope,
+  RequestFailedErrorBody,
+  UnauthenticatedErrorBody,
+  ForbiddenErrorBody,
+  ResourceNotFoundErrorBody,
+  ConflictErrorBody,
+  ValidationFailedErrorBody,
+  RateLimitExceededErrorBody,
+  InternalErrorBody,
+  UnknownCodeErrorBody,
+} from "../generated/errors";
+
+// Operation metadata from the spec.
+export { operationTable, operationList } from "../generated/operations";
+export type {
+  OperationId,
+  OperationMeta,
+  HttpMethod,
+  UnknownOutcomePolicy,
+  PaginationKind,
+} from "../generated/operations";
+
+// Journals: what a store implements (stores live in reseller-api/stores/*).
+export { canTransition, COMMAND_STATES, TERMINAL_STATES } from "../journal";
+export type {
+  Journal,
+  CommandRecord,
+  CommandState,
+  CommandPatch,
+  CommandResources,
+  AttemptRecord,
+  NewCommand,
+  ManualCheck,
+} from "../journal";
+
+// Recovery after a crash.
+export type { RecoverOptions, RecoverSummary, RecoveryTransition } from "../recovery";
+
+// Events (I7), already redacted.
+export type { ClientEvent, EventHandler, PacingEvent, RecoveryEvent } from "../core";
+
+// Pacing and retry budget: types for options; constructors live in reseller-api/pacing.
+export type { Pacer, PacerOptions, PacingSnapshot, WindowStore } from "../pacing";
 export type { RetryBudget, RetryBudgetOptions } from "../runner";
-export { createPacer } from "../pacing";
-export type { Pacer, PacerOptions } from "../pacing";
-export type { PacingEvent, RecoveryEvent } from "../core";
-export type { WindowStore } from "../pacing";
+
+// Time, injectable (tests share a VirtualClock with the emulator).
 export { systemClock, VirtualClock } from "../runtime/clock";
 export type { Clock } from "../runtime/clock";
-export type { RecoverOptions, RecoverSummary, RecoveryTransition } from "../recovery";
-export type { ManualCheck } from "../journal";
-export { InvalidTransitionError } from "../journal";

@@ -1,0 +1,74 @@
+/**
+ * Errors a journal throws (I5, I6, D7, A4). They belong to the package's one error family: each
+ * extends ResellerClientError, carries a stable `code` and has a guard that works across copies.
+ */
+import { errorGuard, ResellerClientError, type CommandState } from "../core";
+
+/** Thrown by record() when another command for the same lockKey is in flight (I6). */
+export class DomainLockedError extends ResellerClientError {
+  override readonly name = "DomainLockedError";
+  override readonly code = "domain_locked" as const;
+  constructor(
+    readonly lockKey: string,
+    readonly heldBy: string,
+  ) {
+    super(`A command for ${lockKey} is already in flight (command ${heldBy}); reconcile it before starting another.`);
+  }
+}
+
+/** Thrown by transition() for a move the state machine does not allow. */
+export class InvalidTransitionError extends ResellerClientError {
+  override readonly name = "InvalidTransitionError";
+  override readonly code = "invalid_transition" as const;
+  constructor(
+    readonly from: CommandState,
+    readonly to: CommandState,
+  ) {
+    super(`Command state cannot move from ${from} to ${to}.`);
+  }
+}
+
+/**
+ * Thrown by record() when the API key already has a command with this Idempotency-Key (or the id is
+ * taken). D7: never reuse a key for a new business action — look the existing command up instead.
+ */
+export class DuplicateCommandError extends ResellerClientError {
+  override readonly name = "DuplicateCommandError";
+  override readonly code = "duplicate_command" as const;
+  constructor(
+    readonly apiKeyId: string,
+    readonly idempotencyKey: string,
+    /** The id of the command already holding the key, when known. */
+    readonly existingId: string | undefined,
+  ) {
+    super(`The Idempotency-Key is already used by command ${existingId ?? "(unknown)"} of this API key.`);
+  }
+}
+
+/** Thrown by addAttempt() and transition() for an id the journal does not hold. */
+export class UnknownCommandError extends ResellerClientError {
+  override readonly name = "UnknownCommandError";
+  override readonly code = "unknown_command" as const;
+  constructor(readonly id: string) {
+    super(`No command with id ${id} in the journal.`);
+  }
+}
+
+/**
+ * Thrown by record() when the command would put a bearer token into the journal (A4, H2): the
+ * caller must abort the send rather than persist (or transmit) a secret.
+ */
+export class SensitiveDataError extends ResellerClientError {
+  override readonly name = "SensitiveDataError";
+  override readonly code = "sensitive_data" as const;
+  constructor(readonly field: string) {
+    super(`Refusing to journal a command whose ${field} contains an API token.`);
+  }
+}
+
+/** Guards by class; each also recognises errors from a duplicate copy of the package. */
+export const isDomainLockedError = errorGuard<DomainLockedError>("domain_locked");
+export const isInvalidTransitionError = errorGuard<InvalidTransitionError>("invalid_transition");
+export const isDuplicateCommandError = errorGuard<DuplicateCommandError>("duplicate_command");
+export const isUnknownCommandError = errorGuard<UnknownCommandError>("unknown_command");
+export const isSensitiveDataError = errorGuard<SensitiveDataError>("sensitive_data");
