@@ -3,7 +3,7 @@
 // Side by side in one run, each on its own fresh key (C2: separate counters):
 //   naive        — bare fetch as fast as possible from 8 workers; each 429 waits Retry-After, retries
 //   token-bucket — seed 002's advice: bucket at L/W with burst L in front of the same 8 workers
-//   pacer        — middleware/pacing.ts (fixed-window fit, even spacing, whole-key pause)
+//   pacer        — pacing/pacer.ts (fixed-window fit, even spacing, whole-key pause)
 // Utilisation = accepted ÷ (L × elapsed / W), where elapsed runs from the first send to the END of
 // the last server window the strategy used (that window's opener + W): the share of the key's
 // capacity used while the strategy occupied it; 1.0 = back-to-back full windows. Server windows are

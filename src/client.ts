@@ -55,7 +55,7 @@ export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "opera
   credential: { environment: "test" | "live"; publicKeyId: string };
   /**
    * G4/I5/F4: settle this key's journalled commands left in recorded/sending/unknown/conflict/
-   * reconciling/accepted (src/recover.ts). Needs a journal. Never a new key or new bytes.
+   * reconciling/accepted (recovery/). Needs a journal. Never a new key or new bytes.
    */
   recover(options?: RecoverOptions): Promise<RecoverSummary>;
   /** The start-up recovery (`recoverOnStart`), or undefined when it was not requested. */

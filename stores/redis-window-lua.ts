@@ -1,5 +1,5 @@
 /**
- * The Lua port of middleware/memory-window-store.ts (applyReserve & co.). Each WindowStore method is
+ * The Lua port of pacing/memory-window-store.ts (applyReserve & co.). Each WindowStore method is
  * ONE script over two keys — KEYS[1] the per-key hash, KEYS[2] a window sequence counter that never
  * expires (so an expired hash cannot reuse an old windowId) — so N processes on one API key share
  * one atomic decision (I1). Times come from the caller (ARGV), never from Redis TIME.

@@ -1,7 +1,7 @@
 /**
  * WindowStore in Redis (I1): the fixed-window counter, the even-spacing cursor and the shared
  * "paused until" of each API key live in one Redis hash, and every decision is one atomic Lua
- * script (stores/redis-window-lua.ts, a port of middleware/memory-window-store.ts), so N processes
+ * script (stores/redis-window-lua.ts, a port of pacing/memory-window-store.ts), so N processes
  * on one key together stay inside the server's window (C3, C8, C12).
  *
  * When Redis fails (error or timeout) the store fails over to local pacing at `share` of the limit

@@ -1,5 +1,5 @@
 /**
- * Conformance suite for any WindowStore (middleware/window-store.ts). The memory store runs it in
+ * Conformance suite for any WindowStore (pacing/window-store.ts). The memory store runs it in
  * memory-window-store.test.ts; the Redis store (stores/) can run the very same suite:
  *   describeWindowStore("redis", async () => ({ store, cleanup }))
  * Times are plain numbers: a store must only use the `now` it is given.

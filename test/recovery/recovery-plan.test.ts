@@ -1,4 +1,4 @@
-// The pure recovery planner (middleware/recovery-plan.ts): what recover() may do with one journalled
+// The pure recovery planner (recovery/plan.ts): what recover() may do with one journalled
 // command — never a new key or new bytes; resends only inside the replay TTL, or past it only for
 // async domain operations (D7); `report` writes and undecidable cases → manual check (F4).
 import { describe, expect, it } from "vitest";
