@@ -94,7 +94,7 @@ describe("client: abort", () => {
     if (out.kind !== "unknown") return;
     expect(out.reason).toBe("network");
     expect(out.cause?.name).toBe("NetworkError");
-    expect((out.cause as { code?: string }).code).toBe("ECONNRESET");
+    expect((out.cause as { causeCode?: string }).causeCode).toBe("ECONNRESET");
     expect(out.cause?.message).not.toContain(h.token);
     expect(out.cause?.message).toContain("[REDACTED]");
   });
