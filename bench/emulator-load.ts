@@ -69,7 +69,7 @@ export interface EmulatorLoadResult {
   /** Idempotency keys that got a 2xx but have no effect — must be empty. */
   missingExecutions: string[];
   /** Keys whose window count differs from the requests they sent — must be empty. */
-  counterMismatches: Array<{ key: string; sent: number; counted: number }>;
+  counterMismatches: { key: string; sent: number; counted: number }[];
   exactlyOnce: boolean;
   countersExact: boolean;
   /** A bare node:http server answering fixed JSON, same request count and clients, same run; null when skipped. */

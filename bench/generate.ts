@@ -40,7 +40,7 @@ function hashGenerated(): string {
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const runs: { run: number; ms: number; hash: string }[] = [];
@@ -62,8 +62,8 @@ const steps = [
 rmSync(generatedOnly, { force: true });
 
 const medianMs = Math.round(median(runs.map((r) => r.ms)));
-const deterministic = new Set(runs.map((r) => r.hash)).size === 1 && hashGenerated() === runs[0]!.hash;
-const baselineMs = steps[2]!.ms;
+const deterministic = new Set(runs.map((r) => r.hash)).size === 1 && hashGenerated() === runs[0].hash;
+const baselineMs = steps[2].ms;
 
 printTable(runs.map((r) => ({ run: r.run, ms: r.ms, "sha256(generated/)": r.hash.slice(0, 16) })), {
   title: `npm run generate × ${RUNS}`,
@@ -74,7 +74,7 @@ printTable(
     { metric: "median generate", value: `${medianMs} ms` },
     { metric: "target", value: `≤ ${TARGET_MS} ms → ${medianMs <= TARGET_MS ? "met" : "MISSED"}` },
     { metric: "ratio to typecheck baseline", value: `${(medianMs / baselineMs).toFixed(2)}×` },
-    { metric: "lint + emit + typecheck generated/ only", value: `${steps[0]!.ms + steps[1]!.ms + steps[3]!.ms} ms` },
+    { metric: "lint + emit + typecheck generated/ only", value: `${steps[0].ms + steps[1].ms + steps[3].ms} ms` },
     { metric: "deterministic (same hash every run)", value: deterministic ? "yes" : "NO" },
   ],
   { title: "summary" },
@@ -87,10 +87,10 @@ const path = await writeResult("generate", {
   target_met: medianMs <= TARGET_MS,
   steps,
   baseline: { name: "typecheck", ms: baselineMs },
-  generated_only_pipeline_ms: steps[0]!.ms + steps[1]!.ms + steps[3]!.ms,
+  generated_only_pipeline_ms: steps[0].ms + steps[1].ms + steps[3].ms,
   ratio_to_baseline: Number((medianMs / baselineMs).toFixed(3)),
   deterministic,
-  generated_sha256: runs[0]!.hash,
+  generated_sha256: runs[0].hash,
 });
 console.log(`wrote ${path}`);
 if (!deterministic) {

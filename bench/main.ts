@@ -22,7 +22,7 @@ interface Verdict {
   pass: boolean;
 }
 
-type Bench = { name: string; run: () => Promise<Verdict[]> };
+interface Bench { name: string; run: () => Promise<Verdict[]> }
 
 const benches: Bench[] = [
   {

@@ -38,7 +38,7 @@ export async function runOutageBench(options: { commands?: number } = {}): Promi
   const client = createResellerClient({
     baseUrl: BASE_URL,
     token: key.token,
-    fetch: emulator.fetch as (input: Request) => Promise<Response>,
+    fetch: emulator.fetch,
     clock,
     pacing: { initialLimit: 10_000 },
   });

@@ -67,7 +67,7 @@ export async function runOverheadBench(
   const windowMs = 1000;
   const emulator = createEmulator({ clock, windowMs, defaultRateLimit: 10_000, random: Math.random });
   const key = emulator.control.createKey({ environment: "test", rate_limit_per_minute: 10_000 });
-  const fetch = emulator.fetch as (input: Request) => Promise<Response>;
+  const fetch = emulator.fetch;
 
   const bare = createClient<paths>({
     baseUrl: BASE_URL,
