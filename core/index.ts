@@ -1,7 +1,7 @@
 // The only way into core/ from outside it (see README.md).
 export * from "./errors";
 export * from "./events";
-export * from "./outcome";
+export type * from "./outcome";
 export * from "./redact";
-export * from "./states";
+export type * from "./states";
 export * from "./validate";
