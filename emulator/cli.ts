@@ -97,7 +97,7 @@ export function readSeed(file: string): EmulatorSeed {
   const { keys, domains } = seed as Record<string, unknown>;
   if (keys !== undefined && !Array.isArray(keys)) throw new UsageError(`--seed: "keys" must be an array`);
   if (domains !== undefined && !Array.isArray(domains)) throw new UsageError(`--seed: "domains" must be an array`);
-  return seed as EmulatorSeed;
+  return seed;
 }
 
 /** Starts the server, prints the JSON line, and stops on SIGTERM/SIGINT. Returns the exit code. */

@@ -57,7 +57,7 @@ export async function handleControl(control: EmulatorControl, request: Request):
       case "POST /keys":
         return json(201, { data: control.createKey(body as never) });
       case "PATCH /keys/:":
-        return json(200, { data: control.updateKey(id, body as never) });
+        return json(200, { data: control.updateKey(id, body) });
       case "POST /keys/:/revoke":
         control.revokeKey(id);
         return json(204, null);

@@ -100,7 +100,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
         reject(error);
       };
       hung.add(fail);
-      if (signal?.aborted) return onAbort();
+      if (signal?.aborted) return void onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   }

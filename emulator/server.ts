@@ -224,7 +224,7 @@ export function isControlPath(pathname: string): boolean {
 }
 
 function isSocketFault(value: Response | SocketFault): value is SocketFault {
-  return !(value instanceof Response) && typeof (value as SocketFault).kind === "string";
+  return !(value instanceof Response) && typeof (value).kind === "string";
 }
 
 function applyFault(fault: SocketFault, req: IncomingMessage): void {

@@ -85,7 +85,7 @@ export class Validator {
       const key = `${field}.${i}`;
       if (typeof entry !== "string") {
         ok = false;
-        return this.fail(key, "v.string");
+        return void this.fail(key, "v.string");
       }
       const rule = item(entry);
       if (rule) {

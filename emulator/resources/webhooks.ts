@@ -58,7 +58,7 @@ export const createWebhook: Handler = (ctx) => {
     environment: ctx.key.environment,
     uuid: uuidV4(state.config.random),
     url: url!,
-    events: [...new Set(events!)],
+    events: [...new Set(events)],
     isActive: true,
     signingSecret: signingSecret(state.config.random),
     createdAt: ctx.now,
