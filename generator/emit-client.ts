@@ -4,7 +4,7 @@
  * (`domains.renew` → `facade.domains.renew`). It is transport-agnostic: every method only forwards
  * `(operationId, args, options)` to `invoke`, and the middleware decides what a call returns.
  */
-import { type CodeBlockWriter, type SourceFile } from "ts-morph";
+import type { CodeBlockWriter, SourceFile } from "ts-morph";
 import { readOperations, type OperationModel } from "./model";
 import { docText, firstSentence, newSourceFile, render } from "./output";
 import type { Spec } from "./spec";

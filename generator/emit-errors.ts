@@ -28,7 +28,7 @@ export function emitErrors(spec: Spec): string {
   const file = newSourceFile("errors.ts");
   addCodes(file, members);
   members.forEach((member) => addMemberInterface(file, spec, member));
-  addUnknownCodeInterface(file, spec, members[0]!, common);
+  addUnknownCodeInterface(file, spec, members[0], common);
   addUnionAndEnvelope(file, members);
   addRuntimeHelpers(file);
   addValidators(file, spec, members, common);
@@ -91,7 +91,7 @@ function readErrorMembers(spec: Spec): ErrorMember[] {
 
 /** Properties every member has (other than code/details): the fallback member keeps and checks them. */
 function commonProperties(members: readonly ErrorMember[]): ObjectShape {
-  const first = members[0]!.shape;
+  const first = members[0].shape;
   const properties = first.properties.filter(
     ([name]) => name !== "code" && name !== "details" && members.every((m) => m.shape.properties.some(([n]) => n === name)),
   );
@@ -246,7 +246,7 @@ function addValidators(file: SourceFile, spec: Spec, members: readonly ErrorMemb
     docs: ["The fallback keeps any `details` but still needs the fields every member has."],
     parameters: [{ name: "e", type: "Record<string, unknown>" }],
     returnType: "boolean",
-    statements: `return (\n${conjunction(propertyChecks(spec, common, "e", members[0]!.pointer))}\n);`,
+    statements: `return (\n${conjunction(propertyChecks(spec, common, "e", members[0].pointer))}\n);`,
   });
 }
 

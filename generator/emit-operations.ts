@@ -51,7 +51,7 @@ function addVocabulary(file: SourceFile): void {
   ]);
 }
 
-const META_FIELDS: ReadonlyArray<readonly [name: string, type: string, doc: string]> = [
+const META_FIELDS: readonly (readonly [name: string, type: string, doc: string])[] = [
   ["operationId", "OperationId", `The spec's operationId, e.g. "domains.renew".`],
   ["method", "HttpMethod", "HTTP method."],
   ["path", "string", `Path template relative to the base path /api/reseller/v1, e.g. "/domains/{domainUuid}/renew".`],
@@ -98,7 +98,7 @@ function addOperationsTable(file: SourceFile, ops: readonly OperationModel[]): v
 /** One table row; field order follows OperationMeta. */
 function writeOperationEntry(w: CodeBlockWriter, op: OperationModel): void {
   const list = (items: readonly (string | number)[]) => `[${items.map((i) => JSON.stringify(i)).join(", ")}]`;
-  const fields: ReadonlyArray<readonly [string, string]> = [
+  const fields: readonly (readonly [string, string])[] = [
     ["operationId", JSON.stringify(op.operationId)],
     ["method", JSON.stringify(op.methodKey.toUpperCase())],
     ["path", JSON.stringify(op.path)],

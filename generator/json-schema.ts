@@ -18,7 +18,7 @@ function resolve(spec: Spec, node: unknown, pointer: string): Node {
 
 /** An object schema with its allOf parts merged. */
 export interface ObjectShape {
-  readonly properties: ReadonlyArray<readonly [name: string, schema: unknown]>;
+  readonly properties: readonly (readonly [name: string, schema: unknown])[];
   readonly required: ReadonlySet<string>;
   /** undefined: not constrained; false: closed; otherwise the schema of extra values. */
   readonly additional: unknown;
@@ -170,7 +170,7 @@ export function checkOf(spec: Spec, node: unknown, expr: string, pointer: string
   const types = typesOf(schema);
   if (types.length === 0) return "true";
   const checks = types.map((type) => checkForType(spec, schema, type, expr, pointer, depth));
-  return checks.length === 1 ? checks[0]! : `(${checks.join(" || ")})`;
+  return checks.length === 1 ? checks[0] : `(${checks.join(" || ")})`;
 }
 
 function checkForType(spec: Spec, schema: Json, type: string, expr: string, pointer: string, depth: number): string {
@@ -247,5 +247,5 @@ function numberCheck(schema: Json, type: string, expr: string): string {
   bound("maximum", "<=");
   bound("exclusiveMinimum", ">");
   bound("exclusiveMaximum", "<");
-  return parts.length === 1 ? parts[0]! : `(${parts.join(" && ")})`;
+  return parts.length === 1 ? parts[0] : `(${parts.join(" && ")})`;
 }

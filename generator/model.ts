@@ -149,7 +149,7 @@ function readParameters(spec: Spec, item: Json, op: Json, pointer: string): Reso
 /** Path params in template order; every `{name}` must be declared and vice versa. */
 function readPathParams(path: string, params: readonly ResolvedParam[], pointer: string): ParamModel[] {
   const declared = params.filter((p) => p.in === "path").map((p) => p.model);
-  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
+  const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
   for (const p of declared) {
     if (!names.includes(p.name)) throw new SpecError(pointer, `path parameter ${p.name} is not in ${path}`);
   }

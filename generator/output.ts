@@ -72,9 +72,9 @@ export function docText(text: string): string {
 /** First sentence of a description (up to the first ". " or blank line). */
 export function firstSentence(text: string | undefined): string | undefined {
   if (!text) return undefined;
-  const paragraph = text.trim().split(/\n\s*\n/)[0]!.replace(/\s+/g, " ");
+  const paragraph = text.trim().split(/\n\s*\n/)[0].replace(/\s+/g, " ");
   const match = /^(.+?[.!?])(\s|$)/.exec(paragraph);
-  return (match ? match[1]! : paragraph).trim();
+  return (match ? match[1] : paragraph).trim();
 }
 
 /** `rate_limit_exceeded` → `RateLimitExceeded`. */
@@ -82,6 +82,6 @@ export function pascalCase(text: string): string {
   return text
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
-    .map((part) => part[0]!.toUpperCase() + part.slice(1))
+    .map((part) => part[0].toUpperCase() + part.slice(1))
     .join("");
 }
