@@ -1,4 +1,4 @@
 // The only way into journal/ from outside it (see README.md).
 export * from "./command-state";
-export * from "./journal";
+export type * from "./journal";
 export * from "./errors";
