@@ -39,7 +39,7 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
         () => (template ??= templateOf(request, body)),
         prepared,
         options.baseUrl,
-        options.fetch as never,
+        options.fetch,
       );
       ctx.outcome = outcome;
       if (ctx.outcomeOnly) return OUTCOME_READY;

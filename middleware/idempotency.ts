@@ -43,7 +43,7 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
   return {
     onRequest(callback) {
       const ctx = callContextOf(callback.request, callback.schemaPath);
-      if (!ctx || !ctx.op.idempotencyRequired) return undefined; // reads: nothing to do, no extra await
+      if (!ctx?.op.idempotencyRequired) return undefined; // reads: nothing to do, no extra await
       return freeze(ctx, callback);
     },
   };
