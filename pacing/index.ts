@@ -2,5 +2,5 @@
 export * from "./memory-window-store";
 export * from "./pacer";
 export * from "./retry-timing";
-export * from "./window-store";
+export type * from "./window-store";
 export type { PacingEvent } from "../core";
