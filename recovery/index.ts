@@ -2,5 +2,5 @@
 export * from "./lookups";
 export * from "./plan";
 export * from "./recover";
-export * from "./types";
+export type * from "./types";
 export type { RecoveryEvent } from "../core";

@@ -121,11 +121,11 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
             resources: typeof order.uuid === "string" ? { orderUuid: order.uuid } : {},
             reconciliation: `order found by external_id ${decision.externalId}; not created again (I4, F5)`,
           });
-          return report(record, from, to);
+          return void report(record, from, to);
         }
         if (found.kind === "failed") {
           await move(record.id, "unknown", { reconciliation: `order lookup failed (${found.why}); do not create it again` });
-          return pending(record, from, "unknown", `order lookup by external_id failed: ${found.why}`);
+          return void pending(record, from, "unknown", `order lookup by external_id failed: ${found.why}`);
         }
         if (!decision.resendAllowed) {
           return manual(
@@ -198,7 +198,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       case "accepted": {
         const uuid = outcome.kind === "accepted" ? outcome.operationUuid : after.resources.operationUuid;
         if (uuid) return poll(after, from, uuid);
-        return pending(record, from, "accepted", "accepted; operation UUID unknown");
+        return void pending(record, from, "accepted", "accepted; operation UUID unknown");
       }
       case "conflict":
         // D6: still processing (or another fingerprint) — never a new key; a human checks it (F4).
@@ -210,10 +210,10 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
           ids,
         );
       case "unknown":
-        return pending(after, from, "unknown", `resend outcome unknown (${outcome.kind === "unknown" ? outcome.reason : outcome.kind})`);
+        return void pending(after, from, "unknown", `resend outcome unknown (${outcome.kind === "unknown" ? outcome.reason : outcome.kind})`);
       default:
-        if (TERMINAL.includes(after.state)) return report(after, from, after.state, note);
-        return pending(after, from, after.state, `after resend: ${outcome.kind}`);
+        if (TERMINAL.includes(after.state)) return void report(after, from, after.state, note);
+        return void pending(after, from, after.state, `after resend: ${outcome.kind}`);
     }
   }
 
@@ -224,16 +224,16 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       const op = (outcome.data as { data?: OperationResource } | undefined)?.data;
       if (op && (op.status === "completed" || op.status === "failed")) {
         const to = await move(record.id, op.status, { response: { status: 200, body: redactor.value({ data: op }) } });
-        return report(record, from, to);
+        return void report(record, from, to);
       }
       if (op) await move(record.id, "accepted", { response: { status: 200, body: redactor.value({ data: op }) } });
       // F3: pending, processing, uncertain and statuses we do not know are not failures.
-      return pending(record, from, "accepted", `operation ${operationUuid} is ${op?.status ?? "unreadable"}`);
+      return void pending(record, from, "accepted", `operation ${operationUuid} is ${op?.status ?? "unreadable"}`);
     }
     if (outcome.kind === "rejected" && outcome.status === 404) {
       return manual(record, from, `operation ${operationUuid} is not visible (404)`, outcome.attempts.map((a) => a.requestId));
     }
-    return pending(record, from, "accepted", `operation poll: ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}`);
+    return void pending(record, from, "accepted", `operation poll: ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}`);
   }
 
   async function manual(record: CommandRecord, from: CommandState, reason: string, extraIds: (string | undefined)[]): Promise<void> {
