@@ -42,12 +42,12 @@ export class AttemptController {
 
   /** The signal to hand to `new Request()` / openapi-fetch's init. */
   get requestSignal(): AbortSignal {
-    return this.light ? (this.light as unknown as AbortSignal) : this.native!.signal;
+    return this.light ? (this.light) : this.native!.signal;
   }
 
   abort(reason?: unknown): void {
     const signal = this.light;
-    if (!signal) return this.native!.abort(reason);
+    if (!signal) return void this.native!.abort(reason);
     if (signal.aborted) return;
     signal.aborted = true;
     signal.reason = reason ?? new DOMException("This operation was aborted", "AbortError");

@@ -52,7 +52,7 @@ export function operationFor(method: string, schemaPath: string): OperationMeta 
 }
 
 export function operationById(id: OperationId): OperationMeta {
-  return operationTable[id] as OperationMeta;
+  return operationTable[id];
 }
 
 /** The call's context; created (and attached) on first use for a direct client.http call. */

@@ -70,7 +70,7 @@ export async function runCommand(
       const { transport } = attempt;
       const classified = transport.ok ? classify(op, transport.raw, redactor) : undefined;
       if (transport.ok && classified!.kind === "success") {
-        const last = classified as Extract<Classified, { kind: "success" }>;
+        const last = classified!;
         const info: AttemptInfo = {
           delayMs: attempt.waitedMs,
           requestId: transport.raw.headers.get("x-request-id") ?? attempt.requestId,

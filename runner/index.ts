@@ -8,5 +8,5 @@ export * from "./paced-attempt";
 export * from "./reconcile";
 export * from "./retry-budget";
 export * from "./retry-policy";
-export * from "./runner-types";
+export type * from "./runner-types";
 export * from "./transport";
