@@ -18,7 +18,7 @@ export const systemClock: Clock = {
   now: () => Date.now(),
   sleep(ms, signal) {
     return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
+      if (signal?.aborted) return void reject(abortReason(signal));
       const timer = setTimeout(() => {
         signal?.removeEventListener("abort", onAbort);
         resolve();
@@ -71,7 +71,7 @@ export class VirtualClock implements Clock {
 
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(abortReason(signal));
+      if (signal?.aborted) return void reject(abortReason(signal));
       const timer: Timer = {
         at: this.current + Math.max(0, ms),
         seq: this.seq++,
