@@ -236,7 +236,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     );
   };
 
-  const facade = createFacade<ResultMap, CallOptions>(invoke as never) as unknown as ResellerClient;
+  const facade = createFacade<ResultMap, CallOptions>(invoke) as unknown as ResellerClient;
   const wait = (operationUuid: string, waitOptions?: WaitOptions) =>
     waitForOperation(
       (uuid, signal) => call("operations.get", { operationUuid: uuid }, { signal }),
