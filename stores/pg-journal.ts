@@ -198,7 +198,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
               c.createdAt,
             ],
           );
-          return rowToRecord(res.rows[0]!, [], false);
+          return rowToRecord(res.rows[0], [], false);
         } catch (e) {
           const err = e as PgError;
           if (err.code !== "23505") throw e;
@@ -268,7 +268,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
             cur.version,
           ],
         );
-        if (res.rowCount === 1) return (await loadRows(pool, res.rows))[0]!;
+        if (res.rowCount === 1) return (await loadRows(pool, res.rows))[0];
         // Another process moved first: re-read and re-validate against its state.
       }
       throw new Error(`Command ${id} kept changing under transition(); giving up after ${OPTIMISTIC_RETRIES} tries.`);

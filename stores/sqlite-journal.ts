@@ -289,7 +289,7 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
         // Which rule refused it: the domain lock first (I6), then the key (D7), then the id.
         const holder = c.lockKey === null ? undefined : q.lockHolder.get(c.environment, c.lockKey);
         if (holder) throw new DomainLockedError(c.lockKey!, holder.id);
-        if (c.lockKey !== null && /lock_key/.test(e.message)) throw new DomainLockedError(c.lockKey, "?");
+        if (c.lockKey !== null && e.message.includes('lock_key')) throw new DomainLockedError(c.lockKey, "?");
         throw new DuplicateCommandError(c.apiKeyId, c.idempotencyKey, q.byKey.get(c.apiKeyId, c.idempotencyKey)?.id ?? c.id);
       }
       const rec = newRecordFrom(c);
