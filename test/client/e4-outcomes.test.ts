@@ -68,7 +68,7 @@ describe("client: E4 decision table", () => {
 
   it("E4 404 resource_not_found: an unknown domain uuid → rejected", async () => {
     const h = setup();
-    const out = await h.client.domains.get({ domainUuid: "00000000-0000-4000-8000-000000000000" } as never);
+    const out = await h.client.domains.get({ domainUuid: "00000000-0000-4000-8000-000000000000" });
     expect(out.kind).toBe("rejected");
     if (out.kind !== "rejected") return;
     expect(out.status).toBe(404);
@@ -88,7 +88,7 @@ describe("client: E4 decision table", () => {
           },
         ),
     });
-    const out = await client.domains.check({ body: { names: ["a.kz"] } } as never);
+    const out = await client.domains.check({ body: { names: ["a.kz"] } });
     expect(out.kind).toBe("rejected");
     if (out.kind !== "rejected") return;
     expect(out.status).toBe(405);
@@ -170,7 +170,7 @@ describe("client: E4 decision table", () => {
     expect(out.reason).toBe("server_error");
     expect(out.status).toBe(502);
     expect(out.snippet).toContain("502 Bad Gateway");
-    expect(new TextEncoder().encode(out.snippet!).byteLength).toBeLessThanOrEqual(2048);
+    expect(new TextEncoder().encode(out.snippet).byteLength).toBeLessThanOrEqual(2048);
     expect(out.attempts).toHaveLength(6); // 1 + 5 retries (seed 002)
   });
 
@@ -183,7 +183,7 @@ describe("client: E4 decision table", () => {
     const out = await client.context.get();
     expect(out.kind).toBe("rejected");
     if (out.kind !== "rejected") return;
-    expect(new TextEncoder().encode(out.snippet!).byteLength).toBeLessThanOrEqual(2048);
+    expect(new TextEncoder().encode(out.snippet).byteLength).toBeLessThanOrEqual(2048);
     expect(out.snippet!.length).toBeGreaterThan(500);
   });
 
@@ -191,11 +191,11 @@ describe("client: E4 decision table", () => {
     const h = setup();
     const created = await h.client.webhooks.create({
       body: { url: "https://hooks.example/a", events: ["domain.renewed"] },
-    } as never);
+    });
     expect(created.kind).toBe("succeeded");
     if (created.kind !== "succeeded") return;
     const uuid = (created.data as { data: { uuid: string } }).data.uuid;
-    const del = await h.client.webhooks.delete({ webhookUuid: uuid } as never);
+    const del = await h.client.webhooks.delete({ webhookUuid: uuid });
     expect(del.kind).toBe("succeeded");
     if (del.kind !== "succeeded") return;
     expect(del.status).toBe(204);

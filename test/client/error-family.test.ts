@@ -50,7 +50,7 @@ describe("error family", () => {
 
   it("guards recognise an error thrown by a duplicate copy of the package, where instanceof fails", async () => {
     vi.resetModules();
-    const path: string = "../../src/index?copy"; // a query makes vite load a second, separate module instance
+    const path = "../../src/index?copy"; // a query makes vite load a second, separate module instance
     const copy = (await import(path)) as typeof api;
     const foreign = new copy.DomainLockedError("domain:x", "cmd-1");
     expect(foreign).not.toBeInstanceOf(api.DomainLockedError);

@@ -52,7 +52,7 @@ describe("client: every emulator fault kind on domains.renew", () => {
     } effect(s)`, async () => {
       const h = setup({ client: { timeoutMs: 10_000 } });
       h.emulator.control.addFault({ method: "POST", path: RENEW, kind: row.kind });
-      const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 2 } } as never);
+      const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 2 } });
       expect(out.kind).toBe(row.outcome);
       if (out.kind === "accepted") expect(out.replayed).toBe(row.replayed);
       expect(out.attempts[0]).toEqual(expect.objectContaining(row.firstAttempt));
@@ -71,7 +71,7 @@ describe("client: every emulator fault kind on domains.renew", () => {
   it("C12: proxy_429_date — an HTTP-date Retry-After is honoured before the resend", async () => {
     const h = setup();
     h.emulator.control.addFault({ method: "POST", path: RENEW, kind: "proxy_429_date", retry_after_seconds: 7 });
-    const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } } as never);
+    const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } });
     expect(out.kind).toBe("accepted");
     const sent = requestsTo(h.captured, "POST", "/renew");
     expect(sent[1].at - sent[0].at).toBeGreaterThanOrEqual(6_000); // HTTP-date has 1 s granularity
@@ -82,7 +82,7 @@ describe("client: every emulator fault kind on domains.renew", () => {
     h.emulator.control.addFault({ method: "POST", path: "/webhooks", kind: "timeout_after" });
     const out = await h.client.webhooks.create({
       body: { url: "https://hooks.example/x", events: ["domain.renewed"] },
-    } as never);
+    });
     expect(out.kind).toBe("unknown");
     if (out.kind !== "unknown") return;
     expect(out.reason).toBe("timeout");
@@ -95,7 +95,7 @@ describe("client: every emulator fault kind on domains.renew", () => {
   it("E4 report: tickets.create (live) after a 5xx → unknown, not resent", async () => {
     const h = setup({ environment: "live" });
     h.emulator.control.addFault({ method: "POST", path: "/tickets", kind: "error_500_after" });
-    const out = await h.client.tickets.create({ body: { subject: "Renewal check", message: "Please check" } } as never);
+    const out = await h.client.tickets.create({ body: { subject: "Renewal check", message: "Please check" } });
     expect(out.kind).toBe("unknown");
     if (out.kind !== "unknown") return;
     expect(out.status).toBe(500);
@@ -107,7 +107,7 @@ describe("client: every emulator fault kind on domains.renew", () => {
     const h = setup();
     h.emulator.control.addFault({ method: "GET", path: "/domains/{domainUuid}", kind: "reset_before" });
     h.emulator.control.addFault({ method: "GET", path: "/domains/{domainUuid}", kind: "truncated_json" });
-    const out = await h.client.domains.get({ domainUuid: h.domainUuid } as never);
+    const out = await h.client.domains.get({ domainUuid: h.domainUuid });
     expect(out.kind).toBe("succeeded");
     expect(out.attempts.map((a) => a.error ?? a.status)).toEqual(["network", "malformed_response", 200]);
   });
@@ -115,7 +115,7 @@ describe("client: every emulator fault kind on domains.renew", () => {
   it("E4: retries are bounded — a renew that keeps failing ends unknown after maxAttempts, one key throughout", async () => {
     const h = setup({ client: { retry: { maxAttempts: 3 } } });
     h.emulator.control.addFault({ method: "POST", path: RENEW, kind: "error_503_before", times: 100 });
-    const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } } as never);
+    const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } });
     expect(out.kind).toBe("unknown");
     if (out.kind !== "unknown") return;
     expect(out.reason).toBe("server_error");

@@ -18,7 +18,7 @@ describe("client: 429 pauses the whole key", () => {
     };
     const client = h.makeClient({ fetch: stripping, pacing: { initialLimit: 1000 } });
     const outs = await Promise.all(
-      Array.from({ length: 6 }, () => client.domains.get({ domainUuid: h.domainUuid } as never)),
+      Array.from({ length: 6 }, () => client.domains.get({ domainUuid: h.domainUuid })),
     );
     expect(outs.map((o) => o.kind)).toEqual(Array(6).fill("succeeded"));
     const log = h.emulator.control.requests();
@@ -57,7 +57,7 @@ describe("client: 429 pauses the whole key", () => {
       kind: "rate_limit_no_header",
       times: 10,
     });
-    const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } } as never);
+    const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } });
     expect(out.kind).toBe("rejected");
     if (out.kind !== "rejected") return;
     expect(out.status).toBe(429);

@@ -60,10 +60,10 @@ async function startPrism(upstream: string): Promise<string> {
   );
   prism = child;
   const onData = (chunk: Buffer) => (prismLog += chunk.toString("utf8"));
-  child.stdout!.on("data", onData);
-  child.stderr!.on("data", onData);
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
   const deadline = Date.now() + 60_000;
-  while (!/Prism is listening on/.test(prismLog)) {
+  while (!prismLog.includes('Prism is listening on')) {
     if (child.exitCode !== null) throw new Error(`prism exited ${child.exitCode}:\n${prismLog.slice(-3000)}`);
     if (Date.now() > deadline) throw new Error(`prism did not start within 60 s:\n${prismLog.slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 100));

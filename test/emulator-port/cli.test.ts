@@ -18,7 +18,7 @@ interface Started {
   info: {
     baseUrl: string;
     controlUrl: string;
-    keys: Array<{ token: string; environment: string; public_key_id: string; scopes: string[]; rate_limit_per_minute: number }>;
+    keys: { token: string; environment: string; public_key_id: string; scopes: string[]; rate_limit_per_minute: number }[];
   };
   stdout: () => string;
   stderr: () => string;
@@ -36,8 +36,8 @@ function run(args: string[]) {
   children.add(child);
   let stdout = "";
   let stderr = "";
-  child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal })),
   );

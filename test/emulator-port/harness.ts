@@ -50,7 +50,7 @@ export async function networkFailure(promise: Promise<Response>): Promise<{ name
 /** The first domain of the test key (default keys come with a few). */
 export async function firstDomainUuid(h: PortHarness, token = h.testKey.token): Promise<string> {
   const response = await h.api("/domains", { token });
-  const body = (await response.json()) as { data: Array<{ uuid: string }> };
+  const body = (await response.json()) as { data: { uuid: string }[] };
   if (response.status !== 200 || body.data.length === 0) throw new Error(`no domains for key (status ${response.status})`);
   return body.data[0].uuid;
 }

@@ -179,7 +179,7 @@ describe("serveEmulator adapter", () => {
       },
     });
     const stderrWrite = process.stderr.write;
-    process.stderr.write = (() => true) as typeof process.stderr.write;
+    process.stderr.write = (() => true);
     try {
       const response = await fetch(`${served.baseUrl}/context`);
       expect(response.status).toBe(500);

@@ -28,7 +28,7 @@ describe("H: pagination", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const qs: string = `/orders?per_page=1&external_id=b${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
+      const qs = `/orders?per_page=1&external_id=b${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`;
       const page = await json(await call(emu, live.token, qs));
       expect(page.links.first).toContain("external_id=b");
       seen.push(...page.data.map((o: { domain: string }) => o.domain));

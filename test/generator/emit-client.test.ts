@@ -22,7 +22,7 @@ describe("createFacade (runtime)", () => {
     calls.push(call);
     return `result of ${call[0]}`;
   };
-  const facade = createFacade<{ [K in OperationId]: string }, { signal?: AbortSignal }>(invoke);
+  const facade = createFacade<Record<OperationId, string>, { signal?: AbortSignal }>(invoke);
 
   it("groups by the part before the dot and forwards (operationId, args, options) unchanged", () => {
     calls.length = 0;
@@ -34,7 +34,7 @@ describe("createFacade (runtime)", () => {
       ["domains.renew", args, options],
       ["webhooks.delete", { webhookUuid: "u" }, undefined],
     ]);
-    expect(calls[0]![1]).toBe(args); // no copy: the middleware sees the caller's exact object
+    expect(calls[0][1]).toBe(args); // no copy: the middleware sees the caller's exact object
   });
 
   it("omitted args reach invoke as {}", () => {
@@ -62,7 +62,7 @@ describe("createFacade (runtime)", () => {
 describe("createFacade on the edge fixture", () => {
   it("a required query makes args required; an optional body stays optional", () => {
     const calls: unknown[][] = [];
-    const facade = createEdgeFacade<{ [K in EdgeOperationId]: number }>((...call) => calls.push(call));
+    const facade = createEdgeFacade<Record<EdgeOperationId, number>>((...call) => calls.push(call));
     facade.reports.export({ query: { from: "2026-01-01" } });
     facade.accounts.update({ accountId: "a" });
     facade.accounts.close({ accountId: "a" }, { note: 1 });

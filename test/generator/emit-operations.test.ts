@@ -25,7 +25,7 @@ function oneOp(op: Json, pathItem: Json = {}): Json {
   };
 }
 
-const meta = (op: Json, pathItem?: Json) => readOperations(createSpec("inline.yaml", oneOp(op, pathItem)))[0]!;
+const meta = (op: Json, pathItem?: Json) => readOperations(createSpec("inline.yaml", oneOp(op, pathItem)))[0];
 
 describe("emitOperations: spec → generated/operations.ts", () => {
   it.each(fixtureNames())("fixture %s matches want/operations.ts", async (fixture) => {

@@ -122,7 +122,7 @@ describe("generated/operations.ts carries the agreed vendor extensions", () => {
 describe("generated/client.ts facade", () => {
   it("groups the 27 operations into the agreed resources and method names", () => {
     const seen: string[] = [];
-    const facade = createFacade<{ [K in OperationId]: OperationId }>((id) => {
+    const facade = createFacade<Record<OperationId, OperationId>>((id) => {
       seen.push(id);
       return id;
     });

@@ -189,8 +189,8 @@ export function spawnChild(cfg: ChildConfig): ChildRun {
   });
   let out = "";
   const keep = (b: Buffer) => (out = (out + b.toString("utf8")).slice(-20_000));
-  child.stdout!.on("data", keep);
-  child.stderr!.on("data", keep);
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.on("exit", (code, signal) => resolve({ code, signal })),
   );

@@ -66,7 +66,7 @@ async function main(): Promise<void> {
           outcome = await client.domains.setNameservers({ domainUuid: p.domainUuid, body: p.body }, o);
           break;
         case "webhook":
-          outcome = await client.webhooks.create({ body: p.body as never }, o);
+          outcome = await client.webhooks.create({ body: p.body }, o);
           break;
       }
       sent += 1;

@@ -163,9 +163,9 @@ describe("redis WindowStore: shared across processes", () => {
     expect(sim.windows.length).toBeGreaterThanOrEqual(8);
     expect(sim.windows.slice(0, -1).every((w) => w.count >= limit - 1)).toBe(true);
     // C8: each window's sends are spread, not a burst.
-    const firstWindow = sim.sends.filter((t) => t < sim.windows[1]!.start).sort((x, y) => x - y);
+    const firstWindow = sim.sends.filter((t) => t < sim.windows[1].start).sort((x, y) => x - y);
     for (let i = 1; i < firstWindow.length; i++)
-      expect(firstWindow[i]! - firstWindow[i - 1]!).toBeGreaterThanOrEqual((W - G) / limit - 1e-6);
+      expect(firstWindow[i] - firstWindow[i - 1]).toBeGreaterThanOrEqual((W - G) / limit - 1e-6);
   });
 
   it("C8/I1: four processes asking in bursts (no spacing) still never exceed the limit: the count is atomic", async () => {
@@ -218,7 +218,7 @@ describe("redis WindowStore: failover when Redis goes away, recovery when it ret
       createRedisWindowStore({
         redis,
         failover: { share: 1 / 4, commandTimeoutMs: 500, retryIntervalMs: 0 },
-        onEvent: (e) => events[i]!.push(e),
+        onEvent: (e) => events[i].push(e),
       }),
     );
     let restarted: Awaited<ReturnType<typeof startRedis>> | undefined;
@@ -281,7 +281,7 @@ describe("redis WindowStore: failover when Redis goes away, recovery when it ret
       const after = sim.windows.filter((w) => w.start > backAt + 2 * W);
       expect(after.length).toBeGreaterThan(0);
       expect(Math.max(...after.map((w) => w.count))).toBeGreaterThan(limit / 4 + 1);
-      const snapshot: WindowSnapshot = await four[0]!.peek(key, T0 + 16 * W);
+      const snapshot: WindowSnapshot = await four[0].peek(key, T0 + 16 * W);
       expect(snapshot.windowId === null || /^\d+$/.test(snapshot.windowId)).toBe(true); // a Redis window again
     } finally {
       for (const s of four) await s.close();

@@ -8,7 +8,7 @@ import { DomainLockedError } from "../../journal";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
 
 const [filename, startAtArg, countArg, tag] = process.argv.slice(2);
-const journal = createSqliteJournal({ filename: filename!, busyTimeoutMs: 10_000 });
+const journal = createSqliteJournal({ filename: filename, busyTimeoutMs: 10_000 });
 const startAt = Number(startAtArg);
 while (Date.now() < startAt) await new Promise((r) => setTimeout(r, 1));
 

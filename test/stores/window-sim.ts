@@ -46,7 +46,7 @@ export async function simulate(o: SimOptions, until: number): Promise<SimServer>
 
   while (queue.length > 0) {
     queue.sort((a, b) => a.at - b.at);
-    const now = queue[0]!.at;
+    const now = queue[0].at;
     if (now > until) break;
     await o.beforeEvent?.(now, server);
     // Everything due at `now` runs concurrently: the store must be atomic across processes.
@@ -56,7 +56,7 @@ export async function simulate(o: SimOptions, until: number): Promise<SimServer>
     );
     await Promise.all(
       due.map(async (e) => {
-        const store = o.stores[e.p]!;
+        const store = o.stores[e.p];
         if (e.kind === "ask") {
           const d = await store.reserve(o.key, {
             limit: o.limit,

@@ -3,7 +3,7 @@
 import type { Reporter, TestModule } from "vitest/node";
 
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(testModules: readonly TestModule[]): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
