@@ -233,7 +233,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           s.view = view;
           wake(s);
         },
-        (e) => storeFailed(apiKeyId, s, e),
+        (e: unknown) => storeFailed(apiKeyId, s, e),
       );
     }
   }
@@ -285,7 +285,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         const head = s.queue[0];
         if (clock.now() < s.pausedUntil || !head) {
           // A 429 arrived meanwhile (the pause closed this window) or nobody wants the slot.
-          store.refund(apiKeyId, d.windowId).then((v) => (s.view = v), (e) => storeFailed(apiKeyId, s, e));
+          store.refund(apiKeyId, d.windowId).then((v) => (s.view = v), (e: unknown) => storeFailed(apiKeyId, s, e));
           continue;
         }
         s.queue.shift();
@@ -332,7 +332,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         };
         signal?.addEventListener("abort", onAbort, { once: true });
         s.queue.push(waiter);
-        if (!s.pumping) void pump(apiKeyId, s).catch((e) => failAll(s, e));
+        if (!s.pumping) void pump(apiKeyId, s).catch((e: unknown) => failAll(s, e));
       });
     },
 

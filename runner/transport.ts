@@ -110,7 +110,7 @@ class Attempt {
     // A fetch that ignores its signal cannot hang the command: the timer settles it regardless.
     sent.then(
       (response) => this.received(response),
-      (error) => this.failed(error),
+      (error: unknown) => this.failed(error),
     );
   }
 
@@ -124,7 +124,7 @@ class Attempt {
     // E4: the whole body is read inside the deadline; a reset mid-body is a transport failure.
     response.arrayBuffer().then(
       (buffer) => this.finish({ ok: true, raw: { status: response.status, headers: response.headers, bytes: new Uint8Array(buffer) } }),
-      (error) => this.failed(error),
+      (error: unknown) => this.failed(error),
     );
   }
 

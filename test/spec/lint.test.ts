@@ -52,7 +52,8 @@ async function lint(files: string[]): Promise<Report[]> {
   const result = await run(process.execPath, [CLI, "lint", ...files, "--config", CONFIG, "--format", "json"], {
     cwd: root,
     maxBuffer: 32 * 1024 * 1024,
-  }).catch((e: { stdout?: string; stderr?: string; code?: number }) => {
+  }).catch((error: unknown) => {
+    const e = error as { stdout?: string; stderr?: string; code?: number };
     if (e.code !== 1 || !e.stdout) throw new Error(`redocly lint crashed (exit ${e.code}): ${e.stderr}`);
     return { stdout: e.stdout, stderr: e.stderr ?? "" };
   });

@@ -125,14 +125,14 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
     it("D7: an Idempotency-Key is unique per API key and never silently reused", async () => {
       const { journal } = await harness.fresh();
       const first = await journal.record(newCommand({ idempotencyKey: "cmd-42" }));
-      const err = await journal.record(newCommand({ idempotencyKey: "cmd-42" })).catch((e) => e);
+      const err = await journal.record(newCommand({ idempotencyKey: "cmd-42" })).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DuplicateCommandError);
       expect(err.existingId).toBe(first.id);
       const otherKey = await journal.record(newCommand({ idempotencyKey: "cmd-42", apiKeyId: "Z".repeat(24) }));
       expect((await journal.findByIdempotencyKey(first.apiKeyId, "cmd-42"))?.id).toBe(first.id);
       expect((await journal.findByIdempotencyKey("Z".repeat(24), "cmd-42"))?.id).toBe(otherKey.id);
       expect(await journal.findByIdempotencyKey(first.apiKeyId, "cmd-43")).toBeUndefined();
-      const dupId = await journal.record(newCommand({ id: first.id })).catch((e) => e);
+      const dupId = await journal.record(newCommand({ id: first.id })).catch((e: unknown) => e);
       expect(dupId).toBeInstanceOf(DuplicateCommandError);
     });
 
@@ -242,7 +242,7 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       const { journal } = await harness.fresh();
       const cmd = newCommand();
       await journal.record(cmd);
-      const err = await journal.transition(cmd.id, "succeeded").catch((e) => e);
+      const err = await journal.transition(cmd.id, "succeeded").catch((e: unknown) => e);
       expect(err).toBeInstanceOf(InvalidTransitionError);
       expect(err).toMatchObject({ from: "recorded", to: "succeeded" });
       await driveTo(journal, cmd.id, ["sending", "unknown"]);
@@ -264,7 +264,7 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       await journal.transition(cmd.id, "sending");
       const bad = await journal
         .transition(cmd.id, "completed", { response: { status: 200, body: { x: 1 } }, resources: { orderUuid: "o9" } })
-        .catch((e) => e);
+        .catch((e: unknown) => e);
       expect(bad).toBeInstanceOf(InvalidTransitionError);
       let got = (await journal.get(cmd.id))!;
       expect(got.state).toBe("sending");
@@ -300,7 +300,7 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       const a = newCommand({ lockKey: "example.kz" });
       await journal.record(a);
       const b = newCommand({ lockKey: "example.kz" });
-      const err = await journal.record(b).catch((e) => e);
+      const err = await journal.record(b).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DomainLockedError);
       expect(err).toMatchObject({ lockKey: "example.kz", heldBy: a.id });
       expect(await journal.get(b.id)).toBeUndefined(); // nothing half-written
@@ -390,7 +390,7 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
             for (const to of walk) {
               const ok = await journal.transition(cmd.id, to).then(
                 () => true,
-                (e) => {
+                (e: unknown) => {
                   expect(e).toBeInstanceOf(InvalidTransitionError);
                   return false;
                 },
@@ -402,7 +402,7 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
             // I6: the lock is held exactly while the model's state holds it.
             const again = await journal.record(newCommand({ lockKey: cmd.lockKey })).then(
               () => "recorded",
-              (e) => (e instanceof DomainLockedError ? "locked" : String(e)),
+              (e: unknown) => (e instanceof DomainLockedError ? "locked" : String(e)),
             );
             expect(again).toBe(holdsLock(model) ? "locked" : "recorded");
           },
