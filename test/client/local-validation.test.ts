@@ -74,7 +74,7 @@ describe("client: local validation", () => {
     // orders.get answers 500 instead of 422 to a malformed UUID: the error says so.
     const err = await h.client.orders.get({ orderUuid: "42" }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(InvalidArgumentError);
-    expect(err.serverWouldAnswer).toBe(500);
+    expect((err as InvalidArgumentError).serverWouldAnswer).toBe(500);
     expect(h.captured).toHaveLength(0);
   });
 

@@ -127,7 +127,7 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       const first = await journal.record(newCommand({ idempotencyKey: "cmd-42" }));
       const err = await journal.record(newCommand({ idempotencyKey: "cmd-42" })).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DuplicateCommandError);
-      expect(err.existingId).toBe(first.id);
+      expect((err as DuplicateCommandError).existingId).toBe(first.id);
       const otherKey = await journal.record(newCommand({ idempotencyKey: "cmd-42", apiKeyId: "Z".repeat(24) }));
       expect((await journal.findByIdempotencyKey(first.apiKeyId, "cmd-42"))?.id).toBe(first.id);
       expect((await journal.findByIdempotencyKey("Z".repeat(24), "cmd-42"))?.id).toBe(otherKey.id);
