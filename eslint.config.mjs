@@ -42,6 +42,12 @@ export default tseslint.config(
       // Off: with noUncheckedIndexedAccess off and options checked at run time for JavaScript callers, most
       // findings were guards on values the static types cannot vouch for (indexing, user input, closures).
       "@typescript-eslint/no-unnecessary-condition": "off",
+      // `summary?.trim() || fallback`: an empty string falls back on purpose.
+      "@typescript-eslint/prefer-nullish-coalescing": ["error", { ignorePrimitives: { string: true } }],
+      // `const { help: _help, ...rest } = options` drops a key on purpose.
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true }],
+      // Off: its only findings were ts-morph's static type guards and a test's cast to the class it just built.
+      "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
       // Off: `map.get(k)!` right after the code guaranteed `k` is there reads clearer than a guard that cannot fire.
       "@typescript-eslint/no-non-null-assertion": "off",
       // Off: an `async` implementation of a Promise-returning interface turns a synchronous throw into a rejection.
