@@ -211,7 +211,7 @@ export async function runRecoveryBench(
     const calls = new Map<string, { n: number; ms: number }>();
     const timed = new Proxy(journal, {
       get(target, prop, receiver) {
-        const v = Reflect.get(target, prop, receiver);
+        const v: unknown = Reflect.get(target, prop, receiver);
         if (typeof v !== "function" || prop === "close") return v;
         // better-sqlite3 is synchronous: the whole call (statements, commit) runs before the
         // promise is returned, so timing the call itself — not the await, which also covers other

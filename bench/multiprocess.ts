@@ -82,7 +82,7 @@ function runChild(cfg: Record<string, unknown>, token: string): Promise<ChildRes
       clearTimeout(bound);
       const line = out.split("\n").find((l) => l.startsWith("{"));
       if (code !== 0 || !line) reject(new Error(`child exited ${code}: ${err.slice(-2000)}`));
-      else resolve(JSON.parse(line));
+      else resolve(JSON.parse(line) as ChildResult);
     });
   });
 }
@@ -117,7 +117,8 @@ async function measure(
     if (entry.status === 429) count429 += 1; // the server's count: includes requests cut in flight
     if (entry.status !== 200 || !entry.request_id) continue;
     const a = byId.get(entry.request_id);
-    if (!a || a.remaining === null) continue;
+    if (a === undefined) continue;
+    if (a.remaining === null) continue;
     if (a.remaining > previous || windows.length === 0) windows.push({ openedAt: a.sentAt, accepted: 0, sends: [] });
     windows[windows.length - 1].accepted += 1;
     windows[windows.length - 1].sends.push(a.sentAt);

@@ -179,7 +179,8 @@ function serverWindows(ctx: Ctx): { openedAt: number; accepted: number }[] {
   for (const entry of ctx.server.emulator.control.requests()) {
     if (entry.public_key_id !== ctx.keyId || entry.status !== 200 || entry.request_id === null) continue;
     const a = byId.get(entry.request_id);
-    if (!a || a.remaining === null) continue;
+    if (a === undefined) continue;
+    if (a.remaining === null) continue;
     if (a.remaining > previous || windows.length === 0) windows.push({ openedAt: a.sentAt, accepted: 0 });
     windows[windows.length - 1].accepted += 1;
     previous = a.remaining;

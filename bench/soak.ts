@@ -211,10 +211,6 @@ function loggingFetch(file: string) {
   };
 }
 
-function lastLines(text: string): string {
-  return text.trim().split("\n").slice(-2).join(" | ").slice(0, 300);
-}
-
 export function reportSoak(result: SoakResult): void {
   const inv = result.invariants;
   printTable(

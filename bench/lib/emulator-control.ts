@@ -17,6 +17,7 @@ export interface ControlClient {
 }
 
 /** Control answers may be bare JSON or wrapped in {"data": ...}; callers get the payload. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the caller names the payload type it expects
 function unwrap<T>(body: unknown): T {
   if (body !== null && typeof body === "object" && !Array.isArray(body) && "data" in body) {
     return (body as { data: T }).data;
