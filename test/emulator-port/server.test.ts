@@ -178,7 +178,7 @@ describe("serveEmulator adapter", () => {
         throw new Error("boom");
       },
     });
-    const stderrWrite = process.stderr.write;
+    const stderrWrite = process.stderr.write.bind(process.stderr);
     process.stderr.write = (() => true);
     try {
       const response = await fetch(`${served.baseUrl}/context`);

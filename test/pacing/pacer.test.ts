@@ -154,8 +154,8 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     const at = clock.now();
     t.release({ receivedAt: at, status: 429, isRateLimit: true, retryAfter: "10" });
     const pause = events.find((e) => e.type === "pause");
-    expect(pause && pause.type === "pause" && pause.untilMs - at).toBeCloseTo(10_000 + 0.999 * 750, 6);
-    expect(pacer.snapshot(KEY).pausedUntil).toBe(pause && pause.type === "pause" ? pause.untilMs : -1);
+    expect(pause?.type === "pause" && pause.untilMs - at).toBeCloseTo(10_000 + 0.999 * 750, 6);
+    expect(pacer.snapshot(KEY).pausedUntil).toBe(pause?.type === "pause" ? pause.untilMs : -1);
   });
 
   it("C12: Retry-After: 0 pauses at least the floor — never a busy loop", async () => {

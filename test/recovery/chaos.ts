@@ -176,7 +176,7 @@ export interface ChildRun {
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   output(): string;
-  kill(): void;
+  kill: () => void;
 }
 
 /** Spawns the client process (crash-child.ts) with tsx. The token goes through the environment, not argv. */

@@ -31,7 +31,11 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-type KillPoint = { name: string; fault: FaultKind | null; killOn: "hang" | "delay" };
+interface KillPoint {
+  name: string;
+  fault: FaultKind | null;
+  killOn: "hang" | "delay";
+}
 const KILL_POINTS: KillPoint[] = [
   { name: "after the server committed (timeout_after)", fault: "timeout_after", killOn: "hang" },
   { name: "before the server saw it (timeout_before)", fault: "timeout_before", killOn: "hang" },
@@ -42,14 +46,13 @@ const KILL_POINTS: KillPoint[] = [
 async function recoverUntilSettled(baseUrl: string, token: string, journalFile: string) {
   const journal = createSqliteJournal({ filename: journalFile });
   const client = createResellerClient({ baseUrl, token, journal, timeoutMs: 800, retry: { baseMs: 50, capMs: 400 } });
-  let last;
-  for (let round = 0; round < 20; round++) {
-    last = await client.recover();
-    if (last.stillPending.length === 0) break;
+  let last = await client.recover();
+  for (let round = 1; round < 20 && last.stillPending.length > 0; round++) {
     await new Promise((r) => setTimeout(r, 150));
+    last = await client.recover();
   }
   await journal.close();
-  return last!;
+  return last;
 }
 
 describe("crash: SIGKILL at seeded points, recover() in a new process", () => {

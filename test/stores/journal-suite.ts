@@ -20,9 +20,9 @@ import {
 export interface FreshStore {
   journal: Journal;
   /** Another handle (connection/pool/file handle) on the SAME store. */
-  another(): Promise<Journal>;
+  another: () => Promise<Journal>;
   /** Everything the store holds, as text, to prove a secret is absent at rest (durable stores). */
-  raw?(): Promise<string>;
+  raw?: () => Promise<string>;
 }
 
 export interface JournalHarness {

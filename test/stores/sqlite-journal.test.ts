@@ -57,7 +57,7 @@ describe("sqlite: migrations and durability", () => {
       expect(versions).toEqual(sqliteMigrations.map((m) => ({ version: m.version, name: m.name })));
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
       const tables = db.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','index') ORDER BY name").all();
-      expect(tables.map((t: any) => t.name)).toEqual(
+      expect(tables.map((t) => (t as { name: string }).name)).toEqual(
         expect.arrayContaining(["commands", "command_attempts", "commands_domain_lock", "schema_migrations"]),
       );
     } finally {
