@@ -64,8 +64,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const v = parsed.values;
-  if (v.host !== undefined && v.host.trim() === "") throw new UsageError("--host must not be empty");
-  if (v.seed !== undefined && v.seed.trim() === "") throw new UsageError("--seed must name a file");
+  if (v.host?.trim() === "") throw new UsageError("--host must not be empty");
+  if (v.seed?.trim() === "") throw new UsageError("--seed must name a file");
   return {
     help: v.help === true,
     host: v.host?.trim(),

@@ -64,11 +64,11 @@ export function createKey(state: State, input: SeedKey): CreatedKey {
   if (input.environment !== "test" && input.environment !== "live") throw new ControlError(422, "environment must be test or live.");
   const random = state.config.random;
   const fixed = input.token ? parseToken(input.token) : null;
-  if (input.token && (!fixed || fixed.environment !== input.environment)) throw new ControlError(422, "token does not match A3.");
+  if (input.token && (fixed?.environment !== input.environment)) throw new ControlError(422, "token does not match A3.");
   const id = fixed?.publicKeyId ?? publicKeyId(random);
   if (state.keys.has(id)) throw new ControlError(409, `API key ${id} exists.`);
   let resellerUuid = input.reseller_uuid?.toLowerCase();
-  if (!resellerUuid) resellerUuid = uuidV4(random);
+  resellerUuid ??= uuidV4(random);
   const reseller = state.resellers.get(resellerUuid) ?? { uuid: resellerUuid, status: "active" as const };
   if (input.reseller_status) reseller.status = input.reseller_status;
   state.resellers.set(resellerUuid, reseller);
@@ -105,6 +105,7 @@ function keyForToken(state: State, token: string | undefined, id: string | undef
 
 export function createDomain(state: State, input: SeedDomain): DomainInfo {
   const key = keyForToken(state, input.token, input.public_key_id);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- a control request's JSON may carry a non-string name
   const name = String(input.name ?? "").toLowerCase();
   if (!isDomainName(name)) throw new ControlError(422, "name must be a domain name.");
   if ([...state.domains.values()].some((d) => d.environment === key.environment && d.name === name)) {

@@ -34,7 +34,7 @@ export const AFTER_KINDS = new Set<FaultKind>(["timeout_after", "reset_after", "
 export const LIMITER_KINDS = new Set<FaultKind>(["retry_after_zero", "rate_limit_no_header"]);
 
 export function addFault(state: State, input: FaultInput): FaultInfo {
-  if (!FAULT_KINDS.includes(input.kind)) throw new Error(`Unknown fault kind: ${String(input.kind)}`);
+  if (!FAULT_KINDS.includes(input.kind)) throw new Error(`Unknown fault kind: ${input.kind}`);
   if (typeof input.method !== "string" || typeof input.path !== "string") throw new Error("A fault needs method and path.");
   const fault: FaultInfo = {
     id: `fault-${++state.faultSeq}`,

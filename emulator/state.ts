@@ -236,13 +236,13 @@ export class State {
 
   idempotencyFor(publicKeyId: string): Map<string, IdempotencyRecord> {
     let map = this.idempotency.get(publicKeyId);
-    if (!map) this.idempotency.set(publicKeyId, (map = new Map()));
+    if (!map) this.idempotency.set(publicKeyId, (map = new Map<string, IdempotencyRecord>()));
     return map;
   }
 
   bindingsFor(publicKeyId: string): Map<string, OperationBinding> {
     let map = this.bindings.get(publicKeyId);
-    if (!map) this.bindings.set(publicKeyId, (map = new Map()));
+    if (!map) this.bindings.set(publicKeyId, (map = new Map<string, OperationBinding>()));
     return map;
   }
 }

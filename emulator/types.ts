@@ -189,7 +189,7 @@ export interface EmulatorControl {
 }
 
 export interface Emulator {
-  fetch(input: Request | string | URL, init?: RequestInit): Promise<Response>;
+  fetch: (input: Request | string | URL, init?: RequestInit) => Promise<Response>;
   handle(request: Request, info?: { remoteAddress?: string }): Promise<Response | SocketFault>;
   control: EmulatorControl;
   close(): Promise<void>;

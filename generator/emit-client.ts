@@ -144,6 +144,8 @@ function ruleHints(op: OperationModel): string[] {
     case "report":
       hints.push("Unknown outcome (timeout/5xx): not resent automatically; the outcome is reported for a check (F4).");
       break;
+    case null:
+      break;
   }
   return hints;
 }

@@ -54,7 +54,7 @@ export function startSchemaWorker(): SchemaWorker {
     worker.once("error", reject);
     worker.once("exit", (code) => reject(new Error(`openapi-typescript worker exited (${code}) before answering`)));
   });
-  result.catch(() => {}); // a caller that fails first and only closes must not leave an unhandled rejection
+  result.catch(() => undefined); // a caller that fails first and only closes must not leave an unhandled rejection
   return {
     async emit(spec) {
       // postMessage clones the document, so the other emitters keep reading the exact parsed spec.

@@ -310,7 +310,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           const guard = guardFor(s);
           const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
           const d = memory.reserveNowSync(apiKeyId, { limit: s.limit, windowMs, spacingMs, guardMs: guard, now });
-          if (d && d.granted) {
+          if (d?.granted) {
             s.view = d.state;
             s.inFlight += 1;
             return Promise.resolve(makeTicket(apiKeyId, s, d.windowId, 0));

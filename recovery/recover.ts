@@ -81,8 +81,8 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       }
       try {
         await recoverOne(record);
-      } catch (error) {
-        if (error instanceof RequestAbortedError) error = new Skip("aborted");
+      } catch (thrown) {
+        const error = thrown instanceof RequestAbortedError ? new Skip("aborted") : thrown;
         if (error instanceof Skip || error instanceof InvalidTransitionError) {
           const reason = error instanceof Skip ? error.message : `claimed elsewhere (${error.message})`;
           summary.skipped.push({ commandId: record.id, reason });

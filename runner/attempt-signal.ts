@@ -42,7 +42,7 @@ export class AttemptController {
 
   /** The signal to hand to `new Request()` / openapi-fetch's init. */
   get requestSignal(): AbortSignal {
-    return this.light ? (this.light) : this.native!.signal;
+    return this.light ?? this.native!.signal;
   }
 
   abort(reason?: unknown): void {

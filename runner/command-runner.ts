@@ -19,7 +19,6 @@ import {
 import type { CommandState, Journal } from "../journal";
 import type { AttemptInfo, Outcome, RateLimitSnapshot } from "../core";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
-import type { Redactor } from "../core";
 import { decide, type AttemptResult } from "./retry-policy";
 import { backoffDelay } from "../pacing";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
@@ -28,7 +27,7 @@ import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 
 export type { RetryOptions, RunnerDeps, RunResult } from "./runner-types";
 
-function noop(): void {}
+const noop = (): void => undefined;
 
 export async function runCommand(
   deps: RunnerDeps,
@@ -90,7 +89,6 @@ export async function runCommand(
   return runLoop();
 
   async function runLoop(): Promise<RunResult> {
-    const { pacer, apiKeyId } = deps;
     const attempts: AttemptInfo[] = [];
     let rateLimit: RateLimitSnapshot = pending?.attempt.rateLimit ?? { limit: null, remaining: null };
     let counted = 0; // attempts that count toward maxAttempts (429s do not)

@@ -242,7 +242,7 @@ export function sendAttempt(
   opts: SendOptions,
 ): Promise<AttemptTransport> {
   const { signal } = opts;
-  if (signal?.aborted) return Promise.resolve({ ok: false, error: "aborted", reason: signal.reason });
+  if (signal?.aborted) return Promise.resolve({ ok: false, error: "aborted", reason: signal.reason as unknown });
   const ac = "controller" in req ? req.controller : new AttemptController();
   return new Promise<AttemptTransport>((resolve) => new Attempt(opts, ac, resolve).start(fetchFn, req));
 }

@@ -111,6 +111,7 @@ export function cleanResources(r: CommandResources): CommandResources {
 export function cleanManualCheck(m: ManualCheck | null): ManualCheck | null {
   if (m === null) return null;
   const out = redactSensitive({ ...m, requestIds: [...m.requestIds] }) as ManualCheck;
+  // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- three known optional keys, dropped when absent
   for (const k of ["operationUuid", "domainUuid", "orderUuid"] as const) if (out[k] === undefined) delete out[k];
   return out;
 }

@@ -155,8 +155,14 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
       if (redis.status === "wait") redis.connect().catch(() => undefined);
       await withTimeout(
         new Promise<void>((resolve, reject) => {
-          const ok = () => (cleanup(), resolve());
-          const bad = (e: unknown) => (cleanup(), reject(e));
+          const ok = () => {
+            cleanup();
+            resolve();
+          };
+          const bad = (e: unknown) => {
+            cleanup();
+            reject(e);
+          };
           const cleanup = () => {
             redis.off("ready", ok);
             redis.off("error", bad);

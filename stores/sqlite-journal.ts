@@ -21,7 +21,6 @@ import {
   type CommandRecord,
   type CommandState,
   type Journal,
-  type NewCommand,
 } from "../journal";
 import {
   OPTIMISTIC_RETRIES,
