@@ -8,7 +8,18 @@ const typed = ["**/*.ts", "**/*.mts", "**/*.cts"];
 const withTypes = (configs) => configs.map((c) => ({ ...c, files: typed, ignores: ["generated/**"] }));
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "dist/", ".tmp/", "coverage/", "docs/reference/", "docs/.vitepress/cache/"] },
+  {
+    // Build output, caches, and test/fixtures/: golden generator inputs and outputs compared byte for byte.
+    ignores: [
+      "node_modules/",
+      "dist/",
+      ".tmp/",
+      "coverage/",
+      "docs/reference/",
+      "docs/.vitepress/cache/",
+      "test/fixtures/",
+    ],
+  },
   { linterOptions: { reportUnusedDisableDirectives: "error" } },
   js.configs.recommended,
   ...withTypes(tseslint.configs.strictTypeChecked),
@@ -34,18 +45,27 @@ export default tseslint.config(
       // Numbers and booleans print as expected in a message; objects, nullish and unknown still fail.
       "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true, allowBoolean: true }],
       // `return void v.fail(...)` is this codebase's one-line "record the problem and bail out".
-      "@typescript-eslint/no-confusing-void-expression": ["error", { ignoreArrowShorthand: true, ignoreVoidOperator: true }],
+      "@typescript-eslint/no-confusing-void-expression": [
+        "error",
+        { ignoreArrowShorthand: true, ignoreVoidOperator: true },
+      ],
       // Off for the same idiom: `void` there marks the bail-out, not a discarded value.
       "@typescript-eslint/no-meaningless-void-operator": "off",
       // Rejecting with an AbortSignal's `reason` (typed `any`) is the platform's own convention.
-      "@typescript-eslint/prefer-promise-reject-errors": ["error", { allowThrowingAny: true, allowThrowingUnknown: true }],
+      "@typescript-eslint/prefer-promise-reject-errors": [
+        "error",
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // Off: with noUncheckedIndexedAccess off and options checked at run time for JavaScript callers, most
       // findings were guards on values the static types cannot vouch for (indexing, user input, closures).
       "@typescript-eslint/no-unnecessary-condition": "off",
       // `summary?.trim() || fallback`: an empty string falls back on purpose.
       "@typescript-eslint/prefer-nullish-coalescing": ["error", { ignorePrimitives: { string: true } }],
       // `const { help: _help, ...rest } = options` drops a key on purpose.
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", ignoreRestSiblings: true },
+      ],
       // Off: its only findings were ts-morph's static type guards and a test's cast to the class it just built.
       "@typescript-eslint/no-unsafe-class-instance-assignment": "off",
       // Off: `map.get(k)!` right after the code guaranteed `k` is there reads clearer than a guard that cannot fire.
