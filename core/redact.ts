@@ -5,7 +5,7 @@
  */
 import { operationList } from "../generated/operations";
 
-export const REDACTED = "[REDACTED]";
+const REDACTED = "[REDACTED]";
 
 /** Field names that are secrets wherever they appear (union of every op's x-sensitive-fields). */
 const SENSITIVE_KEYS: ReadonlySet<string> = new Set([

@@ -101,7 +101,3 @@ export function validateQuery(op: OperationMeta, query: Record<string, unknown> 
 export function checkLiveOnly(op: OperationMeta, environment: "test" | "live", override: boolean): void {
   if (op.liveOnly && environment === "test" && !override) throw new LiveOnlyError(op.operationId);
 }
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === "string" && UUID_RE.test(value);
-}

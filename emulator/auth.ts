@@ -5,7 +5,7 @@ import type { Translate } from "./i18n";
 import type { ApiKey, Reseller, State } from "./state";
 
 /** A3: rsl_{test|live}_{24 letters/digits}.{64 base64url}. */
-export const TOKEN_RE = /^rsl_(test|live)_([A-Za-z0-9]{24})\.([A-Za-z0-9_-]{64})$/;
+const TOKEN_RE = /^rsl_(test|live)_([A-Za-z0-9]{24})\.([A-Za-z0-9_-]{64})$/;
 
 export function parseToken(token: string): { environment: "test" | "live"; publicKeyId: string; secret: string } | null {
   const m = TOKEN_RE.exec(token);
@@ -74,7 +74,7 @@ function ipv4ToInt(ip: string): number | null {
 }
 
 /** Exact address, or an IPv4 CIDR such as 10.0.0.0/8. */
-export function ipMatches(entry: string, address: string): boolean {
+function ipMatches(entry: string, address: string): boolean {
   const ip = normaliseIp(address);
   const [net, bitsText] = entry.trim().toLowerCase().split("/");
   if (bitsText === undefined) return normaliseIp(net) === ip;

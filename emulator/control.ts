@@ -45,7 +45,7 @@ function keyOr404(state: State, publicKeyId: string): ApiKey {
   return key;
 }
 
-export function keyInfo(state: State, key: ApiKey): KeyInfo {
+function keyInfo(state: State, key: ApiKey): KeyInfo {
   return {
     token: formatToken(key),
     public_key_id: key.publicKeyId,

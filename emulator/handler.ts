@@ -25,7 +25,7 @@ export interface HandlerContext {
   boundOperationUuid?: string;
 }
 
-export interface HandlerResult {
+interface HandlerResult {
   status: number;
   body?: unknown;
 }

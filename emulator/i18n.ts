@@ -5,7 +5,7 @@ import type { Language } from "./types";
 const SUPPORTED: readonly Language[] = ["ru", "en", "kk"];
 
 /** "ru-RU" → "ru"; anything unsupported → null. */
-export function normaliseLanguage(value: string | null | undefined): Language | null {
+function normaliseLanguage(value: string | null | undefined): Language | null {
   if (!value) return null;
   const base = value.trim().toLowerCase().split(/[-_]/)[0];
   return (SUPPORTED as readonly string[]).includes(base) ? (base as Language) : null;

@@ -15,7 +15,7 @@ export function readIdempotencyKey(headers: Headers): string | null {
 const UNRESERVED = /[A-Za-z0-9\-._~]/;
 
 /** HTTP normalisation of percent-encoding (RFC 3986 §6.2.2): upper-case hex, decode unreserved. */
-export function normalisePercentEncoding(text: string): string {
+function normalisePercentEncoding(text: string): string {
   return text.replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => {
     const ch = String.fromCharCode(parseInt(hex, 16));
     return UNRESERVED.test(ch) ? ch : `%${hex.toUpperCase()}`;

@@ -35,7 +35,7 @@ export function readPage(query: URLSearchParams, tr: Translate): PageRequest {
   return { perPage, after };
 }
 
-export function encodeCursor(after: number): string {
+function encodeCursor(after: number): string {
   return base64urlEncode(JSON.stringify({ v: 1, after }));
 }
 

@@ -50,7 +50,7 @@ function matchSegments(template: string[], actual: string[]): Record<string, str
 }
 
 /** True when `pathname` is under the API base path. */
-export function isApiPath(pathname: string): boolean {
+function isApiPath(pathname: string): boolean {
   return pathname === BASE_PATH || pathname.startsWith(BASE_PATH + "/");
 }
 

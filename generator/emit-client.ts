@@ -9,7 +9,7 @@ import { readOperations, type OperationModel } from "./model";
 import { docText, firstSentence, newSourceFile, render } from "./output";
 import type { Spec } from "./spec";
 
-export const CLIENT_EMITTER = "emit-client.ts";
+const CLIENT_EMITTER = "emit-client.ts";
 
 
 /** Emits generated/client.ts and returns its text. */

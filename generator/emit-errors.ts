@@ -8,7 +8,7 @@ import { objectShape, pinnedValue, propertyChecks, propertyKey, typeOf, type Obj
 import { docText, newSourceFile, pascalCase, render } from "./output";
 import { isObject, SpecError, type Json, type Spec } from "./spec";
 
-export const ERRORS_EMITTER = "emit-errors.ts";
+const ERRORS_EMITTER = "emit-errors.ts";
 
 /** One `oneOf` member of ApiError. */
 interface ErrorMember {

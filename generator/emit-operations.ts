@@ -8,7 +8,7 @@ import { readOperations, type OperationModel } from "./model";
 import { newSourceFile, render } from "./output";
 import type { Spec } from "./spec";
 
-export const OPERATIONS_EMITTER = "emit-operations.ts";
+const OPERATIONS_EMITTER = "emit-operations.ts";
 
 /** Emits generated/operations.ts and returns its text. */
 export function emitOperations(spec: Spec, ops: readonly OperationModel[] = readOperations(spec)): string {

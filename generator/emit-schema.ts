@@ -12,7 +12,7 @@ import { Worker } from "node:worker_threads";
 import { banner } from "./banner";
 import type { Spec } from "./spec";
 
-export const SCHEMA_EMITTER = "emit-schema.ts";
+const SCHEMA_EMITTER = "emit-schema.ts";
 
 /** Options passed to openapiTS(); fixed, so the output only depends on the spec. */
 const OPENAPI_TS_OPTIONS = {

@@ -83,7 +83,7 @@ export function propertyKey(name: string): string {
 }
 
 /** Property access on an expression: `e.name` or `e["na-me"]`. */
-export function access(expr: string, name: string): string {
+function access(expr: string, name: string): string {
   return IDENTIFIER.test(name) ? `${expr}.${name}` : `${expr}[${JSON.stringify(name)}]`;
 }
 
@@ -152,7 +152,7 @@ function objectType(spec: Spec, shape: ObjectShape, pointer: string): string {
  * matches the schema. `depth` names the callback variables of nested arrays/maps (v1, v2, …).
  * The generated file must define `isRecord(value): value is Record<string, unknown>`.
  */
-export function checkOf(spec: Spec, node: unknown, expr: string, pointer: string, depth = 0): string {
+function checkOf(spec: Spec, node: unknown, expr: string, pointer: string, depth = 0): string {
   const schema = resolve(spec, node, pointer);
   if (schema === true) return "true";
   if (schema === false) return "false";

@@ -5,17 +5,17 @@
  */
 import { isObject, SpecError, type Json, type Spec } from "./spec";
 
-export const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
-export const UNKNOWN_OUTCOME_POLICIES = ["resend", "reconcile", "report"] as const;
-export const PAGINATION_KINDS = ["links", "meta-only"] as const;
+const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
+const UNKNOWN_OUTCOME_POLICIES = ["resend", "reconcile", "report"] as const;
+const PAGINATION_KINDS = ["links", "meta-only"] as const;
 
-export interface ParamModel {
+interface ParamModel {
   readonly name: string;
   readonly required: boolean;
   readonly description: string | undefined;
 }
 
-export interface ResponseModel {
+interface ResponseModel {
   /** Status code as written in the spec ("200", "204"). */
   readonly status: string;
   /** Whether it has an application/json body. */
@@ -52,7 +52,7 @@ export interface OperationModel {
 }
 
 /** JSON pointer segment escaping (RFC 6901). */
-export function pointerSegment(key: string): string {
+function pointerSegment(key: string): string {
   return key.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 

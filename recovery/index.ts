@@ -3,4 +3,3 @@ export * from "./lookups";
 export * from "./plan";
 export * from "./recover";
 export type * from "./types";
-export type { RecoveryEvent } from "../core";

@@ -3,7 +3,7 @@
  * openapi-fetch's init (`resellerCall`, which openapi-fetch copies onto the Request); a call made
  * directly through `client.http` gets one derived from the method and the schema path.
  */
-import { operationTable, type OperationId, type OperationMeta } from "../generated/operations";
+import { operationTable, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "../journal";
 import type { Outcome } from "../core";
 import type { AttemptController } from "./attempt-signal";
@@ -47,12 +47,8 @@ const byRoute = new Map<string, OperationMeta>(
   Object.values(operationTable).map((op) => [`${op.method} ${op.path}`, op as OperationMeta]),
 );
 
-export function operationFor(method: string, schemaPath: string): OperationMeta | undefined {
+function operationFor(method: string, schemaPath: string): OperationMeta | undefined {
   return byRoute.get(`${method.toUpperCase()} ${schemaPath}`);
-}
-
-export function operationById(id: OperationId): OperationMeta {
-  return operationTable[id];
 }
 
 /** The call's context; created (and attached) on first use for a direct client.http call. */

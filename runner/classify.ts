@@ -8,7 +8,7 @@ import { parseApiError, type ApiError } from "../generated/errors";
 import { snippetOf, type Redactor } from "../core";
 import type { RateLimitSnapshot } from "../core";
 
-export type ApiErrorLike = ApiError;
+type ApiErrorLike = ApiError;
 
 export interface RawResponse {
   status: number;

@@ -25,7 +25,7 @@ import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 
-export type { RetryOptions, RunnerDeps, RunResult } from "./runner-types";
+export type { RunnerDeps, RunResult } from "./runner-types";
 
 const noop = (): void => undefined;
 

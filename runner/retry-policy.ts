@@ -29,7 +29,7 @@ export interface PolicyState {
 }
 
 /** True when the result says the side effect may have happened (E4 last rows). */
-export function isUnknown(result: AttemptResult): boolean {
+function isUnknown(result: AttemptResult): boolean {
   return result.kind === "unknown" || result.kind === "transport";
 }
 

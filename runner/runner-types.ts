@@ -7,7 +7,7 @@ import type { Pacer } from "../pacing";
 import type { Redactor } from "../core";
 import type { RetryBudget } from "./retry-budget";
 
-export interface RetryOptions {
+interface RetryOptions {
   /** Attempts per command for 5xx/network/timeout/malformed bodies, first included (default 6 = 1 + 5 retries, seed 002). */
   maxAttempts: number;
   baseMs: number;

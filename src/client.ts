@@ -6,7 +6,7 @@
  */
 import createClient, { type Client } from "openapi-fetch";
 import type { paths } from "../generated/schema";
-import { createFacade, type OperationArgs, type OperationData, type ResourceFacade } from "../generated/client";
+import { createFacade, type OperationData, type ResourceFacade } from "../generated/client";
 import { operationTable, type OperationId } from "../generated/operations";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createAttemptLoopMiddleware } from "../middleware";
@@ -288,8 +288,6 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     recovery,
   });
 }
-
-export type { OperationArgs };
 
 /** The wrap (middleware/attempt-loop.ts) never saw this call's context: openapi-fetch dropped the init key. */
 function wrapBroken(): ResellerClientError {

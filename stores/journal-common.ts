@@ -12,7 +12,7 @@ import type {
 } from "../journal";
 import { SensitiveDataError } from "../journal";
 
-export const REDACTED = "[REDACTED]";
+const REDACTED = "[REDACTED]";
 
 /** H2: keys whose values never reach the journal, whatever the caller's redaction did. */
 const SENSITIVE_KEYS = new Set(["signing_secret", "auth_code", "authorization", "token", "password"]);
@@ -34,7 +34,7 @@ function scrubString(text: string): string {
  * H2: returns a copy of `value` with every sensitive key's value and every token-shaped string
  * replaced by "[REDACTED]". The caller is expected to redact already; this is the second line.
  */
-export function redactSensitive(value: unknown, depth = 0): unknown {
+function redactSensitive(value: unknown, depth = 0): unknown {
   if (depth > 64) return REDACTED; // a pathological structure is not worth keeping
   if (typeof value === "string") return scrubString(value);
   if (Array.isArray(value)) return value.map((v) => redactSensitive(v, depth + 1));
@@ -100,7 +100,7 @@ export function cleanAttempt(a: AttemptRecord): AttemptRecord {
   return out;
 }
 
-export function cleanResources(r: CommandResources): CommandResources {
+function cleanResources(r: CommandResources): CommandResources {
   const out: CommandResources = {};
   if (r.orderUuid !== undefined) out.orderUuid = r.orderUuid;
   if (r.domainUuid !== undefined) out.domainUuid = r.domainUuid;
@@ -108,7 +108,7 @@ export function cleanResources(r: CommandResources): CommandResources {
   return out;
 }
 
-export function cleanManualCheck(m: ManualCheck | null): ManualCheck | null {
+function cleanManualCheck(m: ManualCheck | null): ManualCheck | null {
   if (m === null) return null;
   const out = redactSensitive({ ...m, requestIds: [...m.requestIds] }) as ManualCheck;
   // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- three known optional keys, dropped when absent

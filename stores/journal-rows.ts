@@ -77,7 +77,7 @@ export function rowToMutable(row: CommandRow, jsonAsText: boolean, known?: Known
   };
 }
 
-export function attemptFromRow(a: AttemptRow): AttemptRecord {
+function attemptFromRow(a: AttemptRow): AttemptRecord {
   const out: AttemptRecord = { at: Number(a.at), delayMs: Number(a.delay_ms) };
   if (a.status !== null) out.status = a.status;
   if (a.error_code !== null) out.errorCode = a.error_code;

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** bench/results/, next to this lib folder. */
-export const resultsDir = fileURLToPath(new URL("../results/", import.meta.url));
+const resultsDir = fileURLToPath(new URL("../results/", import.meta.url));
 
 /** Writes `data` (plus the time and Node version) to bench/results/<name>.json and returns the path. */
 export async function writeResult(name: string, data: unknown, dir: string = resultsDir): Promise<string> {

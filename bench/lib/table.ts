@@ -1,6 +1,6 @@
 // Plain-text tables for benchmark output (stdout), so every bench prints results the same way.
 
-export type Cell = string | number | boolean | null | undefined;
+type Cell = string | number | boolean | null | undefined;
 export type Row = Record<string, Cell>;
 
 function format(value: Cell): string {
@@ -13,7 +13,7 @@ function format(value: Cell): string {
 }
 
 /** Renders rows as an aligned table; columns are the union of row keys in first-seen order. */
-export function formatTable(rows: readonly Row[], columns?: readonly string[]): string {
+function formatTable(rows: readonly Row[], columns?: readonly string[]): string {
   const cols = columns ?? [...new Set(rows.flatMap((row) => Object.keys(row)))];
   if (cols.length === 0) return "";
   const cells = rows.map((row) => cols.map((col) => format(row[col])));

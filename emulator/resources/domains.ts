@@ -35,7 +35,7 @@ export function presentOperation(op: Operation): Record<string, unknown> {
 }
 
 /** A8: another reseller's, another environment's or a missing domain all answer the same 404. */
-export function ownedDomain(ctx: HandlerContext): Domain {
+function ownedDomain(ctx: HandlerContext): Domain {
   const domain = ctx.state.domains.get(ctx.params.domainUuid?.toLowerCase() ?? "");
   if (!domain || !ctx.state.owns(domain, ctx.key)) throw new ApiError(404, "resource_not_found", ctx.tr("not_found"));
   return domain;

@@ -37,7 +37,7 @@ export function ensureDeposit(state: State, owner: Owner): void {
   addEntry(state, owner, "deposit", INITIAL_DEPOSIT_MINOR, "Initial deposit", null, null);
 }
 
-export function balanceMinor(state: State, owner: Owner): number {
+function balanceMinor(state: State, owner: Owner): number {
   return state.ledgerHead.get(ownerKey(owner))?.balanceAfterMinor ?? 0;
 }
 
@@ -111,7 +111,7 @@ export const listLedger: Handler = (ctx) => {
   return { status: 200, body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, presentLedger) };
 };
 
-export function presentLedger(e: LedgerEntry): unknown {
+function presentLedger(e: LedgerEntry): unknown {
   return {
     uuid: e.uuid,
     type: e.type,

@@ -9,7 +9,7 @@ import { isDomainName, Validator } from "../validation";
 import { presentOperation } from "./domains";
 import { charge, priceFor } from "./finance";
 
-export function presentOrder(o: Order): Record<string, unknown> {
+function presentOrder(o: Order): Record<string, unknown> {
   return {
     uuid: o.uuid,
     external_id: o.externalId,

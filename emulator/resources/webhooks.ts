@@ -7,7 +7,7 @@ import type { Webhook } from "../state";
 import { iso, signingSecret, uuidV4 } from "../util";
 import { Validator } from "../validation";
 
-export const WEBHOOK_EVENTS = [
+const WEBHOOK_EVENTS = [
   "domain.renewed",
   "domain.updated",
   "domain.expiring",

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import ts from "typescript";
 
 export const ROOT = resolve(__dirname, "../..");
-export const FIXTURES = join(ROOT, "test/fixtures/generator");
+const FIXTURES = join(ROOT, "test/fixtures/generator");
 export const TS_FILES = ["schema.ts", "operations.ts", "errors.ts", "client.ts"] as const;
 export const GENERATED_FILES = [...TS_FILES, "README.md"] as const;
 

@@ -20,20 +20,20 @@ import { createSqliteJournal } from "../../stores/sqlite-journal";
 import { TERMINAL_STATES } from "../../journal";
 import { parseRetryAfter } from "../../pacing";
 
-export const ROOT = new URL("../../", import.meta.url).pathname;
-export const CHILD = join(ROOT, "test/recovery/crash-child.ts");
+const ROOT = new URL("../../", import.meta.url).pathname;
+const CHILD = join(ROOT, "test/recovery/crash-child.ts");
 /**
  * `node --import tsx` rather than node_modules/.bin/tsx: the tsx CLI runs the script in a CHILD
  * node process and cannot forward SIGKILL, so killing its pid would leave the real client running.
  */
-export const NODE_ARGS = ["--import", "tsx"];
+const NODE_ARGS = ["--import", "tsx"];
 
 /** mulberry32: deterministic uniform [0, 1) — the same generator the client tests use. */
 export { seeded } from "../client/harness";
 
-export const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
+const sha256 = (bytes: Uint8Array | string) => createHash("sha256").update(bytes).digest("hex");
 
-export interface Recorded {
+interface Recorded {
   /** publicKeyId from the bearer token (never the secret). */
   apiKeyId: string | null;
   arrivedAt: number;
@@ -151,7 +151,7 @@ export function buildPlan(emulator: Emulator, token: string, count: number, rand
   return plan;
 }
 
-export const pathOf = (p: PlanItem) =>
+const pathOf = (p: PlanItem) =>
   p.op === "order"
     ? "/orders"
     : p.op === "webhook"
@@ -243,7 +243,7 @@ interface DispatchLine {
   pid?: number;
 }
 
-export function readDispatchLog(file: string): DispatchLine[] {
+function readDispatchLog(file: string): DispatchLine[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, "utf8")
     .split("\n")
@@ -389,7 +389,7 @@ export async function checkInvariants(input: {
 }
 
 /** H2/A4: the raw SQLite file and its WAL must contain no token secret, signing_secret or auth_code. */
-export function scanSecrets(journalFile: string, emulator: Emulator, token: string, authCodes: string[] = []): string[] {
+function scanSecrets(journalFile: string, emulator: Emulator, token: string, authCodes: string[] = []): string[] {
   const secrets = new Set<string>([token, token.split(".")[1] ?? token]);
   for (const k of emulator.control.keys()) {
     secrets.add(k.token);
@@ -408,13 +408,13 @@ export function scanSecrets(journalFile: string, emulator: Emulator, token: stri
 }
 
 /** signing_secrets the tests saw the emulator issue (webhooks.create/rotate responses). */
-export const issuedWebhookSecrets = new Set<string>();
+const issuedWebhookSecrets = new Set<string>();
 
 /**
  * Every auth_code the emulator holds for the reseller's domains, read in-process (not through the
  * recording port) with a separate key of the same reseller, so the client's quota is untouched.
  */
-export async function issuedAuthCodes(emulator: Emulator, token: string): Promise<string[]> {
+async function issuedAuthCodes(emulator: Emulator, token: string): Promise<string[]> {
   const owner = emulator.control.keys().find((k) => k.token === token);
   if (!owner) return [];
   const reader = emulator.control.createKey({

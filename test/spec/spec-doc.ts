@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 
 export const root = fileURLToPath(new URL("../../", import.meta.url));
-export const specPath = `${root}spec/openapi.yaml`;
+const specPath = `${root}spec/openapi.yaml`;
 
 // The spec is plain JSON-compatible data; `any` keeps the assertions readable.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -12,7 +12,7 @@ export type Node = any;
 
 export const spec: Node = parse(readFileSync(specPath, "utf8"));
 
-export const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
+const METHODS = ["get", "put", "post", "delete", "patch", "head", "options", "trace"] as const;
 export const WRITE_METHODS = new Set(["post", "put", "patch", "delete"]);
 
 export interface Op {

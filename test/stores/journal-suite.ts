@@ -17,7 +17,7 @@ import {
   type NewCommand,
 } from "../../journal";
 
-export interface FreshStore {
+interface FreshStore {
   journal: Journal;
   /** Another handle (connection/pool/file handle) on the SAME store. */
   another: () => Promise<Journal>;

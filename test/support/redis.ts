@@ -12,7 +12,7 @@ export interface RedisServer {
   stop(): Promise<void>;
 }
 
-export const REDIS_CANDIDATES = [
+const REDIS_CANDIDATES = [
   process.env.REDIS_SERVER ?? "",
   "/usr/bin/redis-server",
   "/usr/local/bin/redis-server",
