@@ -1,6 +1,7 @@
-// The emulator over a real TCP port: node:http in front of the in-process handler.
+// The emulator over a real TCP port: node:http (through @hono/node-server) in front of the in-process handler.
 // Socket faults become real network failures here (E4: timeout / dropped connection = unknown outcome).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type Server } from "node:http";
+import { getRequestListener, RequestError, type HttpBindings } from "@hono/node-server";
 import { isIPv4, isIPv6, type AddressInfo, type Socket } from "node:net";
 import { createEmulator } from "./index";
 import { BASE_PATH, CONTROL_PATH } from "./state";
@@ -125,16 +126,31 @@ export async function serveEmulator(
   const sockets = new Set<Socket>();
   let closing = false;
 
-  const server: Server = createServer((req, res) => {
-    void respond(handler, controlAllowed, req, res).catch((error: unknown) => {
-      process.stderr.write(`reseller-emulator: request failed: ${describe(error)}\n`);
-      if (!res.headersSent && !res.destroyed) {
-        writeJson(res, 500, envelope("internal_error", "The emulator failed to handle the request."));
-      } else {
-        res.destroy();
+  // @hono/node-server converts node:http ↔ Fetch Request/Response; this file keeps only what the adapter
+  // cannot do: the loopback gate on the control API and the socket faults (reset, hang).
+  const listener = getRequestListener(
+    async (request, bindings) => {
+      const { incoming } = bindings as HttpBindings;
+      const remoteAddress = incoming.socket.remoteAddress;
+      // Gate on the path the emulator will route (dot segments resolved, percent-escapes decoded), so
+      // "/x/../_emulator/keys" or "/%5Femulator/keys" cannot slip past the loopback check.
+      if (isControlPath(new URL(request.url).pathname) && !controlAllowed(remoteAddress)) {
+        return jsonResponse(403, "forbidden", "The emulator control API is available only from loopback addresses.");
       }
-    });
-  });
+      const result = await handler.handle(request, { remoteAddress });
+      return isSocketFault(result) ? applyFault(result, incoming.socket) : result;
+    },
+    {
+      // Keep the platform's Request/Response: the emulator and its callers share one process.
+      overrideGlobalObjects: false,
+      errorHandler: (error) => {
+        if (error instanceof RequestError) return jsonResponse(400, "request_failed", "The request could not be parsed.");
+        process.stderr.write(`reseller-emulator: request failed: ${describe(error)}\n`);
+        return jsonResponse(500, "internal_error", "The emulator failed to handle the request.");
+      },
+    },
+  );
+  const server: Server = createServer((req, res) => void listener(req, res));
   // A hung request must stay open until the client gives up (timeout_* faults), never be reaped by node.
   server.requestTimeout = 0;
   server.keepAliveTimeout = 5_000;
@@ -181,36 +197,6 @@ export async function serveEmulator(
   };
 }
 
-async function respond(
-  handler: EmulatorHandler,
-  controlAllowed: (remoteAddress: string | undefined) => boolean,
-  req: IncomingMessage,
-  res: ServerResponse,
-): Promise<void> {
-  const remoteAddress = req.socket.remoteAddress;
-  const body = await readBody(req);
-  let request: Request;
-  try {
-    request = toFetchRequest(req, body);
-  } catch {
-    writeJson(res, 400, envelope("request_failed", "The request could not be parsed."));
-    return;
-  }
-  // Gate on the path the emulator will route (dot segments resolved, percent-escapes decoded), so
-  // "/x/../_emulator/keys" or "/%5Femulator/keys" cannot slip past the loopback check.
-  if (isControlPath(new URL(request.url).pathname) && !controlAllowed(remoteAddress)) {
-    writeJson(res, 403, envelope("forbidden", "The emulator control API is available only from loopback addresses."));
-    return;
-  }
-
-  const result = await handler.handle(request, { remoteAddress });
-  if (isSocketFault(result)) {
-    applyFault(result, req);
-    return;
-  }
-  await writeResponse(res, result, req.method === "HEAD");
-}
-
 /** True for /_emulator and everything under it, however the path is spelled. */
 export function isControlPath(pathname: string): boolean {
   let path = pathname;
@@ -227,75 +213,28 @@ function isSocketFault(value: Response | SocketFault): value is SocketFault {
   return !(value instanceof Response) && typeof (value).kind === "string";
 }
 
-function applyFault(fault: SocketFault, req: IncomingMessage): void {
+/** Turns a socket fault into a real network failure; resolves (with a response nobody reads) once the socket is gone. */
+function applyFault(fault: SocketFault, socket: Socket): Promise<Response> {
+  const gone = new Promise<Response>((resolve) => {
+    if (socket.destroyed) resolve(new Response(null));
+    else socket.once("close", () => resolve(new Response(null)));
+  });
   if (fault.kind === "reset") {
     // E4: a dropped connection. RST when the platform supports it, so the client sees ECONNRESET.
-    const socket = req.socket as Socket & { resetAndDestroy?: () => Socket };
-    if (typeof socket.resetAndDestroy === "function") socket.resetAndDestroy();
-    else socket.destroy();
-    return;
+    const s = socket as Socket & { resetAndDestroy?: () => Socket };
+    if (typeof s.resetAndDestroy === "function") s.resetAndDestroy();
+    else s.destroy();
   }
   // "hang": answer nothing. The socket stays open until the client aborts or close() destroys it.
-}
-
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "upgrade", "proxy-connection", "te", "trailer"]);
-
-function toFetchRequest(req: IncomingMessage, body: Buffer): Request {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i];
-    if (HOP_BY_HOP.has(name.toLowerCase())) continue;
-    headers.append(name, raw[i + 1]);
-  }
-  const hostHeader = req.headers.host;
-  const local = req.socket.localAddress ?? "127.0.0.1";
-  const authority = hostHeader ?? `${isIPv6(local) ? `[${local}]` : local}:${req.socket.localPort}`;
-  const url = new URL(req.url ?? "/", `http://${authority}`);
-  const method = req.method ?? "GET";
-  // D4: the exact bytes travel on; an empty body stays "no body", never "{}".
-  const hasBody = body.length > 0 && method !== "GET" && method !== "HEAD";
-  return new Request(url, {
-    method,
-    headers,
-    body: hasBody ? body : undefined,
-    ...(hasBody ? { duplex: "half" } : {}),
-  } as RequestInit);
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
-async function writeResponse(res: ServerResponse, response: Response, head: boolean): Promise<void> {
-  const bytes = response.body ? Buffer.from(await response.arrayBuffer()) : Buffer.alloc(0);
-  if (res.destroyed) return;
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, name) => {
-    if (name === "set-cookie" || HOP_BY_HOP.has(name) || name === "content-length") return;
-    headers[name] = value;
-  });
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  const noBody = head || response.status === 204 || response.status === 304;
-  if (!noBody) headers["content-length"] = String(bytes.length);
-  res.writeHead(response.status, response.statusText || undefined, headers);
-  res.end(noBody ? undefined : bytes);
+  return gone;
 }
 
 function envelope(code: string, message: string) {
   return { error: { code, message, details: [] as unknown[], request_id: null } };
 }
 
-function writeJson(res: ServerResponse, status: number, body: unknown): void {
-  const bytes = Buffer.from(JSON.stringify(body));
-  res.writeHead(status, { "content-type": "application/json", "content-length": String(bytes.length) });
-  res.end(bytes);
+function jsonResponse(status: number, code: string, message: string): Response {
+  return Response.json(envelope(code, message), { status });
 }
 
 function describe(error: unknown): string {
