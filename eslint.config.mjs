@@ -87,6 +87,11 @@ export default tseslint.config(
     },
   },
   {
+    // Plain-JavaScript tools (this config, etc/api-report.mjs) run on Node.
+    files: ["**/*.mjs", "**/*.cjs", "**/*.js"],
+    languageOptions: { globals: { process: "readonly", console: "readonly", URL: "readonly", Buffer: "readonly" } },
+  },
+  {
     // Generated from spec/openapi.yaml by generator/: a finding is fixed in the emitter, never by hand, and the
     // output keeps the spec's shapes (index signatures, interfaces) — so only the syntax-level recommended rules.
     files: ["generated/**"],
