@@ -6,8 +6,7 @@ import { parse } from "yaml";
 export const root = fileURLToPath(new URL("../../", import.meta.url));
 const specPath = `${root}spec/openapi.yaml`;
 
-// The spec is plain JSON-compatible data; `any` keeps the assertions readable.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the spec is plain JSON data; `any` keeps the assertions readable
 export type Node = any;
 
 export const spec: Node = parse(readFileSync(specPath, "utf8"));
