@@ -1,6 +1,7 @@
 // Type-aware lint for every hand-written TypeScript file (sources, tests, benches, the generator, and any
 // new top-level folder: the globs below and tsconfig.lint.json pick it up). `npm run lint` runs this, then
 // `prettier --check .`, then knip.
+import comments from "@eslint-community/eslint-plugin-eslint-comments/configs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -22,6 +23,14 @@ export default tseslint.config(
   },
   { linterOptions: { reportUnusedDisableDirectives: "error" } },
   js.configs.recommended,
+  // Every inline disable names the rule and says why after `--`.
+  comments.recommended,
+  {
+    rules: {
+      "@eslint-community/eslint-comments/require-description": ["error", { ignore: [] }],
+      "@eslint-community/eslint-comments/no-unlimited-disable": "error",
+    },
+  },
   ...withTypes(tseslint.configs.strictTypeChecked),
   ...withTypes(tseslint.configs.stylisticTypeChecked),
   {
