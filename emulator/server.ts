@@ -117,10 +117,7 @@ export interface ServeOptions {
 }
 
 /** Serves any handler with the emulator's `handle` signature on a loopback port. */
-export async function serveEmulator(
-  handler: EmulatorHandler,
-  options: ServeOptions = {},
-): Promise<ServedHandler> {
+export async function serveEmulator(handler: EmulatorHandler, options: ServeOptions = {}): Promise<ServedHandler> {
   const controlAllowed = options.controlAllowed ?? isLoopbackAddress;
   const host = options.host ?? "127.0.0.1";
   const sockets = new Set<Socket>();
@@ -144,7 +141,8 @@ export async function serveEmulator(
       // Keep the platform's Request/Response: the emulator and its callers share one process.
       overrideGlobalObjects: false,
       errorHandler: (error) => {
-        if (error instanceof RequestError) return jsonResponse(400, "request_failed", "The request could not be parsed.");
+        if (error instanceof RequestError)
+          return jsonResponse(400, "request_failed", "The request could not be parsed.");
         process.stderr.write(`reseller-emulator: request failed: ${describe(error)}\n`);
         return jsonResponse(500, "internal_error", "The emulator failed to handle the request.");
       },
@@ -210,7 +208,7 @@ export function isControlPath(pathname: string): boolean {
 }
 
 function isSocketFault(value: Response | SocketFault): value is SocketFault {
-  return !(value instanceof Response) && typeof (value).kind === "string";
+  return !(value instanceof Response) && typeof value.kind === "string";
 }
 
 /** Turns a socket fault into a real network failure; resolves (with a response nobody reads) once the socket is gone. */
