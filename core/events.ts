@@ -5,6 +5,7 @@
 import type { OperationId } from "../generated/operations";
 import type { Redactor } from "./redact";
 import type { CommandState } from "./states";
+import type { OutcomeKind } from "./outcome";
 
 /** What the pacer did for a key (C12, C3): pauses, learned limits, window waits, store failures. */
 export type PacingEvent =
@@ -18,7 +19,22 @@ export type RecoveryEvent =
   | { type: "recovery-start"; examined: number; apiKeyId: string }
   | { type: "recovery-pause"; untilMs: number; reason: "journalled-429" }
   | { type: "recovery-step"; commandId: string; operationId: string; from: CommandState; action: string }
-  | { type: "recovery-result"; commandId: string; operationId: string; from: CommandState; to: CommandState; note?: string }
+  | {
+      type: "recovery-result";
+      commandId: string;
+      operationId: string;
+      from: CommandState;
+      to: CommandState;
+      note?: string;
+      /** F4: what a support ticket needs, when the command now waits for a manual check. */
+      manualCheck?: {
+        reason: string;
+        operationUuid?: string;
+        domainUuid?: string;
+        orderUuid?: string;
+        requestIds: string[];
+      };
+    }
   | { type: "recovery-skip"; commandId: string; operationId: string; reason: string };
 
 export type ClientEvent =
@@ -41,7 +57,17 @@ export type ClientEvent =
       reason: string;
       idempotencyKey?: string;
     }
-  | { type: "pause"; operationId: OperationId; status: 429; retryAfter: string | null; requestId?: string }
+  | {
+      type: "pause";
+      operationId: OperationId;
+      status: 429;
+      retryAfter: string | null;
+      requestId?: string;
+      /** C11: the API's limiter (its `rate_limit_exceeded` envelope) or anything else in between (a proxy). */
+      source: "api" | "proxy";
+      idempotencyKey?: string;
+      commandId?: string;
+    }
   | { type: "replay"; operationId: OperationId; status: number; idempotencyKey?: string; requestId?: string }
   | {
       type: "unknown-outcome";
@@ -59,7 +85,20 @@ export type ClientEvent =
       result: "found" | "not_found" | "lookup_failed";
       idempotencyKey?: string;
     }
-  | { type: "budget-exhausted"; operationId: OperationId; available: number }
+  | { type: "budget-exhausted"; operationId: OperationId; available: number; idempotencyKey?: string; commandId?: string }
+  /** One per command, when it has its Outcome (the same fields a support ticket quotes). */
+  | {
+      type: "outcome";
+      operationId: OperationId;
+      kind: OutcomeKind;
+      status?: number;
+      reason?: string;
+      errorCode?: string;
+      reconciled?: boolean;
+      idempotencyKey?: string;
+      commandId?: string;
+      requestIds: string[];
+    }
   | { type: "pacing"; event: PacingEvent }
   /** What client.recover() did to a journalled command (I7: log every retry and reconciliation). */
   | { type: "recovery"; event: RecoveryEvent };

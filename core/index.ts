@@ -5,3 +5,4 @@ export * from "./outcome";
 export * from "./redact";
 export * from "./states";
 export * from "./validate";
+export * from "./telemetry";

@@ -17,7 +17,7 @@ import {
   type FinalizeInput,
 } from "./finalize";
 import type { CommandState, Journal } from "../journal";
-import type { AttemptInfo, Outcome, RateLimitSnapshot } from "../core";
+import type { AttemptInfo, CommandEndInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import type { Redactor } from "../core";
 import { decide, type AttemptResult } from "./retry-policy";
@@ -30,13 +30,84 @@ export type { RetryOptions, RunnerDeps, RunResult } from "./runner-types";
 
 function noop(): void {}
 
-export async function runCommand(
+export function runCommand(
   deps: RunnerDeps,
   ctx: CallContext,
   templateOf: () => AttemptRequest,
   prepared: PreparedRequest | undefined,
   baseUrl: string,
   fetchFn: FetchLike,
+): Promise<RunResult> {
+  // Nobody listens: no wrapper, no end-of-command summary (the overhead bench's path).
+  if (!deps.telemetry && !deps.events.enabled) return runAttempts(deps, ctx, templateOf, prepared, baseUrl, fetchFn, undefined);
+  return runObserved(deps, ctx, templateOf, prepared, baseUrl, fetchFn);
+}
+
+/** runAttempts plus the command's telemetry span and the one `outcome` event per command (I7). */
+async function runObserved(
+  deps: RunnerDeps,
+  ctx: CallContext,
+  templateOf: () => AttemptRequest,
+  prepared: PreparedRequest | undefined,
+  baseUrl: string,
+  fetchFn: FetchLike,
+): Promise<RunResult> {
+  const { op } = ctx;
+  const telemetry = deps.telemetry?.startCommand({
+    operationId: op.operationId,
+    method: op.method,
+    pathTemplate: op.path,
+    idempotencyKey: ctx.sentIdempotencyKey,
+    commandId: ctx.commandId,
+  });
+  let result: RunResult;
+  try {
+    result = await runAttempts(deps, ctx, templateOf, prepared, baseUrl, fetchFn, telemetry);
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error));
+    telemetry?.end({ requestIds: [], thrown: { name: e.name, message: deps.redactor.text(e.message) } });
+    throw error;
+  }
+  const end = endInfo(result.outcome);
+  telemetry?.end(end);
+  deps.events.emit({
+    type: "outcome",
+    operationId: op.operationId,
+    kind: result.outcome.kind,
+    status: end.status,
+    reason: end.reason,
+    errorCode: end.errorCode,
+    reconciled: end.reconciled,
+    idempotencyKey: ctx.sentIdempotencyKey,
+    commandId: ctx.commandId,
+    requestIds: end.requestIds,
+  });
+  return result;
+}
+
+function endInfo(outcome: Outcome): CommandEndInfo {
+  const requestIds: string[] = [];
+  for (const a of outcome.attempts) if (a.requestId) requestIds.push(a.requestId);
+  const o = outcome as Partial<{ status: number; reason: string; error: { code?: string }; reconciled: boolean; replayed: boolean }>;
+  return {
+    kind: outcome.kind,
+    reason: outcome.kind === "unknown" ? o.reason : undefined,
+    status: typeof o.status === "number" ? o.status : undefined,
+    errorCode: typeof o.error?.code === "string" ? o.error.code : undefined,
+    reconciled: o.reconciled === true ? true : undefined,
+    replayed: o.replayed === true ? true : undefined,
+    requestIds,
+  };
+}
+
+async function runAttempts(
+  deps: RunnerDeps,
+  ctx: CallContext,
+  templateOf: () => AttemptRequest,
+  prepared: PreparedRequest | undefined,
+  baseUrl: string,
+  fetchFn: FetchLike,
+  telemetry: CommandTelemetry | undefined,
 ): Promise<RunResult> {
   const { op } = ctx;
   const { clock, events, journal, redactor } = deps;
@@ -59,6 +130,7 @@ export async function runCommand(
         timeoutMs,
         fetchFn,
         onSend: isWrite ? () => void (sent = true) : noop,
+        telemetry,
       });
     } catch (error) {
       if (!signal?.aborted) throw error;
@@ -106,7 +178,7 @@ export async function runCommand(
     };
 
     /** One paced attempt (paced-attempt.ts); keeps the latest rate-limit snapshot (C10). */
-    const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number) => {
+    const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number, pathTemplate?: string) => {
       const r = await pacedAttempt(deps, req, {
         attemptNo,
         signal,
@@ -115,6 +187,9 @@ export async function runCommand(
         onSend: () => {
           if (isWrite) sent = true;
         },
+        telemetry,
+        attemptOfCommand: attempts.length + 1,
+        pathTemplate,
       });
       if (r.rateLimit) rateLimit = r.rateLimit;
       return r;
@@ -220,12 +295,21 @@ export async function runCommand(
             status: 429,
             retryAfter: transport.ok ? transport.raw.headers.get("retry-after") : null,
             requestId: info.requestId,
+            source: classified?.kind === "rate_limited" && classified.error?.code === "rate_limit_exceeded" ? "api" : "proxy",
+            idempotencyKey: ctx.sentIdempotencyKey,
+            commandId: ctx.commandId,
           });
           continue;
         case "retry": {
           const cost = deps.budget.tryAcquire(decision.charge);
           if (cost === false) {
-            events.emit({ type: "budget-exhausted", operationId: op.operationId, available: deps.budget.available() });
+            events.emit({
+              type: "budget-exhausted",
+              operationId: op.operationId,
+              available: deps.budget.available(),
+              idempotencyKey: ctx.sentIdempotencyKey,
+              commandId: ctx.commandId,
+            });
             return finish({ last: classified, unknown: transportUnknown });
           }
           spent += cost;
@@ -242,6 +326,7 @@ export async function runCommand(
             reason: info.error ?? `status ${info.status}`,
             idempotencyKey: ctx.sentIdempotencyKey,
           });
+          telemetry?.backoff(delay, info.error ?? `status ${info.status}`);
           try {
             await clock.sleep(delay, signal);
           } catch {
@@ -285,7 +370,7 @@ export async function runCommand(
       let found;
       for (let i = 0; ; i++) {
         try {
-          found = await lookupOrder((r) => paced(r, i), req, externalId, redactor);
+          found = await lookupOrder((r) => paced(r, i, "/orders"), req, externalId, redactor);
         } catch (error) {
           if (signal?.aborted) return aborted(signal.reason);
           throw error;

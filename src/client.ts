@@ -14,6 +14,7 @@ import { AttemptController } from "../runner";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner";
 import { InvalidArgumentError, ResellerClientError } from "../core";
 import { createEventSink } from "../core";
+import { bindTelemetry, eventHandlerOf } from "./observers";
 import { createIdempotencyMiddleware } from "../middleware";
 import { createLanguageMiddleware, validateLanguage } from "../middleware";
 import { createLocalValidationMiddleware } from "../middleware";
@@ -102,7 +103,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const clock: Clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const redactor = createRedactor([options.token, credential.secret]);
-  const events = createEventSink(options.onEvent, redactor);
+  const events = createEventSink(eventHandlerOf(options), redactor);
   const pacer =
     options.pacer ??
     createPacer({
@@ -115,6 +116,9 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       onEvent: events.enabled ? (event) => events.emit({ type: "pacing", event }) : undefined,
     });
   const budget = createRetryBudget(options.retry?.budget);
+  if (options.telemetry?.bind) {
+    bindTelemetry(options.telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
+  }
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -151,6 +155,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       events,
       redactor,
       newRequestId: randomRequestId,
+      telemetry: options.telemetry,
     }),
   );
 
