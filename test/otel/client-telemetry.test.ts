@@ -53,7 +53,9 @@ describe("otel: spans", () => {
     expect(attempt.name).toBe("GET /api/reseller/v1/domains/{domainUuid}");
     expect(attempt.spanContext().traceId).toBe(command.spanContext().traceId);
     expect(attr(attempt, ATTR_HTTP_REQUEST_METHOD)).toBe("GET");
-    expect(attr(attempt, "url.template") /* development-status name, no stable export */).toBe("/api/reseller/v1/domains/{domainUuid}");
+    expect(attr(attempt, "url.template") /* development-status name, no stable export */).toBe(
+      "/api/reseller/v1/domains/{domainUuid}"
+    );
     expect(attr(attempt, ATTR_SERVER_ADDRESS)).toBe("127.0.0.1");
     expect(attr(attempt, ATTR_HTTP_RESPONSE_STATUS_CODE)).toBe(200);
     expect(attr(attempt, ATTR_ERROR_TYPE)).toBeUndefined();

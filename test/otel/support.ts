@@ -1,5 +1,7 @@
 // OpenTelemetry SDK wiring for the otel tests: the SDK's in-memory span and metric exporters, so a
-// test reads exactly what a real exporter would have sent.
+// test reads exactly what a real exporter would have sent; and a real pino logger writing into memory.
+import { Writable } from "node:stream";
+import pino from "pino";
 import {
   BasicTracerProvider,
   InMemorySpanExporter,
@@ -67,3 +69,22 @@ export function total(m: MetricData, where: Record<string, unknown> = {}): numbe
 
 export const attr = (span: ReadableSpan, name: string) => span.attributes[name];
 export const parentId = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+
+export interface PinoLine {
+  level: number;
+  msg: string;
+  event: string;
+  [k: string]: unknown;
+}
+
+/** A real pino logger at debug level writing JSON lines into memory. */
+export function pinoCapture(): { logger: pino.Logger; lines: PinoLine[] } {
+  const lines: PinoLine[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of String(chunk).split("\n")) if (l.trim()) lines.push(JSON.parse(l));
+      done();
+    },
+  });
+  return { logger: pino({ level: "debug" }, stream), lines };
+}
