@@ -113,6 +113,6 @@ export interface ClientTelemetry {
   bind?(source: TelemetrySource): void;
   /** A command starts (a facade call, a paged call's page, a recovery resend, an operations.wait poll). */
   startCommand(info: CommandStartInfo): CommandTelemetry;
-  /** Every client event, already redacted (retries, pauses, recovery results …). */
+  /** The rare client events it counts — `retry`, `pause` and `recovery` (TELEMETRY_EVENT_TYPES) — already redacted. */
   onEvent?(event: ClientEvent): void;
 }

@@ -72,7 +72,7 @@ export function emulatorTracer(options: EmulatorTracerOptions = {}): EmulatorTra
       const span = tracer.startSpan(
         req.route ? `${req.method} ${req.route}` : req.method,
         { kind: SpanKind.SERVER, attributes },
-        parent
+        parent,
       );
       return {
         end(r) {

@@ -9,7 +9,6 @@ import { ATTR, DURATION_BUCKETS, METRIC, WAIT_BUCKETS } from "./names";
 
 export interface Instruments {
   requestDuration: Histogram;
-  requests: Counter;
   outcomes: Counter;
   pacerWait: Histogram;
   /** Adds one client's observable views (called by bind()). */
@@ -27,14 +26,10 @@ function retryReason(reason: string): string {
 
 export function createInstruments(meter: Meter): Instruments {
   const requestDuration = meter.createHistogram(METRIC.requestDuration, {
-    description: "Duration of HTTP client requests (one per attempt).",
+    description:
+      "Duration of HTTP client requests, one per attempt; its count by reseller.status_class is the request count.",
     unit: "s",
     advice: { explicitBucketBoundaries: DURATION_BUCKETS },
-  });
-  const requests = meter.createCounter(METRIC.requests, {
-    description: "HTTP attempts sent, by status class (2xx, 4xx, 5xx, none when no response came).",
-    unit: "{request}",
-    valueType: ValueType.INT,
   });
   const retries = meter.createCounter(METRIC.retries, {
     description: "Retries of a command with the same key and bytes, by reason (rate_limited for a 429 pause).",
@@ -52,7 +47,7 @@ export function createInstruments(meter: Meter): Instruments {
     valueType: ValueType.INT,
   });
   const pacerWait = meter.createHistogram(METRIC.pacerWait, {
-    description: "Time each attempt waited for the pacer's slot, by reason (none when it was free at once).",
+    description: "Time an attempt waited for the pacer's slot, by reason; attempts whose slot was free at once are not recorded.",
     unit: "s",
     advice: { explicitBucketBoundaries: WAIT_BUCKETS },
   });
@@ -96,7 +91,7 @@ export function createInstruments(meter: Meter): Instruments {
         result.observe(budget, source.retryBudget().available, attrs);
       }
     },
-    [used, limit, utilization, budget]
+    [used, limit, utilization, budget],
   );
   journal.addCallback(async (result) => {
     for (const { source, attrs } of sources) {
@@ -108,7 +103,6 @@ export function createInstruments(meter: Meter): Instruments {
 
   return {
     requestDuration,
-    requests,
     outcomes,
     pacerWait,
     observe(source, clientName) {

@@ -50,17 +50,18 @@ export const ATTR = {
 } as const;
 
 export const METRIC = {
-  /** Histogram, s: every HTTP attempt (stable semconv name). */
+  /**
+   * Histogram, s: every HTTP attempt (stable semconv name). Its count, by `reseller.status_class`
+   * (2xx, 4xx, 5xx, none when no response came), is the request count: no separate counter to pay for.
+   */
   requestDuration: "http.client.request.duration",
-  /** Counter, {request}: attempts by status class. */
-  requests: "reseller.client.requests",
   /** Counter, {retry}: retries by reason (429 pauses included, reason `rate_limited`). */
   retries: "reseller.client.retries",
   /** Counter, {response}: 429 answers, by source (the API's limiter or a proxy). */
   rateLimited: "reseller.client.rate_limited",
   /** Counter, {command}: command outcomes by kind. */
   outcomes: "reseller.client.outcomes",
-  /** Histogram, s: time each attempt waited for the pacer's slot, by reason. */
+  /** Histogram, s: time an attempt waited for the pacer's slot, by reason (only attempts that waited). */
   pacerWait: "reseller.client.pacer.wait.duration",
   /** Gauge, 1: sends counted in the key's open window ÷ its limit, as the pacer sees it. */
   windowUtilization: "reseller.client.window.utilization",

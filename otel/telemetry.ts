@@ -107,20 +107,20 @@ class CommandSpan implements CommandTelemetry {
     private readonly shared: Shared,
     private readonly info: CommandStartInfo,
     private readonly span: Span,
-    parent: Context
+    parent: Context,
   ) {
     this.ctx = trace.setSpan(parent, span);
   }
 
   slot(ms: number, reason?: Exclude<WaitKind, "backoff">): void {
-    this.shared.instruments.pacerWait.record(ms / 1000, reason === undefined ? NO_WAIT : waitAttrs(reason));
-    if (ms > 0) {
-      this.span.addEvent("reseller.wait", {
-        [ATTR.waitKind]: reason === "retry_after" ? "retry_after" : "pacing",
-        [ATTR.waitReason]: reason,
-        [ATTR.waitMs]: ms,
-      });
-    }
+    // Only real waits are recorded: a free slot costs nothing here (the request count is in the duration histogram).
+    if (ms <= 0) return;
+    this.shared.instruments.pacerWait.record(ms / 1000, waitAttrs(reason ?? "spacing"));
+    this.span.addEvent("reseller.wait", {
+      [ATTR.waitKind]: reason === "retry_after" ? "retry_after" : "pacing",
+      [ATTR.waitReason]: reason,
+      [ATTR.waitMs]: ms,
+    });
   }
 
   backoff(ms: number, reason: string): void {
@@ -144,7 +144,7 @@ class CommandSpan implements CommandTelemetry {
     const span = this.shared.tracer.startSpan(
       `${a.method} ${template}`,
       { kind: SpanKind.CLIENT, attributes },
-      this.ctx
+      this.ctx,
     );
     const propagator = this.shared.propagator;
     if (propagator) propagator.inject(trace.setSpan(this.ctx, span), setHeader, headerSetter);
@@ -152,7 +152,7 @@ class CommandSpan implements CommandTelemetry {
       const tp = formatTraceparent(span.spanContext());
       if (tp) setHeader("traceparent", tp);
     }
-    return new AttemptSpan(this.shared, span, a.method, template, this.info.operationId);
+    return new AttemptSpan(this.shared, span, a.method, template, a.requestId);
   }
 
   end(e: CommandEndInfo): void {
@@ -184,7 +184,7 @@ class AttemptSpan implements AttemptTelemetry {
     private readonly span: Span,
     private readonly method: string,
     private readonly template: string,
-    private readonly operationId: string
+    private readonly requestId: string,
   ) {}
 
   end(e: AttemptEndInfo): void {
@@ -195,29 +195,26 @@ class AttemptSpan implements AttemptTelemetry {
       span.setAttribute(HTTP.statusCode, e.status);
       if (e.status >= 400) errorType = String(e.status);
     } else errorType = e.transportError ?? "network";
-    if (e.requestId) span.setAttribute(ATTR.requestId, e.requestId);
-    if (e.rateLimitLimit != null) span.setAttribute(ATTR.rateLimitLimit, e.rateLimitLimit);
+    if (e.requestId !== this.requestId) span.setAttribute(ATTR.requestId, e.requestId);
     if (e.rateLimitRemaining != null) span.setAttribute(ATTR.rateLimitRemaining, e.rateLimitRemaining);
     if (errorType !== undefined) {
       span.setAttribute(HTTP.errorType, errorType);
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
     span.end();
+    // One histogram for duration AND request counts: its count by status class is "requests by status class".
     const attrs: Attributes = {
       [HTTP.method]: this.method,
       [HTTP.urlTemplate]: this.template,
-      [ATTR.operationId]: this.operationId,
       [ATTR.statusClass]: statusClass(e.status),
     };
     if (this.shared.source) attrs[HTTP.serverAddress] = this.shared.source.serverAddress;
     if (e.status !== undefined) attrs[HTTP.statusCode] = e.status;
     if (errorType !== undefined) attrs[HTTP.errorType] = errorType;
-    this.shared.instruments.requests.add(1, attrs);
     this.shared.instruments.requestDuration.record(seconds, attrs);
   }
 }
 
-const NO_WAIT: Attributes = Object.freeze({ [ATTR.waitReason]: "none" });
 const WAIT_ATTRS = new Map<string, Attributes>();
 function waitAttrs(reason: string): Attributes {
   let a = WAIT_ATTRS.get(reason);

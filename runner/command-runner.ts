@@ -70,7 +70,7 @@ async function runObserved(
   }
   const end = endInfo(result.outcome);
   telemetry?.end(end);
-  deps.events.emit({
+  if (deps.events.enabled) deps.events.emit({
     type: "outcome",
     operationId: op.operationId,
     kind: result.outcome.kind,

@@ -103,7 +103,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const clock: Clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const redactor = createRedactor([options.token, credential.secret]);
-  const events = createEventSink(eventHandlerOf(options), redactor);
+  const telemetryEvents = options.telemetry?.onEvent?.bind(options.telemetry);
+  const events = createEventSink(eventHandlerOf(options), redactor, telemetryEvents);
   const pacer =
     options.pacer ??
     createPacer({
@@ -264,7 +265,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         windowMs: options.pacing?.windowMs ?? 60_000,
       },
       // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
-      events.enabled
+      events.observed
         ? {
             ...recoverOptions,
             onEvent: (event) => {

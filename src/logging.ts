@@ -82,7 +82,7 @@ export function lineOf(event: ClientEvent): Line | undefined {
       return {
         level: "info",
         msg: `${event.operationId}: retry after ${event.reason} in ${Math.round(
-          event.delayMs
+          event.delayMs,
         )} ms (same key and bytes)`,
         fields: {
           event: "reseller.retry",

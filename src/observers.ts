@@ -9,13 +9,11 @@ import { DEFAULT_RETRY_BUDGET, type RetryBudget } from "../runner";
 import { createLogHandler } from "./logging";
 import type { ResellerClientOptions } from "./options";
 
-/** onEvent, the logger and the telemetry's own handler, each isolated from the others' failures. */
+/** onEvent and the logger, each isolated from the other's failures (telemetry has its own, narrower handler). */
 export function eventHandlerOf(options: ResellerClientOptions): EventHandler | undefined {
   const handlers: EventHandler[] = [];
   if (options.onEvent) handlers.push(options.onEvent);
   if (options.logger) handlers.push(createLogHandler(options.logger));
-  const telemetry = options.telemetry;
-  if (telemetry?.onEvent) handlers.push((e) => telemetry.onEvent!(e));
   if (handlers.length <= 1) return handlers[0];
   return (event) => {
     for (const handle of handlers) {
@@ -35,7 +33,7 @@ export function bindTelemetry(
   environment: "test" | "live",
   apiKeyId: string,
   pacer: Pacer,
-  budget: RetryBudget
+  budget: RetryBudget,
 ): void {
   const url = new URL(options.baseUrl);
   const capacity = options.retry?.budget?.capacity ?? DEFAULT_RETRY_BUDGET.capacity;

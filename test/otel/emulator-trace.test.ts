@@ -30,7 +30,7 @@ describe("otel: emulator spans", () => {
     h.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "error_500_after" });
     const out = await client.domains.renew(
       { domainUuid: h.domainUuid, body: { period: 1 } },
-      { idempotencyKey: "renew-otel-1" }
+      { idempotencyKey: "renew-otel-1" },
     );
     expect(out.kind).toBe("accepted"); // F1: the retry (same key, same bytes) is accepted
     const spans = k.spans();

@@ -81,7 +81,7 @@ describe("logger option", () => {
       requestIds: [out.requestId],
     });
     expect(
-      calls.some((c) => c.level === "debug" && (c.args[1] as { event?: string }).event === "reseller.attempt")
+      calls.some((c) => c.level === "debug" && (c.args[1] as { event?: string }).event === "reseller.attempt"),
     ).toBe(true);
   });
 

@@ -30,7 +30,7 @@ describe("otel + logger: no secret in any span, metric or log line", () => {
     const secrets: string[] = [h.token, h.token.split(".")[1]];
     const created = await client.webhooks.create(
       { body: { url: "https://hooks.example/s", events: ["operation.completed"] } },
-      { idempotencyKey: "hook-secret-1" }
+      { idempotencyKey: "hook-secret-1" },
     );
     expect(created.kind).toBe("succeeded");
     if (created.kind !== "succeeded") return;
@@ -39,7 +39,7 @@ describe("otel + logger: no secret in any span, metric or log line", () => {
     // D9: the replay of the create shows the secret again.
     const replay = await second.webhooks.create(
       { body: { url: "https://hooks.example/s", events: ["operation.completed"] } },
-      { idempotencyKey: "hook-secret-1" }
+      { idempotencyKey: "hook-secret-1" },
     );
     expect(replay.kind === "succeeded" && replay.replayed).toBe(true);
     const rotated = await client.webhooks.rotateSecret({ webhookUuid: hook.uuid }, { idempotencyKey: "rotate-1" });
