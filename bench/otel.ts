@@ -66,7 +66,7 @@ const dropMetrics: PushMetricExporter = {
 
 export async function runOtelBench(options: { requests?: number; chunk?: number } = {}): Promise<OtelBenchResult> {
   const requests = options.requests ?? 6000;
-  const chunk = options.chunk ?? 100;
+  const chunk = options.chunk ?? 20;
   const clock = systemClock;
   const windowMs = 1000;
   const emulator = createEmulator({ clock, windowMs, defaultRateLimit: 10_000, random: Math.random });

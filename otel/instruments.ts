@@ -9,7 +9,8 @@ import { ATTR, DURATION_BUCKETS, METRIC, WAIT_BUCKETS } from "./names";
 
 export interface Instruments {
   requestDuration: Histogram;
-  outcomes: Counter;
+  /** Counts one finished command (an asynchronous counter: no SDK work per command, see below). */
+  outcome(operationId: string, kind: string, reason: string | undefined): void;
   pacerWait: Histogram;
   /** Adds one client's observable views (called by bind()). */
   observe(source: TelemetrySource, clientName: string): void;
@@ -41,13 +42,14 @@ export function createInstruments(meter: Meter): Instruments {
     unit: "{response}",
     valueType: ValueType.INT,
   });
-  const outcomes = meter.createCounter(METRIC.outcomes, {
+  const outcomes = meter.createObservableCounter(METRIC.outcomes, {
     description: "Commands finished, by outcome kind (succeeded, accepted, rejected, conflict, unknown).",
     unit: "{command}",
     valueType: ValueType.INT,
   });
   const pacerWait = meter.createHistogram(METRIC.pacerWait, {
-    description: "Time an attempt waited for the pacer's slot, by reason; attempts whose slot was free at once are not recorded.",
+    description:
+      "Time an attempt waited for the pacer's slot, by reason; attempts whose slot was free at once are not recorded.",
     unit: "s",
     advice: { explicitBucketBoundaries: WAIT_BUCKETS },
   });
@@ -80,6 +82,13 @@ export function createInstruments(meter: Meter): Instruments {
     valueType: ValueType.INT,
   });
 
+  // Outcomes happen once per command: counted here with a string key and reported as a cumulative
+  // asynchronous counter at collection, so the SDK hashes their attributes per export, not per command.
+  const outcomeCounts = new Map<string, { n: number; attrs: Attributes }>();
+  outcomes.addCallback((result) => {
+    for (const { n, attrs } of outcomeCounts.values()) result.observe(n, attrs);
+  });
+
   const sources: { source: TelemetrySource; attrs: Attributes }[] = [];
   meter.addBatchObservableCallback(
     (result) => {
@@ -103,7 +112,16 @@ export function createInstruments(meter: Meter): Instruments {
 
   return {
     requestDuration,
-    outcomes,
+    outcome(operationId, kind, reason) {
+      const key = reason === undefined ? `${operationId}\n${kind}` : `${operationId}\n${kind}\n${reason}`;
+      const entry = outcomeCounts.get(key);
+      if (entry) entry.n += 1;
+      else {
+        const attrs: Attributes = { [ATTR.operationId]: operationId, [ATTR.outcomeKind]: kind };
+        if (reason !== undefined) attrs[ATTR.outcomeReason] = reason;
+        outcomeCounts.set(key, { n: 1, attrs });
+      }
+    },
     pacerWait,
     observe(source, clientName) {
       sources.push({ source, attrs: { [ATTR.environment]: source.environment, [ATTR.clientName]: clientName } });

@@ -59,7 +59,7 @@ export const METRIC = {
   retries: "reseller.client.retries",
   /** Counter, {response}: 429 answers, by source (the API's limiter or a proxy). */
   rateLimited: "reseller.client.rate_limited",
-  /** Counter, {command}: command outcomes by kind. */
+  /** Counter (asynchronous, cumulative), {command}: command outcomes by kind. */
   outcomes: "reseller.client.outcomes",
   /** Histogram, s: time an attempt waited for the pacer's slot, by reason (only attempts that waited). */
   pacerWait: "reseller.client.pacer.wait.duration",

@@ -170,9 +170,7 @@ class CommandSpan implements CommandTelemetry {
       span.setStatus({ code: SpanStatusCode.ERROR, message: e.reason ?? e.errorCode ?? e.kind });
     }
     span.end();
-    const attrs: Attributes = { [ATTR.operationId]: this.info.operationId, [ATTR.outcomeKind]: e.kind ?? "thrown" };
-    if (e.reason !== undefined) attrs[ATTR.outcomeReason] = e.reason;
-    this.shared.instruments.outcomes.add(1, attrs);
+    this.shared.instruments.outcome(this.info.operationId, e.kind ?? "thrown", e.reason);
   }
 }
 
