@@ -116,3 +116,77 @@ export interface ClientTelemetry {
   /** The rare client events it counts — `retry`, `pause` and `recovery` (TELEMETRY_EVENT_TYPES) — already redacted. */
   onEvent?(event: ClientEvent): void;
 }
+
+const NOOP_ATTEMPT: AttemptTelemetry = { end() {} };
+const NOOP_COMMAND: CommandTelemetry = {
+  slot() {},
+  backoff() {},
+  startAttempt: () => NOOP_ATTEMPT,
+  end() {},
+};
+
+/** An attempt scope whose failures are swallowed. */
+class GuardedAttempt implements AttemptTelemetry {
+  constructor(private readonly inner: AttemptTelemetry) {}
+  end(info: AttemptEndInfo): void {
+    try {
+      this.inner.end(info);
+    } catch {
+      // Telemetry must never change the outcome of a purchase (as with a broken logger).
+    }
+  }
+}
+
+/** A command scope whose failures are swallowed. */
+class GuardedCommand implements CommandTelemetry {
+  constructor(private readonly inner: CommandTelemetry) {}
+  slot(ms: number, reason?: Exclude<WaitKind, "backoff">): void {
+    try {
+      this.inner.slot(ms, reason);
+    } catch {
+      // see GuardedAttempt
+    }
+  }
+  backoff(ms: number, reason: string): void {
+    try {
+      this.inner.backoff(ms, reason);
+    } catch {
+      // see GuardedAttempt
+    }
+  }
+  startAttempt(info: AttemptStartInfo, setHeader: (name: string, value: string) => void): AttemptTelemetry {
+    try {
+      return new GuardedAttempt(this.inner.startAttempt(info, setHeader));
+    } catch {
+      return NOOP_ATTEMPT;
+    }
+  }
+  end(info: CommandEndInfo): void {
+    try {
+      this.inner.end(info);
+    } catch {
+      // see GuardedAttempt
+    }
+  }
+}
+
+/** Wraps a ClientTelemetry so that a throwing integration can never fail, or change, a call. */
+export function guardTelemetry(telemetry: ClientTelemetry): ClientTelemetry {
+  return {
+    bind(source) {
+      try {
+        telemetry.bind?.(source);
+      } catch {
+        // No gauges then; calls go on.
+      }
+    },
+    onEvent: telemetry.onEvent ? (event) => telemetry.onEvent!(event) : undefined,
+    startCommand(info) {
+      try {
+        return new GuardedCommand(telemetry.startCommand(info));
+      } catch {
+        return NOOP_COMMAND;
+      }
+    },
+  };
+}

@@ -13,7 +13,7 @@ import { createAttemptLoopMiddleware } from "../middleware";
 import { AttemptController } from "../runner";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner";
 import { InvalidArgumentError, ResellerClientError } from "../core";
-import { createEventSink } from "../core";
+import { createEventSink, guardTelemetry } from "../core";
 import { bindTelemetry, eventHandlerOf } from "./observers";
 import { createIdempotencyMiddleware } from "../middleware";
 import { createLanguageMiddleware, validateLanguage } from "../middleware";
@@ -103,7 +103,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const clock: Clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const redactor = createRedactor([options.token, credential.secret]);
-  const telemetryEvents = options.telemetry?.onEvent?.bind(options.telemetry);
+  const telemetry = options.telemetry ? guardTelemetry(options.telemetry) : undefined;
+  const telemetryEvents = telemetry?.onEvent;
   const events = createEventSink(eventHandlerOf(options), redactor, telemetryEvents);
   const pacer =
     options.pacer ??
@@ -117,9 +118,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       onEvent: events.enabled ? (event) => events.emit({ type: "pacing", event }) : undefined,
     });
   const budget = createRetryBudget(options.retry?.budget);
-  if (options.telemetry?.bind) {
-    bindTelemetry(options.telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
-  }
+  if (telemetry) bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -156,7 +155,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       events,
       redactor,
       newRequestId: randomRequestId,
-      telemetry: options.telemetry,
+      telemetry,
     }),
   );
 

@@ -115,6 +115,28 @@ describe("otel: spans", () => {
   });
 });
 
+describe("telemetry that throws", () => {
+  it("a broken ClientTelemetry never fails or changes a call (like a broken logger)", async () => {
+    const h = setup();
+    const boom = () => {
+      throw new Error("exporter down");
+    };
+    const client = h.makeClient({
+      telemetry: {
+        bind: boom,
+        startCommand: () => ({ slot: boom, backoff: boom, startAttempt: boom, end: boom }),
+        onEvent: boom,
+      },
+    });
+    h.emulator.control.addFault({ method: "GET", path: "/domains/{domainUuid}", kind: "reset_before" });
+    const out = await client.domains.get({ domainUuid: h.domainUuid });
+    expect(out.kind).toBe("succeeded");
+    expect(out.attempts).toHaveLength(2);
+    const throwingStart = h.makeClient({ telemetry: { startCommand: boom } });
+    expect((await throwingStart.domains.get({ domainUuid: h.domainUuid })).kind).toBe("succeeded");
+  });
+});
+
 describe("otel: metrics after a scripted sequence", () => {
   async function scripted(): Promise<{ kit: OtelKit; h: Harness; client: ReturnType<Harness["makeClient"]> }> {
     const { kit, h, client, journal } = instrumented();
