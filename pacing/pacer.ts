@@ -134,8 +134,17 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   function state(apiKeyId: string): KeyState {
     let s = keys.get(apiKeyId);
     if (!s) {
-      s = { queue: [], inFlight: 0, pumping: false, limit: initialLimit, view: null, pausedUntil: 0, rtts: [], wakers: new Set(),
-        waitEnds: { concurrency: -Infinity, spacing: -Infinity, window_full: -Infinity, retry_after: -Infinity } };
+      s = {
+        queue: [],
+        inFlight: 0,
+        pumping: false,
+        limit: initialLimit,
+        view: null,
+        pausedUntil: 0,
+        rtts: [],
+        wakers: new Set(),
+        waitEnds: { concurrency: -Infinity, spacing: -Infinity, window_full: -Infinity, retry_after: -Infinity },
+      };
       keys.set(apiKeyId, s);
     }
     return s;

@@ -17,7 +17,7 @@ import {
   type FinalizeInput,
 } from "./finalize";
 import type { CommandState, Journal } from "../journal";
-import type { AttemptInfo, CommandEndInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
+import type { AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import type { Redactor } from "../core";
 import { decide, type AttemptResult } from "./retry-policy";
@@ -30,77 +30,8 @@ export type { RetryOptions, RunnerDeps, RunResult } from "./runner-types";
 
 function noop(): void {}
 
-export function runCommand(
-  deps: RunnerDeps,
-  ctx: CallContext,
-  templateOf: () => AttemptRequest,
-  prepared: PreparedRequest | undefined,
-  baseUrl: string,
-  fetchFn: FetchLike,
-): Promise<RunResult> {
-  // Nobody listens: no wrapper, no end-of-command summary (the overhead bench's path).
-  if (!deps.telemetry && !deps.events.enabled) return runAttempts(deps, ctx, templateOf, prepared, baseUrl, fetchFn, undefined);
-  return runObserved(deps, ctx, templateOf, prepared, baseUrl, fetchFn);
-}
-
-/** runAttempts plus the command's telemetry span and the one `outcome` event per command (I7). */
-async function runObserved(
-  deps: RunnerDeps,
-  ctx: CallContext,
-  templateOf: () => AttemptRequest,
-  prepared: PreparedRequest | undefined,
-  baseUrl: string,
-  fetchFn: FetchLike,
-): Promise<RunResult> {
-  const { op } = ctx;
-  const telemetry = deps.telemetry?.startCommand({
-    operationId: op.operationId,
-    method: op.method,
-    pathTemplate: op.path,
-    idempotencyKey: ctx.sentIdempotencyKey,
-    commandId: ctx.commandId,
-  });
-  let result: RunResult;
-  try {
-    result = await runAttempts(deps, ctx, templateOf, prepared, baseUrl, fetchFn, telemetry);
-  } catch (error) {
-    const e = error instanceof Error ? error : new Error(String(error));
-    telemetry?.end({ requestIds: [], thrown: { name: e.name, message: deps.redactor.text(e.message) } });
-    throw error;
-  }
-  const end = endInfo(result.outcome);
-  telemetry?.end(end);
-  if (deps.events.enabled) deps.events.emit({
-    type: "outcome",
-    operationId: op.operationId,
-    kind: result.outcome.kind,
-    status: end.status,
-    reason: end.reason,
-    errorCode: end.errorCode,
-    reconciled: end.reconciled,
-    idempotencyKey: ctx.sentIdempotencyKey,
-    commandId: ctx.commandId,
-    requestIds: end.requestIds,
-  });
-  return result;
-}
-
-function endInfo(outcome: Outcome): CommandEndInfo {
-  const requestIds: string[] = [];
-  for (const a of outcome.attempts) if (a.requestId) requestIds.push(a.requestId);
-  const o = outcome as Partial<{ status: number; reason: string; error: { code?: string }; reconciled: boolean; replayed: boolean }>;
-  return {
-    kind: outcome.kind,
-    reason: outcome.kind === "unknown" ? o.reason : undefined,
-    status: typeof o.status === "number" ? o.status : undefined,
-    errorCode: typeof o.error?.code === "string" ? o.error.code : undefined,
-    reconciled: o.reconciled === true ? true : undefined,
-    replayed: o.replayed === true ? true : undefined,
-    requestIds,
-  };
-}
-
-async function runAttempts(
+/** The attempt loop proper; runCommand (run-command.ts) decides whether it runs observed. */
+export async function runAttempts(
   deps: RunnerDeps,
   ctx: CallContext,
   templateOf: () => AttemptRequest,

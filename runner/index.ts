@@ -8,5 +8,6 @@ export * from "./paced-attempt";
 export * from "./reconcile";
 export * from "./retry-budget";
 export * from "./retry-policy";
+export * from "./run-command";
 export * from "./runner-types";
 export * from "./transport";
