@@ -109,8 +109,12 @@ export interface TelemetrySource {
 }
 
 export interface ClientTelemetry {
-  /** Called once by createResellerClient with what observable instruments read. */
-  bind?(source: TelemetrySource): void;
+  /**
+   * Called once per client by createResellerClient with what observable instruments read. It may
+   * return the telemetry that client should use (one that knows its server address), so that one
+   * instance can serve several clients; nothing returned keeps this one.
+   */
+  bind?(source: TelemetrySource): ClientTelemetry | void;
   /** A command starts (a facade call, a paged call's page, a recovery resend, an operations.wait poll). */
   startCommand(info: CommandStartInfo): CommandTelemetry;
   /** The rare client events it counts — `retry`, `pause` and `recovery` (TELEMETRY_EVENT_TYPES) — already redacted. */
@@ -175,9 +179,10 @@ export function guardTelemetry(telemetry: ClientTelemetry): ClientTelemetry {
   return {
     bind(source) {
       try {
-        telemetry.bind?.(source);
+        const bound = telemetry.bind?.(source);
+        return bound ? guardTelemetry(bound) : undefined;
       } catch {
-        // No gauges then; calls go on.
+        return undefined; // no gauges then; calls go on
       }
     },
     onEvent: telemetry.onEvent ? (event) => telemetry.onEvent!(event) : undefined,

@@ -69,18 +69,29 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemet
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME);
   const meter = (options.meterProvider ?? metricsApi.getMeterProvider()).getMeter(INSTRUMENTATION_NAME);
   const clientName = options.clientName ?? OTEL_TELEMETRY_DEFAULTS.clientName;
-  // Until bind() runs (a hand-built client), attempt spans get a template and no server address.
-  const shared: Shared = { tracer, instruments: createInstruments(meter), propagator: options.propagator };
-
+  const instruments = createInstruments(meter);
+  const forClient = (source?: TelemetrySource): ClientTelemetry => {
+    // Without a source (a ClientTelemetry used before bind), attempt spans have no server address.
+    const shared: Shared = { tracer, instruments, propagator: options.propagator, source };
+    return {
+      onEvent: instruments.onEvent,
+      startCommand(info) {
+        const parent = context.active();
+        return new CommandSpan(
+          shared,
+          info,
+          tracer.startSpan(info.operationId, commandAttributes(info), parent),
+          parent,
+        );
+      },
+    };
+  };
   return {
-    bind(s) {
-      shared.source = s;
-      shared.instruments.observe(s, clientName);
-    },
-    onEvent: shared.instruments.onEvent,
-    startCommand(info) {
-      const parent = context.active();
-      return new CommandSpan(shared, info, tracer.startSpan(info.operationId, commandAttributes(info), parent), parent);
+    ...forClient(),
+    // Each client gets its own view (its server address and base path); instruments are shared.
+    bind(source) {
+      instruments.observe(source, clientName);
+      return forClient(source);
     },
   };
 }
@@ -89,7 +100,7 @@ interface Shared {
   tracer: Tracer;
   instruments: Instruments;
   propagator?: TextMapPropagator;
-  source?: TelemetrySource;
+  readonly source?: TelemetrySource;
 }
 
 function commandAttributes(info: CommandStartInfo) {

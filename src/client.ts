@@ -103,7 +103,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const clock: Clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const redactor = createRedactor([options.token, credential.secret]);
-  const telemetry = options.telemetry ? guardTelemetry(options.telemetry) : undefined;
+  let telemetry = options.telemetry ? guardTelemetry(options.telemetry) : undefined;
   const telemetryEvents = telemetry?.onEvent;
   const events = createEventSink(eventHandlerOf(options), redactor, telemetryEvents);
   const pacer =
@@ -118,7 +118,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       onEvent: events.enabled ? (event) => events.emit({ type: "pacing", event }) : undefined,
     });
   const budget = createRetryBudget(options.retry?.budget);
-  if (telemetry) bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
+  if (telemetry) telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,

@@ -26,7 +26,10 @@ export function eventHandlerOf(options: ResellerClientOptions): EventHandler | u
   };
 }
 
-/** What the telemetry's observable instruments read: the pacer's window, the budget, the journal. */
+/**
+ * What the telemetry's observable instruments read: the pacer's window, the budget, the journal.
+ * Returns the telemetry this client uses (bind() may hand back one of its own).
+ */
 export function bindTelemetry(
   telemetry: ClientTelemetry,
   options: ResellerClientOptions,
@@ -34,11 +37,12 @@ export function bindTelemetry(
   apiKeyId: string,
   pacer: Pacer,
   budget: RetryBudget,
-): void {
+): ClientTelemetry {
   const url = new URL(options.baseUrl);
   const capacity = options.retry?.budget?.capacity ?? DEFAULT_RETRY_BUDGET.capacity;
   const journal: Journal | undefined = options.journal;
-  telemetry.bind!({
+  if (!telemetry.bind) return telemetry;
+  const bound = telemetry.bind({
     environment,
     serverAddress: url.hostname,
     serverPort: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80,
@@ -63,4 +67,5 @@ export function bindTelemetry(
         }
       : undefined,
   });
+  return bound ?? telemetry;
 }

@@ -62,6 +62,22 @@ describe("otel: spans", () => {
     expect(attr(attempt, ATTR.requestId)).toBe(out.requestId);
   });
 
+  it("one otelTelemetry shared by two clients: each client's attempt spans name its own server", async () => {
+    const kit = otelKit();
+    kits.push(kit);
+    const h = setup();
+    const telemetry = otelTelemetry({ tracerProvider: kit.tracerProvider, meterProvider: kit.meterProvider });
+    const a = h.makeClient({ telemetry });
+    const b = h.makeClient({ telemetry, baseUrl: "http://localhost:8080/api/reseller/v1" });
+    expect((await a.context.get()).kind).toBe("succeeded");
+    expect((await b.context.get()).kind).toBe("succeeded");
+    const attempts = kit.spans().filter((s) => s.kind === SpanKind.CLIENT);
+    expect(attempts.map((s) => [attr(s, ATTR_SERVER_ADDRESS), attr(s, "server.port")])).toEqual([
+      ["127.0.0.1", 80],
+      ["localhost", 8080],
+    ]);
+  });
+
   it("W3C traceparent: every attempt carries its own span's context in the outgoing headers", async () => {
     const { kit, h, client } = instrumented();
     h.emulator.control.addFault({ method: "GET", path: "/domains/{domainUuid}", kind: "reset_before" });
