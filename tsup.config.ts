@@ -3,6 +3,7 @@
  * - dist/index   ← src/index.ts       ESM + CJS, .d.ts + .d.cts  (the client SDK)
  * - dist/pacing  ← src/pacing.ts      the advanced pacing entry (reseller-api/pacing)
  * - dist/emulator← emulator/public.ts ESM + CJS, .d.ts + .d.cts  (reseller-api/emulator, with the server)
+ * - dist/otel    ← otel/index.ts      OpenTelemetry spans and metrics (reseller-api/otel; @opentelemetry/api is an optional peer)
  * - dist/stores/{memory,sqlite,postgres,redis} ← stores/*  (reseller-api/stores/…; optional peers)
  * - dist/cli     ← emulator/cli.ts    ESM only, with a shebang    (bin: reseller-emulator)
  * `dependencies` and `peerDependencies` stay external; dev-only runtime code the emulator uses
@@ -26,6 +27,7 @@ export default defineConfig([
       index: "src/index.ts",
       pacing: "src/pacing.ts",
       emulator: "emulator/public.ts",
+      otel: "otel/index.ts",
       // One entry per store so each optional peer (better-sqlite3, pg, ioredis) stays optional.
       "stores/memory": "stores/memory-journal.ts",
       "stores/sqlite": "stores/sqlite-journal.ts",

@@ -10,6 +10,7 @@ import { printTable, writeResult } from "./lib";
 import { reportEmulatorLoad, runEmulatorLoad } from "./emulator-load";
 import { reportOutageBench, runOutageBench } from "./outage";
 import { reportOverheadBench, runOverheadBench } from "./overhead";
+import { reportOtelBench, runOtelBench } from "./otel";
 import { reportPacingBench, runPacingBench } from "./pacing";
 import { reportJournalBench, reportRecoveryBench, runJournalBench, runRecoveryBench } from "./journal";
 import { reportMultiprocessBench, runMultiprocessBench } from "./multiprocess";
@@ -60,6 +61,22 @@ const benches: Bench[] = [
       const r = await runOverheadBench();
       await reportOverheadBench(r);
       return [{ bench: "overhead", measure: "full stack ÷ bare openapi-fetch (wall)", value: r.ratio.toFixed(3), target: "≤ 1.15", pass: r.ratio <= 1.15 }];
+    },
+  },
+  {
+    name: "otel",
+    async run() {
+      const r = await runOtelBench();
+      await reportOtelBench(r);
+      return [
+        {
+          bench: "otel",
+          measure: `otel SDK (drop exporters) ÷ no telemetry (wall; A/A noise ${r.noiseRatio.toFixed(3)}, no-op API ${r.apiOnlyRatio.toFixed(3)})`,
+          value: r.sdkRatio.toFixed(3),
+          target: "≤ 1.10",
+          pass: r.pass,
+        },
+      ];
     },
   },
   {

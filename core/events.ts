@@ -5,10 +5,17 @@
 import type { OperationId } from "../generated/operations";
 import type { Redactor } from "./redact";
 import type { CommandState } from "./states";
+import type { OutcomeKind } from "./outcome";
 
 /** What the pacer did for a key (C12, C3): pauses, learned limits, window waits, store failures. */
 export type PacingEvent =
-  | { type: "pause"; apiKeyId: string; untilMs: number; reason: "retry-after" | "backoff" | "retry-after-zero"; retryAfterMs: number | null }
+  | {
+      type: "pause";
+      apiKeyId: string;
+      untilMs: number;
+      reason: "retry-after" | "backoff" | "retry-after-zero";
+      retryAfterMs: number | null;
+    }
   | { type: "limit-learned"; apiKeyId: string; limit: number }
   | { type: "window-wait"; apiKeyId: string; waitMs: number }
   | { type: "store-error"; apiKeyId: string; error: unknown };
@@ -18,7 +25,22 @@ export type RecoveryEvent =
   | { type: "recovery-start"; examined: number; apiKeyId: string }
   | { type: "recovery-pause"; untilMs: number; reason: "journalled-429" }
   | { type: "recovery-step"; commandId: string; operationId: string; from: CommandState; action: string }
-  | { type: "recovery-result"; commandId: string; operationId: string; from: CommandState; to: CommandState; note?: string }
+  | {
+      type: "recovery-result";
+      commandId: string;
+      operationId: string;
+      from: CommandState;
+      to: CommandState;
+      note?: string;
+      /** F4: what a support ticket needs, when the command now waits for a manual check. */
+      manualCheck?: {
+        reason: string;
+        operationUuid?: string;
+        domainUuid?: string;
+        orderUuid?: string;
+        requestIds: string[];
+      };
+    }
   | { type: "recovery-skip"; commandId: string; operationId: string; reason: string };
 
 export type ClientEvent =
@@ -41,7 +63,17 @@ export type ClientEvent =
       reason: string;
       idempotencyKey?: string;
     }
-  | { type: "pause"; operationId: OperationId; status: 429; retryAfter: string | null; requestId?: string }
+  | {
+      type: "pause";
+      operationId: OperationId;
+      status: 429;
+      retryAfter: string | null;
+      requestId?: string;
+      /** C11: the API's limiter (its `rate_limit_exceeded` envelope) or anything else in between (a proxy). */
+      source: "api" | "proxy";
+      idempotencyKey?: string;
+      commandId?: string;
+    }
   | { type: "replay"; operationId: OperationId; status: number; idempotencyKey?: string; requestId?: string }
   | {
       type: "unknown-outcome";
@@ -59,7 +91,26 @@ export type ClientEvent =
       result: "found" | "not_found" | "lookup_failed";
       idempotencyKey?: string;
     }
-  | { type: "budget-exhausted"; operationId: OperationId; available: number }
+  | {
+      type: "budget-exhausted";
+      operationId: OperationId;
+      available: number;
+      idempotencyKey?: string;
+      commandId?: string;
+    }
+  /** One per command, when it has its Outcome (the same fields a support ticket quotes). */
+  | {
+      type: "outcome";
+      operationId: OperationId;
+      kind: OutcomeKind;
+      status?: number;
+      reason?: string;
+      errorCode?: string;
+      reconciled?: boolean;
+      idempotencyKey?: string;
+      commandId?: string;
+      requestIds: string[];
+    }
   | { type: "pacing"; event: PacingEvent }
   /** What client.recover() did to a journalled command (I7: log every retry and reconciliation). */
   | { type: "recovery"; event: RecoveryEvent };
@@ -67,19 +118,43 @@ export type ClientEvent =
 export type EventHandler = (event: ClientEvent) => void;
 
 export interface EventSink {
+  /** Someone wants every event (onEvent, a logger): per-attempt events are built only then. */
   readonly enabled: boolean;
+  /** Someone wants at least the rare events (retries, pauses, recovery): also true for telemetry alone. */
+  readonly observed: boolean;
   emit(event: ClientEvent): void;
 }
 
-export function createEventSink(onEvent: EventHandler | undefined, redactor: Redactor): EventSink {
+/** The events a telemetry integration counts: rare ones, so a client with telemetry alone builds no per-attempt event. */
+export const TELEMETRY_EVENT_TYPES: ReadonlySet<ClientEvent["type"]> = new Set(["retry", "pause", "recovery"]);
+
+/**
+ * @param onEvent receives every event.
+ * @param onTelemetryEvent receives only TELEMETRY_EVENT_TYPES.
+ */
+export function createEventSink(
+  onEvent: EventHandler | undefined,
+  redactor: Redactor,
+  onTelemetryEvent?: EventHandler,
+): EventSink {
   return {
     enabled: onEvent !== undefined,
+    observed: onEvent !== undefined || onTelemetryEvent !== undefined,
     emit(event) {
-      if (!onEvent) return;
+      if (!onEvent && !(onTelemetryEvent && TELEMETRY_EVENT_TYPES.has(event.type))) return;
+      let redacted: ClientEvent;
       try {
-        onEvent(redactor.value(event));
+        redacted = redactor.value(event);
       } catch {
-        // A broken logger must not change the outcome of a purchase.
+        return;
+      }
+      for (const handle of [onEvent, onTelemetryEvent]) {
+        if (!handle || (handle === onTelemetryEvent && !TELEMETRY_EVENT_TYPES.has(event.type))) continue;
+        try {
+          handle(redacted);
+        } catch {
+          // A broken logger must not change the outcome of a purchase.
+        }
       }
     },
   };

@@ -5,3 +5,4 @@ export type * from "./outcome";
 export * from "./redact";
 export type * from "./states";
 export * from "./validate";
+export * from "./telemetry";

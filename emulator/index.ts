@@ -6,8 +6,10 @@ import { createControl, createDomain, createKey } from "./control";
 import { handleControl, isControlPath } from "./control-http";
 import { toResponse } from "./errors";
 import { handleApi } from "./pipeline";
+import { route } from "./router";
+import { BASE_PATH } from "./state";
 import { State, type Config } from "./state";
-import type { Emulator, EmulatorOptions, EmulatorSeed, SocketFault } from "./types";
+import type { Emulator, EmulatorOptions, EmulatorSeed, EmulatorTracer, RequestLogEntry, SocketFault } from "./types";
 
 export type * from "./types";
 export { ALL_SCOPES } from "./control";
@@ -74,11 +76,43 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     applySeed(state, initial, false);
   });
   const hung = new Set<(error: unknown) => void>();
+  const tracer = options.tracer;
 
   async function handle(request: Request, info?: { remoteAddress?: string }): Promise<Response | SocketFault> {
     const pathname = new URL(request.url).pathname;
     if (isControlPath(pathname)) return handleControl(control, request);
+    if (tracer) return traced(tracer, request, pathname, info?.remoteAddress ?? "127.0.0.1");
     const outcome = await handleApi(state, request, info?.remoteAddress ?? "127.0.0.1");
+    return "status" in outcome ? toResponse(outcome) : outcome;
+  }
+
+  async function traced(t: EmulatorTracer, request: Request, pathname: string, remoteAddress: string) {
+    const match = route(request.method.toUpperCase(), pathname);
+    const op = match.kind === "match" ? match.op : null;
+    const span = t.startRequest({
+      method: request.method.toUpperCase(),
+      url: request.url,
+      headers: request.headers,
+      route: op ? `${BASE_PATH}${op.path}` : null,
+      operationId: op?.operationId ?? null,
+    });
+    const seen: { log?: RequestLogEntry } = {};
+    let outcome;
+    try {
+      outcome = await handleApi(state, request, remoteAddress, seen);
+    } catch (error) {
+      span.end({ status: 500, requestId: null, fault: null, counted: false, replayed: false });
+      throw error;
+    }
+    const log = seen.log;
+    span.end({
+      status: "status" in outcome ? outcome.status : undefined,
+      socketFault: "status" in outcome ? undefined : outcome.kind,
+      requestId: "status" in outcome ? outcome.headers["x-request-id"] ?? null : null,
+      fault: log?.fault ?? null,
+      counted: log?.counted ?? false,
+      replayed: log?.replayed ?? false,
+    });
     return "status" in outcome ? toResponse(outcome) : outcome;
   }
 

@@ -22,7 +22,13 @@ export type Outcome = ApiResult | SocketFault;
 const REQUEST_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** Handles a request under the API base path (or any non-control path: unknown route). */
-export async function handleApi(state: State, request: Request, remoteAddress: string): Promise<Outcome> {
+export async function handleApi(
+  state: State,
+  request: Request,
+  remoteAddress: string,
+  /** Receives the request's log entry (complete once the returned promise settles): the tracer reads it. */
+  seen?: { log?: RequestLogEntry },
+): Promise<Outcome> {
   const method = request.method.toUpperCase();
   const bytes = method === "GET" || method === "HEAD" ? new Uint8Array() : new Uint8Array(await request.arrayBuffer());
   // ---- synchronous from here on ----
@@ -41,6 +47,7 @@ export async function handleApi(state: State, request: Request, remoteAddress: s
     fault: null,
   };
   state.requestLog.push(log);
+  if (seen) seen.log = log;
   if (state.requestLog.length > REQUEST_LOG_LIMIT) state.requestLog.splice(0, state.requestLog.length - REQUEST_LOG_LIMIT);
   const done = (outcome: Outcome): Outcome => {
     if ("status" in outcome) {

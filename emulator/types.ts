@@ -83,6 +83,42 @@ export interface EmulatorOptions {
   withDefaultKeys?: boolean;
   operationPolicy?: OperationPolicy;
   language?: Language;
+  /**
+   * A span per API request (the control routes are not traced). The emulator only calls this hook;
+   * `emulatorTracer(…)` from `reseller-api/otel` implements it with OpenTelemetry, continuing the
+   * caller's W3C `traceparent`, so one trace crosses the client and the emulator.
+   */
+  tracer?: EmulatorTracer;
+}
+
+/** What the emulator tells its tracer about one API request as it arrives. */
+export interface EmulatorRequestStart {
+  method: string;
+  url: string;
+  /** The request's headers, to continue the caller's trace (`traceparent`); never logged by the emulator. */
+  headers: Headers;
+  /** The spec's path template under the base path, e.g. "/domains/{domainUuid}/renew"; null for an unknown route. */
+  route: string | null;
+  operationId: string | null;
+}
+
+/** How that request ended. */
+export interface EmulatorRequestEnd {
+  /** The answer's status; absent when the emulator hung or reset the connection instead (a fault). */
+  status?: number;
+  /** "hang" | "reset" when no answer was sent. */
+  socketFault?: "hang" | "reset";
+  requestId: string | null;
+  /** The injected fault that fired, if any. */
+  fault: FaultKind | null;
+  /** C5: the request spent quota. */
+  counted: boolean;
+  /** D5: answered from the idempotency store. */
+  replayed: boolean;
+}
+
+export interface EmulatorTracer {
+  startRequest(request: EmulatorRequestStart): { end(result: EmulatorRequestEnd): void };
 }
 
 /** What the server adapter does with the socket instead of answering. */

@@ -4,7 +4,7 @@
  * a 429 (C12). The client middleware calls acquire() before every HTTP attempt and
  * ticket.release() when the attempt ends. All waiting goes through the injected Clock.
  */
-import type { PacingEvent } from "../core";
+import type { PacingEvent, WaitKind } from "../core";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createMemoryWindowStore, MemoryWindowStore } from "./memory-window-store";
 import { parseRetryAfter, pauseAfter429, type PauseOptions } from "./retry-timing";
@@ -71,10 +71,17 @@ export interface ReleaseResult {
 
 export interface PacingTicket {
   readonly waitedMs: number; // time spent waiting for the slot
+  /** The strongest reason the slot was not free at once (a 429 pause over a full window over spacing). */
+  readonly waitReason?: PacerWaitReason;
   /** Must be called exactly once when the attempt ends. Later calls are ignored. */
   release(result: ReleaseResult): void;
 }
 
+/** Why a send waited in the pacer, for telemetry (a subset of core's WaitKind). */
+export type PacerWaitReason = Extract<WaitKind, "retry_after" | "window_full" | "spacing" | "concurrency">;
+
+const REASON_RANK: Record<PacerWaitReason, number> = { concurrency: 1, spacing: 2, window_full: 3, retry_after: 4 };
+const WAIT_REASONS = Object.keys(REASON_RANK) as PacerWaitReason[];
 
 interface Waiter {
   enqueuedAt: number;
@@ -95,6 +102,8 @@ interface KeyState {
   rtts: number[];
   /** Ends the pump's current sleep early (a release, an abort or a new limit changed something). */
   wakers: Set<() => void>;
+  /** When the pump last finished sleeping for each reason (telemetry's wait reason, C8/C12). */
+  waitEnds: Record<PacerWaitReason, number>;
 }
 
 const MAX_LIMIT = 10_000; // C1
@@ -125,7 +134,17 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   function state(apiKeyId: string): KeyState {
     let s = keys.get(apiKeyId);
     if (!s) {
-      s = { queue: [], inFlight: 0, pumping: false, limit: initialLimit, view: null, pausedUntil: 0, rtts: [], wakers: new Set() };
+      s = {
+        queue: [],
+        inFlight: 0,
+        pumping: false,
+        limit: initialLimit,
+        view: null,
+        pausedUntil: 0,
+        rtts: [],
+        wakers: new Set(),
+        waitEnds: { concurrency: -Infinity, spacing: -Infinity, window_full: -Infinity, retry_after: -Infinity },
+      };
       keys.set(apiKeyId, s);
     }
     return s;
@@ -175,11 +194,18 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     wake(s);
   }
 
-  function makeTicket(apiKeyId: string, s: KeyState, windowId: string, waitedMs: number): PacingTicket {
+  function makeTicket(
+    apiKeyId: string,
+    s: KeyState,
+    windowId: string,
+    waitedMs: number,
+    waitReason?: PacerWaitReason,
+  ): PacingTicket {
     let released = false;
     const sentAt = clock.now();
     return {
       waitedMs,
+      waitReason,
       release(result) {
         if (released) return;
         released = true;
@@ -238,6 +264,13 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     }
   }
 
+  /** The strongest reason whose sleep ended after `since` (a waiter queued behind the head waited for it too). */
+  function reasonFor(s: KeyState, since: number): PacerWaitReason | undefined {
+    let best: PacerWaitReason | undefined;
+    for (const r of WAIT_REASONS) if (s.waitEnds[r] > since && (!best || REASON_RANK[r] > REASON_RANK[best])) best = r;
+    return best;
+  }
+
   /** Last resort if the pump itself breaks: nobody may wait forever. */
   function failAll(s: KeyState, error: unknown): void {
     for (const w of s.queue.splice(0)) {
@@ -252,6 +285,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
       while (s.queue.length > 0) {
         if (s.inFlight >= maxConcurrency) {
           await sleepUntil(s, Number.POSITIVE_INFINITY); // woken by a release or an abort
+          s.waitEnds.concurrency = clock.now();
           continue;
         }
         const now = clock.now();
@@ -274,13 +308,16 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         s.view = d.state;
         if (!d.granted) {
           const waitMs = d.retryAt - clock.now();
+          const paused = s.pausedUntil > clock.now() || (d.state.pausedUntil ?? 0) > clock.now();
           if (waitMs > 0) emit({ type: "window-wait", apiKeyId, waitMs });
           await sleepUntil(s, d.retryAt);
+          if (waitMs > 0) s.waitEnds[paused ? "retry_after" : "window_full"] = clock.now();
           continue;
         }
         // Hold the slot until its time; wake-ups (aborts, a 429 elsewhere) do not move it.
         while (clock.now() < d.sendAt && clock.now() >= s.pausedUntil && s.queue.length > 0) {
           await sleepUntil(s, d.sendAt);
+          s.waitEnds.spacing = clock.now();
         }
         const head = s.queue[0];
         if (clock.now() < s.pausedUntil || !head) {
@@ -291,7 +328,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         s.queue.shift();
         head.cleanup();
         s.inFlight += 1;
-        head.resolve(makeTicket(apiKeyId, s, d.windowId, clock.now() - head.enqueuedAt));
+        head.resolve(makeTicket(apiKeyId, s, d.windowId, clock.now() - head.enqueuedAt, reasonFor(s, head.enqueuedAt)));
       }
     } finally {
       s.pumping = false;

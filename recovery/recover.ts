@@ -254,7 +254,15 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     }
     await journal.transition(record.id, "needs_manual_check", { manualCheck: check, reconciliation: reason });
     summary.manual.push({ ...base(record, from, "needs_manual_check"), manualCheck: check });
-    emit({ type: "recovery-result", commandId: record.id, operationId: record.operationId, from, to: "needs_manual_check", note: reason });
+    emit({
+      type: "recovery-result",
+      commandId: record.id,
+      operationId: record.operationId,
+      from,
+      to: "needs_manual_check",
+      note: reason,
+      manualCheck: check,
+    });
   }
 
   function report(record: CommandRecord, from: CommandState, to: CommandState, note?: string): void {

@@ -17,7 +17,7 @@ import {
   type FinalizeInput,
 } from "./finalize";
 import type { CommandState, Journal } from "../journal";
-import type { AttemptInfo, Outcome, RateLimitSnapshot } from "../core";
+import type { AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import { decide, type AttemptResult } from "./retry-policy";
 import { backoffDelay } from "../pacing";
@@ -29,13 +29,15 @@ export type { RunnerDeps, RunResult } from "./runner-types";
 
 const noop = (): void => undefined;
 
-export async function runCommand(
+/** The attempt loop proper; runCommand (run-command.ts) decides whether it runs observed. */
+export async function runAttempts(
   deps: RunnerDeps,
   ctx: CallContext,
   templateOf: () => AttemptRequest,
   prepared: PreparedRequest | undefined,
   baseUrl: string,
   fetchFn: FetchLike,
+  telemetry: CommandTelemetry | undefined,
 ): Promise<RunResult> {
   const { op } = ctx;
   const { clock, events, journal, redactor } = deps;
@@ -58,6 +60,7 @@ export async function runCommand(
         timeoutMs,
         fetchFn,
         onSend: isWrite ? () => void (sent = true) : noop,
+        telemetry,
       });
     } catch (error) {
       if (!signal?.aborted) throw error;
@@ -104,7 +107,7 @@ export async function runCommand(
     };
 
     /** One paced attempt (paced-attempt.ts); keeps the latest rate-limit snapshot (C10). */
-    const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number) => {
+    const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number, pathTemplate?: string) => {
       const r = await pacedAttempt(deps, req, {
         attemptNo,
         signal,
@@ -113,6 +116,9 @@ export async function runCommand(
         onSend: () => {
           if (isWrite) sent = true;
         },
+        telemetry,
+        attemptOfCommand: attempts.length + 1,
+        pathTemplate,
       });
       if (r.rateLimit) rateLimit = r.rateLimit;
       return r;
@@ -218,12 +224,21 @@ export async function runCommand(
             status: 429,
             retryAfter: transport.ok ? transport.raw.headers.get("retry-after") : null,
             requestId: info.requestId,
+            source: classified?.kind === "rate_limited" && classified.error?.code === "rate_limit_exceeded" ? "api" : "proxy",
+            idempotencyKey: ctx.sentIdempotencyKey,
+            commandId: ctx.commandId,
           });
           continue;
         case "retry": {
           const cost = deps.budget.tryAcquire(decision.charge);
           if (cost === false) {
-            events.emit({ type: "budget-exhausted", operationId: op.operationId, available: deps.budget.available() });
+            events.emit({
+              type: "budget-exhausted",
+              operationId: op.operationId,
+              available: deps.budget.available(),
+              idempotencyKey: ctx.sentIdempotencyKey,
+              commandId: ctx.commandId,
+            });
             return finish({ last: classified, unknown: transportUnknown });
           }
           spent += cost;
@@ -240,6 +255,7 @@ export async function runCommand(
             reason: info.error ?? `status ${info.status}`,
             idempotencyKey: ctx.sentIdempotencyKey,
           });
+          telemetry?.backoff(delay, info.error ?? `status ${info.status}`);
           try {
             await clock.sleep(delay, signal);
           } catch {
@@ -283,7 +299,7 @@ export async function runCommand(
       let found;
       for (let i = 0; ; i++) {
         try {
-          found = await lookupOrder((r) => paced(r, i), req, externalId, redactor);
+          found = await lookupOrder((r) => paced(r, i, "/orders"), req, externalId, redactor);
         } catch (error) {
           if (signal?.aborted) return aborted(signal.reason);
           throw error;

@@ -9,4 +9,5 @@ export * from "./reconcile";
 export * from "./retry-budget";
 export * from "./retry-policy";
 export type * from "./runner-types";
+export * from "./run-command";
 export * from "./transport";

@@ -4,7 +4,7 @@
  * status, X-RateLimit-* and Retry-After — so a 429 pauses the whole key and the limit is learnt.
  */
 import { readRateLimit } from "./classify";
-import type { RateLimitSnapshot } from "../core";
+import type { AttemptTelemetry, CommandTelemetry, RateLimitSnapshot, WaitKind } from "../core";
 import type { RunnerDeps } from "./runner-types";
 import {
   sendAttempt,
@@ -27,7 +27,19 @@ export interface PacedAttemptResult {
 export async function pacedAttempt(
   deps: Pick<RunnerDeps, "pacer" | "apiKeyId" | "clock" | "redactor" | "newRequestId">,
   req: AttemptRequest | PreparedRequest,
-  opts: { attemptNo: number; signal?: AbortSignal; timeoutMs: number; fetchFn: FetchLike; onSend(): void },
+  opts: {
+    attemptNo: number;
+    signal?: AbortSignal;
+    timeoutMs: number;
+    fetchFn: FetchLike;
+    onSend(): void;
+    /** The command's telemetry (only when the client has a `telemetry` option). */
+    telemetry?: CommandTelemetry;
+    /** 1-based number of this attempt within its command, for telemetry. */
+    attemptOfCommand?: number;
+    /** Path template of this request when it is not the command's own (the reconcile lookup). */
+    pathTemplate?: string;
+  },
 ): Promise<PacedAttemptResult> {
   const { pacer, apiKeyId, clock } = deps;
   const ticket = await pacer.acquire(apiKeyId, opts.signal);
@@ -39,6 +51,8 @@ export async function pacedAttempt(
   } else {
     toSend = { url: req.url, method: req.method, headers: { ...req.headers, "x-request-id": requestId }, body: req.body };
   }
+  let span: AttemptTelemetry | undefined;
+  if (opts.telemetry) span = startAttemptTelemetry(opts.telemetry, ticket, toSend, requestId, opts);
   opts.onSend();
   let transport: AttemptTransport | undefined;
   let rateLimit: RateLimitSnapshot | undefined;
@@ -69,6 +83,37 @@ export async function pacedAttempt(
     } else {
       ticket.release({ receivedAt: clock.now(), attempt: opts.attemptNo });
     }
+    if (span) {
+      span.end({
+        status: transport?.ok ? transport.raw.status : undefined,
+        transportError: transport && !transport.ok ? transport.error : transport ? undefined : "network",
+        requestId: (transport?.ok && transport.raw.headers.get("x-request-id")) || requestId,
+        rateLimitLimit: rateLimit?.limit,
+        rateLimitRemaining: rateLimit?.remaining,
+      });
+    }
   }
   return { transport, requestId, waitedMs: ticket.waitedMs, rateLimit };
+}
+
+/** Reports the pacer wait and opens the attempt's telemetry, which may add headers (traceparent). */
+function startAttemptTelemetry(
+  telemetry: CommandTelemetry,
+  ticket: { waitedMs: number; waitReason?: Exclude<WaitKind, "backoff"> },
+  toSend: AttemptRequest | PreparedRequest,
+  requestId: string,
+  opts: { attemptOfCommand?: number; pathTemplate?: string },
+): AttemptTelemetry {
+  // Every slot is reported, 0 ms included, so the wait histogram shows how often the pacer binds.
+  telemetry.slot(ticket.waitedMs, ticket.waitedMs > 0 ? ticket.waitReason ?? "spacing" : undefined);
+  const isPrepared = "controller" in toSend;
+  const method = isPrepared ? toSend.request.method : toSend.method;
+  const url = isPrepared ? toSend.request.url : toSend.url;
+  const setHeader = isPrepared
+    ? (name: string, value: string) => toSend.request.headers.set(name, value)
+    : (name: string, value: string) => void (toSend.headers[name.toLowerCase()] = value);
+  return telemetry.startAttempt(
+    { attempt: opts.attemptOfCommand ?? 1, method, url, pathTemplate: opts.pathTemplate, requestId },
+    setHeader,
+  );
 }

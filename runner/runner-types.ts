@@ -1,6 +1,6 @@
 /** Types shared by the attempt loop's modules (command-runner.ts, paced-attempt.ts, attempt-loop.ts). */
 import type { Clock } from "../runtime/clock";
-import type { EventSink } from "../core";
+import type { ClientTelemetry, EventSink } from "../core";
 import type { Journal } from "../journal";
 import type { Outcome } from "../core";
 import type { Pacer } from "../pacing";
@@ -28,6 +28,8 @@ export interface RunnerDeps {
   events: EventSink;
   redactor: Redactor;
   newRequestId: () => string;
+  /** Spans and metrics (reseller-api/otel); absent: the runner does no telemetry work at all. */
+  telemetry?: ClientTelemetry;
 }
 
 export interface RunResult {

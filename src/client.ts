@@ -13,7 +13,8 @@ import { createAttemptLoopMiddleware } from "../middleware";
 import { AttemptController } from "../runner";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner";
 import { InvalidArgumentError, ResellerClientError } from "../core";
-import { createEventSink } from "../core";
+import { createEventSink, guardTelemetry } from "../core";
+import { bindTelemetry, eventHandlerOf } from "./observers";
 import { createIdempotencyMiddleware } from "../middleware";
 import { createLanguageMiddleware, validateLanguage } from "../middleware";
 import { createLocalValidationMiddleware } from "../middleware";
@@ -102,7 +103,9 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const clock: Clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const redactor = createRedactor([options.token, credential.secret]);
-  const events = createEventSink(options.onEvent, redactor);
+  let telemetry = options.telemetry ? guardTelemetry(options.telemetry) : undefined;
+  const telemetryEvents = telemetry?.onEvent;
+  const events = createEventSink(eventHandlerOf(options), redactor, telemetryEvents);
   const pacer =
     options.pacer ??
     createPacer({
@@ -115,6 +118,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       onEvent: events.enabled ? (event) => events.emit({ type: "pacing", event }) : undefined,
     });
   const budget = createRetryBudget(options.retry?.budget);
+  if (telemetry) telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -151,6 +155,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       events,
       redactor,
       newRequestId: randomRequestId,
+      telemetry,
     }),
   );
 
@@ -259,7 +264,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         windowMs: options.pacing?.windowMs ?? 60_000,
       },
       // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
-      events.enabled
+      events.observed
         ? {
             ...recoverOptions,
             onEvent: (event) => {

@@ -121,8 +121,22 @@ export type {
 // Recovery after a crash.
 export type { RecoverOptions, RecoverSummary, RecoveryTransition } from "../recovery";
 
-// Events (I7), already redacted.
+// Events (I7), already redacted; the `logger` option's shape.
 export type { ClientEvent, EventHandler, PacingEvent, RecoveryEvent } from "../core";
+export type { Logger, LogMethod } from "./logging";
+
+// Telemetry hooks (reseller-api/otel implements them).
+export type {
+  ClientTelemetry,
+  CommandTelemetry,
+  AttemptTelemetry,
+  CommandStartInfo,
+  CommandEndInfo,
+  AttemptStartInfo,
+  AttemptEndInfo,
+  TelemetrySource,
+  WaitKind,
+} from "../core";
 
 // Pacing and retry budget: types for options; constructors live in reseller-api/pacing.
 export type { Pacer, PacerOptions, PacingSnapshot, WindowStore } from "../pacing";

@@ -4,7 +4,8 @@
  */
 import type { Clock } from "../runtime/clock";
 import type { Journal } from "../journal";
-import type { EventHandler } from "../core";
+import type { ClientTelemetry, EventHandler } from "../core";
+import type { Logger } from "./logging";
 import type { RetryBudgetOptions } from "../runner";
 import type { WindowStore } from "../pacing";
 import type { Pacer } from "../pacing";
@@ -50,8 +51,22 @@ export interface ResellerClientOptions {
   pacer?: Pacer;
   /** G1: the command journal; every write is recorded before its first byte is sent. */
   journal?: Journal;
-  /** I7: attempt/retry/pause/replay/unknown-outcome/reconcile events, already redacted. */
+  /** I7: attempt/retry/pause/replay/unknown-outcome/reconcile/outcome events, already redacted. */
   onEvent?: EventHandler;
+  /**
+   * I7: a standard logger for the same events as structured lines — `console`, a pino logger, or any
+   * object with `info`/`warn`/`error` (and optionally `debug`). Levels: debug per attempt, info per
+   * command outcome and retry, warn on 429 pauses, retry-budget exhaustion and unknown outcomes,
+   * error on needs_manual_check. Lines are redacted like events: never the token or a secret field.
+   * @default undefined (nothing is logged)
+   */
+  logger?: Logger;
+  /**
+   * Spans and metrics for every command and attempt: pass `otelTelemetry(…)` from
+   * `reseller-api/otel`, or your own ClientTelemetry. Absent, the client does no telemetry work.
+   * @default undefined (no telemetry)
+   */
+  telemetry?: ClientTelemetry;
   /** B4: send live-only operations with a test key anyway (the server answers 403). */
   allowLiveOnlyWithTestKey?: boolean;
   /** A1: allow http:// to a non-loopback host. Loopback hosts never need it. */
@@ -76,6 +91,20 @@ export function checkOptions(options: ResellerClientOptions): void {
     throw new InvalidOptionsError("fetch must be a function.", "fetch");
   if (options.onEvent !== undefined && typeof options.onEvent !== "function")
     throw new InvalidOptionsError("onEvent must be a function.", "onEvent");
+  if (options.logger !== undefined) {
+    const l = options.logger as unknown as Record<string, unknown> | null;
+    const missing = ["info", "warn", "error"].filter((m) => typeof l?.[m] !== "function");
+    if (missing.length > 0)
+      throw new InvalidOptionsError(
+        `logger must have ${missing.join(", ")} method(s): pass console, a pino logger, or an object with debug/info/warn/error.`,
+        "logger",
+      );
+  }
+  if (options.telemetry !== undefined && typeof options.telemetry?.startCommand !== "function")
+    throw new InvalidOptionsError(
+      "telemetry must be a ClientTelemetry (startCommand is missing): pass otelTelemetry(…) from reseller-api/otel.",
+      "telemetry",
+    );
   if (options.random !== undefined && typeof options.random !== "function")
     throw new InvalidOptionsError("random must be a function.", "random");
   positive("timeoutMs", options.timeoutMs);

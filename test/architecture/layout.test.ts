@@ -22,6 +22,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   src: ["core", "journal", "pacing", "runner", "middleware", "recovery", "generated", "runtime"],
   stores: ["core", "journal", "pacing", "runtime", "generated"],
   emulator: ["generated", "runtime"],
+  // reseller-api/otel sees the client only through its public entry (src/index.ts) and @opentelemetry/api.
+  otel: ["src"],
 };
 /** Folders whose only way in from outside is index.ts. */
 const INDEXED = new Set(["core", "journal", "pacing", "runner", "middleware", "recovery"]);
@@ -77,6 +79,12 @@ describe("layout", () => {
       return e.target !== t && e.target !== `${t}/index`;
     });
     expect(deep.map((e) => `${e.file} → ${e.spec}`)).toEqual([]);
+  });
+
+  it("otel/ imports the client only through its public entry src/index.ts", () => {
+    const otel = all.filter((e) => top(e.file) === "otel" && top(e.target) !== "otel");
+    expect(otel.length).toBeGreaterThan(0);
+    expect(otel.filter((e) => e.target !== "src/index").map((e) => `${e.file} → ${e.spec}`)).toEqual([]);
   });
 
   it("data flows one way: no folder imports a layer it may not", () => {

@@ -1,0 +1,232 @@
+/**
+ * otelTelemetry(): the client's telemetry hooks as OpenTelemetry spans and metrics. One INTERNAL span
+ * per command (operation id, Idempotency-Key, command id, outcome kind) with one CLIENT child span
+ * per HTTP attempt under the stable HTTP client conventions; pacing, Retry-After and backoff waits
+ * are span events with their reason; every attempt carries the attempt span's W3C `traceparent`.
+ * Nothing here sees a body or the token, so no span or metric can hold a secret (A4, H2).
+ */
+import {
+  context,
+  metrics as metricsApi,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type MeterProvider,
+  type Span,
+  type Tracer,
+  type TextMapPropagator,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import type {
+  AttemptEndInfo,
+  AttemptStartInfo,
+  AttemptTelemetry,
+  ClientTelemetry,
+  CommandEndInfo,
+  CommandStartInfo,
+  CommandTelemetry,
+  TelemetrySource,
+  WaitKind,
+} from "../src/index";
+import { createInstruments, type Instruments } from "./instruments";
+import { ATTR, HTTP, INSTRUMENTATION_NAME } from "./names";
+import { formatTraceparent } from "./traceparent";
+
+export interface OtelTelemetryOptions {
+  /** Where spans go. @default the global tracer provider (`trace.getTracerProvider()`). */
+  tracerProvider?: TracerProvider;
+  /** Where metrics go. @default the global meter provider (`metrics.getMeterProvider()`). */
+  meterProvider?: MeterProvider;
+  /**
+   * Writes the trace context into each attempt's headers.
+   * @default W3C `traceparent` written directly, whatever global propagator is (or is not) set
+   */
+  propagator?: TextMapPropagator;
+  /**
+   * `reseller.client.name` on the observable metrics (window, budget, journal), to tell apart
+   * clients of different keys that share one meter provider. Keep it low-cardinality.
+   * @default "default"
+   */
+  clientName?: string;
+}
+
+export const OTEL_TELEMETRY_DEFAULTS = { clientName: "default" } as const;
+
+const STATUS_CLASS = ["1xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
+const statusClass = (status: number | undefined): string =>
+  status === undefined ? "none" : STATUS_CLASS[Math.floor(status / 100)] ?? "other";
+
+const headerSetter = {
+  set(carrier: (name: string, value: string) => void, key: string, value: string) {
+    carrier(key, value);
+  },
+};
+
+/** Telemetry for `createResellerClient({ telemetry })`. One instance may serve several clients. */
+export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemetry {
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME);
+  const meter = (options.meterProvider ?? metricsApi.getMeterProvider()).getMeter(INSTRUMENTATION_NAME);
+  const clientName = options.clientName ?? OTEL_TELEMETRY_DEFAULTS.clientName;
+  const instruments = createInstruments(meter);
+  const forClient = (source?: TelemetrySource): ClientTelemetry => {
+    // Without a source (a ClientTelemetry used before bind), attempt spans have no server address.
+    const shared: Shared = { tracer, instruments, propagator: options.propagator, source };
+    return {
+      onEvent: instruments.onEvent,
+      startCommand(info) {
+        const parent = context.active();
+        return new CommandSpan(
+          shared,
+          info,
+          tracer.startSpan(info.operationId, commandAttributes(info), parent),
+          parent,
+        );
+      },
+    };
+  };
+  return {
+    ...forClient(),
+    // Each client gets its own view (its server address and base path); instruments are shared.
+    bind(source) {
+      instruments.observe(source, clientName);
+      return forClient(source);
+    },
+  };
+}
+
+interface Shared {
+  tracer: Tracer;
+  instruments: Instruments;
+  propagator?: TextMapPropagator;
+  readonly source?: TelemetrySource;
+}
+
+function commandAttributes(info: CommandStartInfo) {
+  const attributes: Attributes = { [ATTR.operationId]: info.operationId };
+  if (info.idempotencyKey !== undefined) attributes[ATTR.idempotencyKey] = info.idempotencyKey;
+  if (info.commandId !== undefined) attributes[ATTR.commandId] = info.commandId;
+  return { kind: SpanKind.INTERNAL, attributes };
+}
+
+/** A class, not closures: one object per command on the hot path. */
+class CommandSpan implements CommandTelemetry {
+  private readonly ctx: Context;
+
+  constructor(
+    private readonly shared: Shared,
+    private readonly info: CommandStartInfo,
+    private readonly span: Span,
+    parent: Context,
+  ) {
+    this.ctx = trace.setSpan(parent, span);
+  }
+
+  slot(ms: number, reason?: Exclude<WaitKind, "backoff">): void {
+    // Only real waits are recorded: a free slot costs nothing here (the request count is in the duration histogram).
+    if (ms <= 0) return;
+    this.shared.instruments.pacerWait.record(ms / 1000, waitAttrs(reason ?? "spacing"));
+    this.span.addEvent("reseller.wait", {
+      [ATTR.waitKind]: reason === "retry_after" ? "retry_after" : "pacing",
+      [ATTR.waitReason]: reason,
+      [ATTR.waitMs]: ms,
+    });
+  }
+
+  backoff(ms: number, reason: string): void {
+    this.span.addEvent("reseller.wait", { [ATTR.waitKind]: "backoff", [ATTR.waitReason]: reason, [ATTR.waitMs]: ms });
+  }
+
+  startAttempt(a: AttemptStartInfo, setHeader: (name: string, value: string) => void): AttemptTelemetry {
+    const template = (this.shared.source?.basePath ?? "") + (a.pathTemplate ?? this.info.pathTemplate);
+    const attributes: Attributes = {
+      [HTTP.method]: a.method,
+      [HTTP.urlTemplate]: template,
+      [HTTP.urlFull]: a.url,
+      [ATTR.requestId]: a.requestId,
+    };
+    const source = this.shared.source;
+    if (source) {
+      attributes[HTTP.serverAddress] = source.serverAddress;
+      attributes[HTTP.serverPort] = source.serverPort;
+    }
+    if (a.attempt > 1) attributes[HTTP.resendCount] = a.attempt - 1;
+    const span = this.shared.tracer.startSpan(
+      `${a.method} ${template}`,
+      { kind: SpanKind.CLIENT, attributes },
+      this.ctx,
+    );
+    const propagator = this.shared.propagator;
+    if (propagator) propagator.inject(trace.setSpan(this.ctx, span), setHeader, headerSetter);
+    else {
+      const tp = formatTraceparent(span.spanContext());
+      if (tp) setHeader("traceparent", tp);
+    }
+    return new AttemptSpan(this.shared, span, a.method, template, a.requestId);
+  }
+
+  end(e: CommandEndInfo): void {
+    const span = this.span;
+    if (e.kind !== undefined) span.setAttribute(ATTR.outcomeKind, e.kind);
+    if (e.reason !== undefined) span.setAttribute(ATTR.outcomeReason, e.reason);
+    if (e.status !== undefined) span.setAttribute(HTTP.statusCode, e.status);
+    if (e.errorCode !== undefined) span.setAttribute(ATTR.errorCode, e.errorCode);
+    if (e.reconciled) span.setAttribute(ATTR.reconciled, true);
+    if (e.replayed) span.setAttribute(ATTR.replayed, true);
+    if (e.thrown) {
+      span.recordException({ name: e.thrown.name, message: e.thrown.message });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: e.thrown.message });
+    } else if (e.kind === "unknown" || e.kind === "rejected" || e.kind === "conflict") {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: e.reason ?? e.errorCode ?? e.kind });
+    }
+    span.end();
+    this.shared.instruments.outcome(this.info.operationId, e.kind ?? "thrown", e.reason);
+  }
+}
+
+class AttemptSpan implements AttemptTelemetry {
+  private readonly started = performance.now();
+
+  constructor(
+    private readonly shared: Shared,
+    private readonly span: Span,
+    private readonly method: string,
+    private readonly template: string,
+    private readonly requestId: string,
+  ) {}
+
+  end(e: AttemptEndInfo): void {
+    const span = this.span;
+    const seconds = (performance.now() - this.started) / 1000;
+    let errorType: string | undefined;
+    if (e.status !== undefined) {
+      span.setAttribute(HTTP.statusCode, e.status);
+      if (e.status >= 400) errorType = String(e.status);
+    } else errorType = e.transportError ?? "network";
+    if (e.requestId !== this.requestId) span.setAttribute(ATTR.requestId, e.requestId);
+    if (e.rateLimitRemaining != null) span.setAttribute(ATTR.rateLimitRemaining, e.rateLimitRemaining);
+    if (errorType !== undefined) {
+      span.setAttribute(HTTP.errorType, errorType);
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
+    span.end();
+    // One histogram for duration AND request counts: its count by status class is "requests by status class".
+    const attrs: Attributes = {
+      [HTTP.method]: this.method,
+      [HTTP.urlTemplate]: this.template,
+      [ATTR.statusClass]: statusClass(e.status),
+    };
+    if (this.shared.source) attrs[HTTP.serverAddress] = this.shared.source.serverAddress;
+    if (e.status !== undefined) attrs[HTTP.statusCode] = e.status;
+    if (errorType !== undefined) attrs[HTTP.errorType] = errorType;
+    this.shared.instruments.requestDuration.record(seconds, attrs);
+  }
+}
+
+const WAIT_ATTRS = new Map<string, Attributes>();
+function waitAttrs(reason: string): Attributes {
+  let a = WAIT_ATTRS.get(reason);
+  if (!a) WAIT_ATTRS.set(reason, (a = Object.freeze({ [ATTR.waitReason]: reason })));
+  return a;
+}

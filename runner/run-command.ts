@@ -1,0 +1,89 @@
+/**
+ * Entry of the attempt engine: one command, observed or not. With no `telemetry` option and nobody
+ * listening to events, the attempt loop runs bare (the overhead bench's path); otherwise it runs inside
+ * a telemetry command scope and ends with one `outcome` event (I7).
+ */
+import type { CommandEndInfo, Outcome } from "../core";
+import type { CallContext } from "./call-context";
+import { runAttempts } from "./command-runner";
+import type { RunnerDeps, RunResult } from "./runner-types";
+import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
+
+export function runCommand(
+  deps: RunnerDeps,
+  ctx: CallContext,
+  templateOf: () => AttemptRequest,
+  prepared: PreparedRequest | undefined,
+  baseUrl: string,
+  fetchFn: FetchLike,
+): Promise<RunResult> {
+  // Nobody listens: no wrapper, no end-of-command summary (the overhead bench's path).
+  if (!deps.telemetry && !deps.events.enabled)
+    return runAttempts(deps, ctx, templateOf, prepared, baseUrl, fetchFn, undefined);
+  return runObserved(deps, ctx, templateOf, prepared, baseUrl, fetchFn);
+}
+
+/** runAttempts plus the command's telemetry span and the one `outcome` event per command (I7). */
+async function runObserved(
+  deps: RunnerDeps,
+  ctx: CallContext,
+  templateOf: () => AttemptRequest,
+  prepared: PreparedRequest | undefined,
+  baseUrl: string,
+  fetchFn: FetchLike,
+): Promise<RunResult> {
+  const { op } = ctx;
+  const telemetry = deps.telemetry?.startCommand({
+    operationId: op.operationId,
+    method: op.method,
+    pathTemplate: op.path,
+    idempotencyKey: ctx.sentIdempotencyKey,
+    commandId: ctx.commandId,
+  });
+  let result: RunResult;
+  try {
+    result = await runAttempts(deps, ctx, templateOf, prepared, baseUrl, fetchFn, telemetry);
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error));
+    telemetry?.end({ requestIds: [], thrown: { name: e.name, message: deps.redactor.text(e.message) } });
+    throw error;
+  }
+  const end = endInfo(result.outcome);
+  telemetry?.end(end);
+  if (deps.events.enabled) {
+    deps.events.emit({
+      type: "outcome",
+      operationId: op.operationId,
+      kind: result.outcome.kind,
+      status: end.status,
+      reason: end.reason,
+      errorCode: end.errorCode,
+      reconciled: end.reconciled,
+      idempotencyKey: ctx.sentIdempotencyKey,
+      commandId: ctx.commandId,
+      requestIds: end.requestIds,
+    });
+  }
+  return result;
+}
+
+function endInfo(outcome: Outcome): CommandEndInfo {
+  const requestIds: string[] = [];
+  for (const a of outcome.attempts) if (a.requestId) requestIds.push(a.requestId);
+  const o = outcome as Partial<{
+    status: number;
+    reason: string;
+    error: { code?: string };
+    reconciled: boolean;
+    replayed: boolean;
+  }>;
+  return {
+    kind: outcome.kind,
+    reason: outcome.kind === "unknown" ? o.reason : undefined,
+    status: typeof o.status === "number" ? o.status : undefined,
+    errorCode: typeof o.error?.code === "string" ? o.error.code : undefined,
+    reconciled: o.reconciled === true ? true : undefined,
+    replayed: o.replayed === true ? true : undefined,
+    requestIds,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Who observes a client: onEvent, the `logger` and the `telemetry` option. Built once per client;
+ * with none of them, the event sink is disabled and the runner skips every observation (I7).
+ */
+import type { ClientTelemetry, EventHandler } from "../core";
+import { LOCK_HOLDING_STATES, type Journal } from "../journal";
+import type { Pacer } from "../pacing";
+import { DEFAULT_RETRY_BUDGET, type RetryBudget } from "../runner";
+import { createLogHandler } from "./logging";
+import type { ResellerClientOptions } from "./options";
+
+/** onEvent and the logger, each isolated from the other's failures (telemetry has its own, narrower handler). */
+export function eventHandlerOf(options: ResellerClientOptions): EventHandler | undefined {
+  const handlers: EventHandler[] = [];
+  if (options.onEvent) handlers.push(options.onEvent);
+  if (options.logger) handlers.push(createLogHandler(options.logger));
+  if (handlers.length <= 1) return handlers[0];
+  return (event) => {
+    for (const handle of handlers) {
+      try {
+        handle(event);
+      } catch {
+        // One broken sink must not silence the others, nor change the outcome of a purchase.
+      }
+    }
+  };
+}
+
+/**
+ * What the telemetry's observable instruments read: the pacer's window, the budget, the journal.
+ * Returns the telemetry this client uses (bind() may hand back one of its own).
+ */
+export function bindTelemetry(
+  telemetry: ClientTelemetry,
+  options: ResellerClientOptions,
+  environment: "test" | "live",
+  apiKeyId: string,
+  pacer: Pacer,
+  budget: RetryBudget,
+): ClientTelemetry {
+  const url = new URL(options.baseUrl);
+  const capacity = options.retry?.budget?.capacity ?? DEFAULT_RETRY_BUDGET.capacity;
+  const journal: Journal | undefined = options.journal;
+  if (!telemetry.bind) return telemetry;
+  const bound = telemetry.bind({
+    environment,
+    serverAddress: url.hostname,
+    serverPort: url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80,
+    basePath: url.pathname.replace(/\/+$/, ""),
+    window() {
+      const snap = pacer.snapshot(apiKeyId);
+      return {
+        used: snap.remaining === null ? 0 : snap.limit - snap.remaining,
+        limit: snap.limit,
+        pausedUntil: snap.pausedUntil,
+      };
+    },
+    retryBudget: () => ({ available: budget.available(), capacity }),
+    journalCounts: journal
+      ? async () => {
+          const counts: Partial<Record<(typeof LOCK_HOLDING_STATES)[number], number>> = {};
+          for (const state of LOCK_HOLDING_STATES) counts[state] = 0;
+          for (const record of await journal.listByState(LOCK_HOLDING_STATES)) {
+            if (record.apiKeyId === apiKeyId) counts[record.state] = (counts[record.state] ?? 0) + 1;
+          }
+          return counts;
+        }
+      : undefined,
+  });
+  return bound ?? telemetry;
+}
