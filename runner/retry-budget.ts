@@ -27,7 +27,7 @@ export interface RetryBudget {
   available(): number;
 }
 
-const DEFAULT_RETRY_BUDGET: Required<RetryBudgetOptions> = {
+export const DEFAULT_RETRY_BUDGET: Required<RetryBudgetOptions> = {
   capacity: 500,
   retryCost: 5,
   timeoutCost: 10,
