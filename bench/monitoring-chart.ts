@@ -20,8 +20,12 @@ class PullReader extends MetricReader {
   constructor() {
     super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE });
   }
-  protected async onForceFlush(): Promise<void> {}
-  protected async onShutdown(): Promise<void> {}
+  protected onForceFlush(): Promise<void> {
+    return Promise.resolve(); // nothing buffered: collect() reads the SDK directly
+  }
+  protected onShutdown(): Promise<void> {
+    return Promise.resolve();
+  }
 }
 
 export interface Sample {
@@ -88,7 +92,7 @@ export async function collectMonitoringRun(options: { minutes?: number; seed?: n
   const client = createResellerClient({
     baseUrl: "http://127.0.0.1/api/reseller/v1",
     token: key.token,
-    fetch: emulator.fetch as (r: Request) => Promise<Response>,
+    fetch: emulator.fetch,
     clock,
     random,
     journal: createMemoryJournal(),

@@ -56,7 +56,9 @@ class DropSpans implements SpanExporter {
     this.count += spans.length;
     done({ code: ExportResultCode.SUCCESS });
   }
-  async shutdown(): Promise<void> {}
+  shutdown(): Promise<void> {
+    return Promise.resolve(); // the no-op exporter holds nothing
+  }
 }
 const dropMetrics: PushMetricExporter = {
   export: (_m, done) => done({ code: ExportResultCode.SUCCESS }),
@@ -112,7 +114,11 @@ export async function runOtelBench(options: { requests?: number; chunk?: number 
   const wall: Record<string, number[]> = {};
   const cpu: Record<string, number[]> = {};
   const totals: Record<string, number> = {};
-  for (const s of sides) (wall[s.name] = []), (cpu[s.name] = []), (totals[s.name] = 0);
+  for (const s of sides) {
+    wall[s.name] = [];
+    cpu[s.name] = [];
+    totals[s.name] = 0;
+  }
   let n = 0;
   for (let done = 0; done < requests; done += chunk, n++) {
     // Rotate the order so no side always runs right after another's garbage.

@@ -126,7 +126,7 @@ export interface EventSink {
 }
 
 /** The events a telemetry integration counts: rare ones, so a client with telemetry alone builds no per-attempt event. */
-export const TELEMETRY_EVENT_TYPES: ReadonlySet<ClientEvent["type"]> = new Set(["retry", "pause", "recovery"]);
+const TELEMETRY_EVENT_TYPES: ReadonlySet<ClientEvent["type"]> = new Set(["retry", "pause", "recovery"]);
 
 /**
  * @param onEvent receives every event.

@@ -114,19 +114,20 @@ export interface ClientTelemetry {
    * return the telemetry that client should use (one that knows its server address), so that one
    * instance can serve several clients; nothing returned keeps this one.
    */
-  bind?(source: TelemetrySource): ClientTelemetry | void;
+  bind?(source: TelemetrySource): ClientTelemetry | undefined;
   /** A command starts (a facade call, a paged call's page, a recovery resend, an operations.wait poll). */
   startCommand(info: CommandStartInfo): CommandTelemetry;
   /** The rare client events it counts — `retry`, `pause` and `recovery` (TELEMETRY_EVENT_TYPES) — already redacted. */
-  onEvent?(event: ClientEvent): void;
+  onEvent?: (event: ClientEvent) => void;
 }
 
-const NOOP_ATTEMPT: AttemptTelemetry = { end() {} };
+const noop = (): void => undefined;
+const NOOP_ATTEMPT: AttemptTelemetry = { end: noop };
 const NOOP_COMMAND: CommandTelemetry = {
-  slot() {},
-  backoff() {},
+  slot: noop,
+  backoff: noop,
   startAttempt: () => NOOP_ATTEMPT,
-  end() {},
+  end: noop,
 };
 
 /** An attempt scope whose failures are swallowed. */

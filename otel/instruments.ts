@@ -3,7 +3,7 @@
  * the span hooks and the client's events; gauges are observed from each bound client when the
  * meter collects: the pacer's window, the retry budget and the journal's non-terminal states.
  */
-import { ValueType, type Attributes, type Counter, type Histogram, type Meter } from "@opentelemetry/api";
+import { ValueType, type Attributes, type Histogram, type Meter } from "@opentelemetry/api";
 import type { ClientEvent, TelemetrySource } from "../src/index";
 import { ATTR, DURATION_BUCKETS, METRIC, WAIT_BUCKETS } from "./names";
 
@@ -15,7 +15,7 @@ export interface Instruments {
   /** Adds one client's observable views (called by bind()). */
   observe(source: TelemetrySource, clientName: string): void;
   /** Retries, 429s and recovery results, from the client's (redacted) events. */
-  onEvent(event: ClientEvent): void;
+  onEvent: (event: ClientEvent) => void;
 }
 
 /** "status 503" → "server_error"; "timeout", "network", "malformed_response" as they are. */
@@ -126,7 +126,7 @@ export function createInstruments(meter: Meter): Instruments {
     observe(source, clientName) {
       sources.push({ source, attrs: { [ATTR.environment]: source.environment, [ATTR.clientName]: clientName } });
     },
-    onEvent(event) {
+    onEvent: (event) => {
       switch (event.type) {
         case "retry":
           retries.add(1, { [ATTR.operationId]: event.operationId, [ATTR.retryReason]: retryReason(event.reason) });
@@ -144,6 +144,8 @@ export function createInstruments(meter: Meter): Instruments {
             });
           }
           break;
+        default:
+          break; // the client hands telemetry only retry, pause and recovery events
       }
     },
   };

@@ -78,7 +78,7 @@ export interface PacingTicket {
 }
 
 /** Why a send waited in the pacer, for telemetry (a subset of core's WaitKind). */
-export type PacerWaitReason = Extract<WaitKind, "retry_after" | "window_full" | "spacing" | "concurrency">;
+type PacerWaitReason = Extract<WaitKind, "retry_after" | "window_full" | "spacing" | "concurrency">;
 
 const REASON_RANK: Record<PacerWaitReason, number> = { concurrency: 1, spacing: 2, window_full: 3, retry_after: 4 };
 const WAIT_REASONS = Object.keys(REASON_RANK) as PacerWaitReason[];

@@ -17,7 +17,7 @@ export interface Logger {
   error: LogMethod;
 }
 
-export type LogLevel = "debug" | "info" | "warn" | "error";
+type LogLevel = "debug" | "info" | "warn" | "error";
 
 /** A structured line: the level, a human sentence and flat fields (`event` names what happened). */
 interface Line {
@@ -61,7 +61,7 @@ const ids = (e: { idempotencyKey?: string; commandId?: string }) => ({
   commandId: e.commandId,
 });
 
-export function lineOf(event: ClientEvent): Line | undefined {
+function lineOf(event: ClientEvent): Line | undefined {
   switch (event.type) {
     case "attempt":
       return {
