@@ -30,9 +30,12 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
       if (body === undefined) body = request.body === null ? null : new Uint8Array(await request.clone().arrayBuffer());
       // Retries (and the reconcile lookup) rebuild the request from its parts; built on demand only.
       let template: AttemptRequest | undefined;
-      // The facade's Request already carries our signal and the frozen bytes: send it as attempt 1.
+      // The facade's Request has the frozen bytes (and our signal, or it goes as init): attempt 1.
+      const first = ctx.firstAttempt;
       const prepared =
-        ctx.firstAttempt && request.signal && !request.bodyUsed ? { request, controller: ctx.firstAttempt } : undefined;
+        first && request.signal && !request.bodyUsed
+          ? { request, controller: first, init: ctx.signalViaInit ? first.fetchInit : undefined }
+          : undefined;
       const { outcome, raw } = await runCommand(
         deps,
         ctx,

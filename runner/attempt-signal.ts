@@ -45,6 +45,11 @@ export class AttemptController {
     return this.light ?? this.native!.signal;
   }
 
+  /** `{ signal: requestSignal }`, for a fetch that takes the signal as its second argument. */
+  get fetchInit(): { signal: AbortSignal } {
+    return { signal: this.requestSignal };
+  }
+
   abort(reason?: unknown): void {
     const signal = this.light;
     if (!signal) return void this.native!.abort(reason);

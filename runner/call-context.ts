@@ -41,6 +41,8 @@ export interface CallContext extends CallOptions {
    * attempt can send that Request as is (no second Request on the common path).
    */
   firstAttempt?: AttemptController;
+  /** Set by the facade when the first attempt's signal goes to fetch as `init.signal`, not on the Request. */
+  signalViaInit?: boolean;
 }
 
 const byRoute = new Map<string, OperationMeta>(

@@ -9,7 +9,11 @@ import type { RawResponse } from "./classify";
 import type { Redactor } from "../core";
 import { AttemptController } from "./attempt-signal";
 
-export type FetchLike = (input: Request) => Promise<Response>;
+/**
+ * The fetch an attempt goes through. `init.signal` is given only with a first attempt whose Request
+ * was built without the attempt's signal (src/client.ts: a fetch that takes `init` gets it there).
+ */
+export type FetchLike = (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
 
 export type AttemptTransport =
   | { ok: true; raw: RawResponse }
@@ -27,12 +31,15 @@ export interface AttemptRequest {
 }
 
 /**
- * A Request built once by openapi-fetch with `controller.requestSignal`, reused for the FIRST
- * attempt so the common path builds no second Request. Its body bytes are the frozen ones (D4).
+ * A Request built once by openapi-fetch, reused for the FIRST attempt so the common path builds no
+ * second Request. Its body bytes are the frozen ones (D4). It carries `controller.requestSignal`,
+ * unless `init` is set: then the signal goes to fetch as `init.signal` instead, so undici hooks it up
+ * once (on fetch's own copy of the Request) rather than on both Requests.
  */
 export interface PreparedRequest {
   request: Request;
   controller: AttemptController;
+  init?: { signal: AbortSignal };
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -92,17 +99,18 @@ class Attempt {
     }
     let sent: Promise<Response>;
     try {
-      const request =
-        "controller" in req
-          ? req.request
-          : new Request(req.url, {
-              method: req.method,
-              headers: req.headers,
-              body: req.body ? (req.body.slice() as BodyInit) : undefined,
-              signal: this.ac.requestSignal,
-              redirect: "manual",
-            });
-      sent = Promise.resolve(fetchFn(request)); // the same promise when it already is one
+      if ("controller" in req) {
+        sent = Promise.resolve(fetchFn(req.request, req.init)); // the same promise when it already is one
+      } else {
+        const request = new Request(req.url, {
+          method: req.method,
+          headers: req.headers,
+          body: req.body ? (req.body.slice() as BodyInit) : undefined,
+          signal: this.ac.requestSignal,
+          redirect: "manual",
+        });
+        sent = Promise.resolve(fetchFn(request));
+      }
     } catch (error) {
       this.failed(error);
       return;

@@ -95,6 +95,18 @@ function paramsOf(pathParams: readonly string[], args: Record<string, unknown> |
   return query === undefined ? { path } : { path, query };
 }
 
+/**
+ * Whether `fetch` takes the attempt's abort signal as its second argument: the global fetch does, and
+ * so does any fetch declared with two parameters. Then the first attempt's signal goes there instead
+ * of onto openapi-fetch's Request: undici hooks a signal up on every Request that has one (an abort
+ * listener, a WeakRef and a finalizer each) and fetch copies the Request, so this halves that work —
+ * measured as the largest share of the client's per-call overhead. A one-parameter fetch gets the
+ * signal on the Request, as before, so a timed-out attempt still aborts whatever it started.
+ */
+function takesSignalAsInit(fetch: ResellerClientOptions["fetch"]): boolean {
+  return fetch === undefined || fetch === globalThis.fetch || fetch.length >= 2;
+}
+
 export function createResellerClient(options: ResellerClientOptions): ResellerClient {
   checkOptions(options);
   const credential = parseToken(options.token);
@@ -119,6 +131,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     });
   const budget = createRetryBudget(options.retry?.budget);
   if (telemetry) telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
+  const signalViaInit = takesSignalAsInit(options.fetch);
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -193,12 +206,15 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       language: callOptions.language,
       outcomeOnly: true,
       firstAttempt,
+      signalViaInit,
     };
     // One fixed shape (a literal with constant keys): openapi-fetch spreads and destructures it.
     const init = {
       params: paramsOf(op.pathParams, args),
       parseAs: "stream",
-      signal: firstAttempt.requestSignal, // the first attempt sends openapi-fetch's own Request (transport.ts)
+      // The first attempt sends openapi-fetch's own Request (transport.ts); its signal rides on it only
+      // for a fetch that cannot take it as init.
+      signal: signalViaInit ? undefined : firstAttempt.requestSignal,
       redirect: "manual",
       body: args?.body, // undefined: no body (openapi-fetch serialises nothing)
       resellerCall: ctx, // CALL_CONTEXT_KEY

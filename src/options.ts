@@ -17,8 +17,13 @@ export interface ResellerClientOptions {
   baseUrl: string;
   /** rsl_test_… or rsl_live_… (A3). Kept in memory only; redacted everywhere else (A4). */
   token: string;
-  /** Custom fetch (tests pass the emulator's in-process fetch). */
-  fetch?: (input: Request) => Promise<Response>;
+  /**
+   * Custom fetch (tests pass the emulator's in-process fetch). Declared with two parameters
+   * `(input, init)`, it gets each attempt's abort signal (timeout, your `signal`) as `init.signal` —
+   * pass `init` on to the fetch you call, or a timed-out attempt cannot close its connection; with one
+   * parameter, the signal is on the Request (`input.signal`). The attempt ends on time either way.
+   */
+  fetch?: (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
   clock?: Clock;
   /** Uniform in [0, 1): backoff jitter and pacing margins. */
   random?: () => number;
