@@ -4,7 +4,7 @@
  * idempotency + journal (D1–D4, G1) → language (E6) → request id (G2) → attempt loop (pacing,
  * retries, classification, reconciliation — E4, C12, I2, I4).
  */
-import createClient, { type Client } from "openapi-fetch";
+import createClient, { createQuerySerializer, type Client } from "openapi-fetch";
 import type { paths } from "../generated/schema";
 import { createFacade, type OperationData, type ResourceFacade } from "../generated/client";
 import { operationTable, type OperationId } from "../generated/operations";
@@ -137,6 +137,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     fetch: options.fetch as typeof globalThis.fetch | undefined,
     headers: { Authorization: `Bearer ${options.token}`, Accept: "application/json" },
     bodySerializer: bodySerializer as never,
+    // Without one, openapi-fetch builds its default query serializer again on every call.
+    querySerializer: createQuerySerializer(),
   });
   http.use(
     createLocalValidationMiddleware({
@@ -220,7 +222,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       resellerCall: ctx, // CALL_CONTEXT_KEY
     } satisfies Record<typeof CALL_CONTEXT_KEY, CallContext> & Record<string, unknown>;
     try {
-      await http.request(op.method.toLowerCase() as never, op.path as never, init as never);
+      await http.request(op.method as never, op.path as never, init as never); // openapi-fetch upper-cases it
     } catch (error) {
       if (ctx.outcome) return ctx.outcome;
       throw error;
