@@ -247,7 +247,11 @@ export async function reportOverheadBench(result: OverheadResult): Promise<strin
       row("full client", p.client, "everything: the parts above plus the client's own work"),
       row("remainder", p.client - (p.bareSignal - p.bare) - (p.bareMiddleware - p.bare) - (p.bareBytes - p.bare), "client minus the three parts: the client's own work (pacer, runner, Outcome…)"),
     ],
-    { title: "what the overhead is made of (median process-CPU µs per request, same interleaved run)" },
+    {
+      title:
+        "what the overhead is made of (median process-CPU µs per request, same interleaved run; deferred GC work — " +
+        "such as the finalizer undici registers for every signal it follows — lands on whichever part runs when it happens)",
+    },
   );
   return writeResult("client-overhead", result);
 }
