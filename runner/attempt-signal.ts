@@ -37,8 +37,17 @@ function lightweight(): boolean {
 }
 
 export class AttemptController {
-  private readonly light: AttemptSignal | undefined = lightweight() ? new AttemptSignal() : undefined;
-  private readonly native: AbortController | undefined = this.light ? undefined : new AbortController();
+  private readonly light: AttemptSignal | undefined;
+  private readonly native: AbortController | undefined;
+
+  /**
+   * `real`: a genuine AbortController — for a signal handed to code other than undici's Request (a
+   * custom fetch's `init.signal` may meet `AbortSignal.any()` or an `instanceof` check).
+   */
+  constructor(real = false) {
+    this.light = !real && lightweight() ? new AttemptSignal() : undefined;
+    this.native = this.light ? undefined : new AbortController();
+  }
 
   /** The signal to hand to `new Request()` / openapi-fetch's init. */
   get requestSignal(): AbortSignal {

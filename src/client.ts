@@ -99,9 +99,9 @@ function paramsOf(pathParams: readonly string[], args: Record<string, unknown> |
  * Whether `fetch` takes the attempt's abort signal as its second argument: the global fetch does, and
  * so does any fetch declared with two parameters. Then the first attempt's signal goes there instead
  * of onto openapi-fetch's Request: undici hooks a signal up on every Request that has one (an abort
- * listener, a WeakRef and a finalizer each) and fetch copies the Request, so this halves that work —
- * measured as the largest share of the client's per-call overhead. A one-parameter fetch gets the
- * signal on the Request, as before, so a timed-out attempt still aborts whatever it started.
+ * listener, a WeakRef and a finalizer each), and fetch copies the Request and hooks up the copy's
+ * signal again — measured as the largest share of the client's per-call overhead. A one-parameter
+ * fetch gets the signal on the Request, as before, so a timed-out attempt still aborts what it started.
  */
 function takesSignalAsInit(fetch: ResellerClientOptions["fetch"]): boolean {
   return fetch === undefined || fetch === globalThis.fetch || fetch.length >= 2;
@@ -132,6 +132,9 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const budget = createRetryBudget(options.retry?.budget);
   if (telemetry) telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
   const signalViaInit = takesSignalAsInit(options.fetch);
+  // The global fetch only builds a Request from `init`, which follows the lightweight signal; a custom
+  // fetch may do anything with `init.signal`, so it gets a genuine AbortSignal.
+  const realSignal = signalViaInit && options.fetch !== undefined && options.fetch !== globalThis.fetch;
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -198,7 +201,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         "idempotencyKey",
       );
     }
-    const firstAttempt = new AttemptController();
+    const firstAttempt = new AttemptController(realSignal);
     // Plain literals, no spreads: this runs once per call on the hot path.
     const ctx: CallContext = {
       op,

@@ -19,9 +19,10 @@ export interface ResellerClientOptions {
   token: string;
   /**
    * Custom fetch (tests pass the emulator's in-process fetch). Declared with two parameters
-   * `(input, init)`, it gets each attempt's abort signal (timeout, your `signal`) as `init.signal` —
-   * pass `init` on to the fetch you call, or a timed-out attempt cannot close its connection; with one
-   * parameter, the signal is on the Request (`input.signal`). The attempt ends on time either way.
+   * `(input, init)`, it gets the first attempt's AbortSignal (timeout, your `signal`) as `init.signal`
+   * — pass `init` on to the fetch you call, or a timed-out attempt cannot close its connection; with
+   * one parameter (and on retries), the signal is on the Request (`input.signal`). The attempt ends on
+   * time either way.
    */
   fetch?: (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
   clock?: Clock;

@@ -25,6 +25,7 @@ describe("client: the attempt's abort signal reaches the fetch", () => {
     expect(out.kind).toBe("unknown");
     expect(out.attempts.map((a) => a.error)).toEqual(["timeout"]);
     expect(seen).toHaveLength(1);
+    expect(seen[0].initSignal).toBeInstanceOf(AbortSignal); // a real one: the fetch may pass it to AbortSignal.any()
     expect(seen[0].initSignal?.aborted).toBe(true);
     expect(seen[0].requestSignal.aborted).toBe(false); // not hooked up twice
     // The emulator's hang ended because the signal it was given aborted (nothing closed the emulator).
