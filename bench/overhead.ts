@@ -79,7 +79,7 @@ function median(values: number[]): number {
 function expectOk(side: string, result: { response: Response; error?: unknown }): void {
   if (result.response.ok) return;
   const code = (result.error as { error?: { code?: unknown } } | undefined)?.error?.code;
-  throw new Error(`${side} GET /context → ${result.response.status} ${String(code ?? "")}`.trimEnd());
+  throw new Error(`${side} GET /context → ${result.response.status} ${typeof code === "string" ? code : ""}`.trimEnd());
 }
 
 export async function runOverheadBench(
@@ -98,14 +98,14 @@ export async function runOverheadBench(
     const { token } = emulator.control.createKey({ environment: "test", rate_limit_per_minute: MAX_LIMIT });
     return createClient<paths>({
       baseUrl: BASE_URL,
-      fetch: through as typeof globalThis.fetch,
+      fetch: through,
       headers: { Authorization: `Bearer ${token}`, Accept: "application/json" },
     });
   };
   const bare = bareClient();
-  // What the client does with the first attempt's signal: no signal on openapi-fetch's Request, one
-  // for fetch as init.signal (undici hooks it up on fetch's copy of the Request).
-  const withSignal = bareClient((request) => fetch(request, { signal: new AttemptController().requestSignal }));
+  // What the client does with the first attempt's signal for a custom fetch such as this one: none on
+  // openapi-fetch's Request, a genuine AbortSignal as init.signal (undici follows it on fetch's copy).
+  const withSignal = bareClient((request) => fetch(request, { signal: new AttemptController(true).requestSignal }));
   const withMiddleware = bareClient();
   const noop: Middleware = { onRequest: () => undefined };
   withMiddleware.use({ ...noop }, { ...noop }, { ...noop }, { ...noop }, { ...noop });
@@ -229,7 +229,10 @@ export async function reportOverheadBench(result: OverheadResult): Promise<strin
         pass: result.pass,
       },
     ],
-    { title: "client overhead: full stack vs bare openapi-fetch (GET /context, in-process emulator; median of per-chunk ratios)" },
+    {
+      title:
+        "client overhead: full stack vs bare openapi-fetch (GET /context, in-process emulator; median of per-chunk ratios)",
+    },
   );
   const p = result.parts;
   const row = (part: string, us: number, of: string) => ({
@@ -241,11 +244,19 @@ export async function reportOverheadBench(result: OverheadResult): Promise<strin
   printTable(
     [
       row("bare openapi-fetch", p.bare, "baseline (emulator + undici Request/Response + openapi-fetch)"),
-      row("+ per-request abort signal", p.bareSignal, "given to fetch as init.signal: undici follows it on fetch's copy of the Request"),
+      row(
+        "+ per-request abort signal",
+        p.bareSignal,
+        "given to fetch as init.signal: undici follows it on fetch's copy of the Request",
+      ),
       row("+ five no-op middlewares", p.bareMiddleware, "openapi-fetch's own cost of hosting the chain"),
       row("+ body as bytes, then JSON", p.bareBytes, "reading the body whole inside the attempt (E4)"),
       row("full client", p.client, "everything: the parts above plus the client's own work"),
-      row("remainder", p.client - (p.bareSignal - p.bare) - (p.bareMiddleware - p.bare) - (p.bareBytes - p.bare), "client minus the three parts: the client's own work (pacer, runner, Outcome…)"),
+      row(
+        "remainder",
+        p.client - (p.bareSignal - p.bare) - (p.bareMiddleware - p.bare) - (p.bareBytes - p.bare),
+        "client minus the three parts: the client's own work (pacer, runner, Outcome…)",
+      ),
     ],
     {
       title:

@@ -45,7 +45,8 @@ export interface SizeResult {
 const root = fileURLToPath(new URL("../", import.meta.url));
 const TARGET_GZIP_BYTES = 15_000;
 /** Folders of the client itself; anything else in the client bundle came in by mistake. */
-const CLIENT_FOLDERS = /^(src|core|journal|pacing|runner|middleware|recovery|generated|runtime)\/|^node_modules\/openapi-fetch\//;
+const CLIENT_FOLDERS =
+  /^(src|core|journal|pacing|runner|middleware|recovery|generated|runtime)\/|^node_modules\/openapi-fetch\//;
 
 function figure(code: Uint8Array | string): BundleFigure {
   const bytes = typeof code === "string" ? Buffer.from(code) : code;
@@ -74,10 +75,7 @@ async function buildPackage(outdir: string): Promise<void> {
   const library = configs.find((c) => c.entry && "index" in c.entry);
   if (!library?.entry) throw new Error("tsup.config.ts has no `index` entry");
   const entryPoints = Object.fromEntries(Object.entries(library.entry).map(([name, file]) => [name, join(root, file)]));
-  const external = [
-    ...Object.keys(packageJson.dependencies ?? {}),
-    ...Object.keys(packageJson.peerDependencies ?? {}),
-  ];
+  const external = [...Object.keys(packageJson.dependencies ?? {}), ...Object.keys(packageJson.peerDependencies ?? {})];
   await build({
     entryPoints,
     outdir,
@@ -137,7 +135,9 @@ export async function runSizeBench(): Promise<SizeResult> {
     // The same bundle straight from the sources: what the package's chunking adds is the difference.
     const fromSource = figure(await consumerBundle(`export { createResellerClient } from "./src/index.ts";`, root));
     const modules = await moduleProfile(fromSource);
-    const foreignGzipBytes = modules.filter((m) => !CLIENT_FOLDERS.test(m.module)).reduce((sum, m) => sum + m.gzipBytes, 0);
+    const foreignGzipBytes = modules
+      .filter((m) => !CLIENT_FOLDERS.test(m.module))
+      .reduce((sum, m) => sum + m.gzipBytes, 0);
     return {
       name: "client-size",
       client,
@@ -161,15 +161,31 @@ export const kB = (bytes: number): string => `${(bytes / 1000).toFixed(1)} kB`;
 export async function reportSizeBench(result: SizeResult): Promise<string> {
   printTable(
     [
-      { bundle: "createResellerClient (esbuild min)", min_bytes: result.client.minBytes, gzip_bytes: result.client.gzipBytes },
-      { bundle: "the same, bundled from the sources", min_bytes: result.fromSource.minBytes, gzip_bytes: result.fromSource.gzipBytes },
-      { bundle: "openapi-fetch alone", min_bytes: result.openapiFetch.minBytes, gzip_bytes: result.openapiFetch.gzipBytes },
+      {
+        bundle: "createResellerClient (esbuild min)",
+        min_bytes: result.client.minBytes,
+        gzip_bytes: result.client.gzipBytes,
+      },
+      {
+        bundle: "the same, bundled from the sources",
+        min_bytes: result.fromSource.minBytes,
+        gzip_bytes: result.fromSource.gzipBytes,
+      },
+      {
+        bundle: "openapi-fetch alone",
+        min_bytes: result.openapiFetch.minBytes,
+        gzip_bytes: result.openapiFetch.gzipBytes,
+      },
     ],
-    { title: `client bundle vs openapi-fetch (gzip ratio ${result.gzipRatio.toFixed(2)}; target ≤ ${kB(result.targetGzipBytes)} gzip)` },
+    {
+      title: `client bundle vs openapi-fetch (gzip ratio ${result.gzipRatio.toFixed(2)}; target ≤ ${kB(result.targetGzipBytes)} gzip)`,
+    },
   );
   printTable(
     result.modules.slice(0, 12).map((m) => ({ module: m.module, gzip_bytes: m.gzipBytes, min_bytes: m.minBytes })),
-    { title: `largest modules in the client bundle (gzip bytes each adds; from outside the client: ${result.foreignGzipBytes})` },
+    {
+      title: `largest modules in the client bundle (gzip bytes each adds; from outside the client: ${result.foreignGzipBytes})`,
+    },
   );
   return writeResult("client-size", result);
 }
