@@ -167,13 +167,25 @@ export function jsonSink(stream: Writable): ProgressSink {
 
 /** The live line on a terminal, redrawn at most every 100 ms. */
 export function ttySink(stream: Writable, progress: Progress): ProgressSink {
-  const log = createLogUpdate(stream, { showCursor: true });
+  // A pseudo-terminal may report 0 columns/rows (e.g. under `script`); log-update would then draw nothing.
+  const sized = stream as Writable & { columns?: number; rows?: number };
+  const target = {
+    write: (chunk: string) => stream.write(chunk),
+    get columns() {
+      return sized.columns || 120;
+    },
+    get rows() {
+      return sized.rows || 24;
+    },
+    isTTY: true,
+  } as unknown as NodeJS.WriteStream;
+  const log = createLogUpdate(target, { showCursor: true });
   let last = 0;
   let stopped = false;
   const draw = () => {
     if (stopped) return;
     last = Date.now();
-    log(progress.line());
+    log(progress.line().slice(0, Math.max(20, (sized.columns || 120) - 1)));
   };
   const timer = setInterval(draw, 250);
   timer.unref();
