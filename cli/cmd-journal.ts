@@ -50,7 +50,7 @@ export function parseStates(raw: string | undefined, all: boolean): readonly Com
 }
 
 async function withJournal<T>(global: GlobalOptions, rt: Runtime, fn: (records: (states: readonly CommandState[]) => Promise<CommandRecord[]>, get: (id: string) => Promise<CommandRecord | undefined>) => Promise<T>): Promise<T> {
-  const opened = await openJournal(global.journal, rt.env, global.emulator);
+  const opened = await openJournal(global.journal, rt.env, global.emulator, global.journalSync);
   rt.stderr.write(`journal: ${opened.label}\n`);
   try {
     return await fn(

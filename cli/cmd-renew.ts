@@ -130,6 +130,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       // A file names domains; one listing (100 per request) maps names and UUIDs to their terms.
       const byName = new Map<string, DomainRef>();
       for await (const d of listDomains(env)) byName.set(d.name, d).set(d.uuid.toLowerCase(), d);
+      sink.event({ type: "listed", domains: byName.size / 2 });
       if (source!.file) total = await countDataLines(source!.file);
       for await (const { line, text } of dataLines(source!.stream)) {
         const [rawName, rawPeriod, extra] = text.split(/[\s,;]+/);

@@ -120,6 +120,7 @@ export async function runJob<Row>(spec: JobSpec<Row>, io: JobIo, progress: Progr
   // Backpressure: a slow reader of stdout slows the job instead of growing a buffer in memory.
   const drained = async () => {
     if (io.stdout.writableNeedDrain) await once(io.stdout, "drain");
+    if (io.stderr.writableNeedDrain) await once(io.stderr, "drain");
   };
   const iterator = spec.source[Symbol.asyncIterator]();
   const stopping = () => interrupt.interrupted || stoppedByPolicy;

@@ -54,9 +54,13 @@ if (isEntry()) {
   const rt: Runtime = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, proc: process };
   main(process.argv.slice(2), rt).then(
     (code) => {
-      // Let stdout drain (a pipe may still hold results), then exit: a stray timer must not keep us alive.
+      // Writes to a pipe are asynchronous: let stdout and stderr drain (results, the summary event),
+      // then exit, so a stray timer cannot keep the process alive.
       process.exitCode = code;
-      process.stdout.write("", () => process.exit(code));
+      let pending = 2;
+      const done = () => --pending === 0 && process.exit(code);
+      process.stdout.write("", done);
+      process.stderr.write("", done);
     },
     (error: unknown) => {
       process.stderr.write(`reseller: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -37,6 +37,7 @@ function globals(program: Command): GlobalOptions {
     baseUrl: o.baseUrl as string | undefined,
     emulator: o.emulator === true,
     journal: o.journal as string | undefined,
+    journalSync: parseChoice("--journal-sync", String(o.journalSync ?? DEFAULT_GLOBALS.journalSync), ["full", "normal"] as const),
     json: o.json === true,
     windowMs: o.windowMs === undefined ? DEFAULT_GLOBALS.windowMs : parseInteger("--window-ms", String(o.windowMs), 1, 3_600_000),
     requestTimeoutMs: o.requestTimeout === undefined ? DEFAULT_GLOBALS.requestTimeoutMs : parseDuration("--request-timeout", String(o.requestTimeout)),
@@ -69,6 +70,11 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
     .option("--base-url <url>", "API base URL (else RESELLER_API_BASE_URL)")
     .option("--emulator", "run against an in-process emulator with its default test key (no account needed)")
     .option("--journal <file|url>", "SQLite journal file or postgres:// URL (default: $XDG_STATE_HOME/reseller/journal.sqlite)")
+    .addOption(
+      new Option("--journal-sync <mode>", "SQLite durability: full fsyncs every commit (survives a power cut); normal survives a killed process only")
+        .choices(["full", "normal"])
+        .default(DEFAULT_GLOBALS.journalSync),
+    )
     .option("--json", "JSON lines on stdout even on a terminal")
     .option("--zones <list>", `zones input names may use, comma-separated (default ${CLI_DEFAULTS.input.zones.join(",")})`)
     .option("--request-timeout <duration>", "per-attempt timeout, e.g. 30s", `${CLI_DEFAULTS.http.requestTimeoutMs / 1000}s`)

@@ -24,6 +24,8 @@ export interface GlobalOptions {
   json: boolean;
   windowMs: number;
   requestTimeoutMs: number;
+  /** SQLite journal durability: "full" fsyncs every commit (default), "normal" survives SIGKILL but not a power cut. */
+  journalSync: "full" | "normal";
   /** recover() only touches commands not updated for this long (several processes on one journal). */
   recoverOlderThanMs: number;
 }
@@ -78,7 +80,7 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
     baseUrl = credentials.baseUrl;
     if (credentials.warning) notices.push(credentials.warning);
   }
-  const opened = await openJournal(options.journal, env, options.emulator);
+  const opened = await openJournal(options.journal, env, options.emulator, options.journalSync);
   notices.push(`journal: ${opened.label}`);
   let listener: ((event: ClientEvent) => void) | undefined;
   let client: ResellerClient;
@@ -142,6 +144,7 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
 }
 
 export const DEFAULT_GLOBALS: Omit<GlobalOptions, "emulator" | "json"> = {
+  journalSync: "full",
   windowMs: CLI_DEFAULTS.http.windowMs,
   requestTimeoutMs: CLI_DEFAULTS.http.requestTimeoutMs,
   recoverOlderThanMs: 0,

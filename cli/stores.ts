@@ -45,7 +45,16 @@ function missingDriver(driver: string, error: unknown): never {
   throw error;
 }
 
-export async function openJournal(spec: string | undefined, env: NodeJS.ProcessEnv, memory: boolean): Promise<OpenedJournal> {
+/**
+ * @param sync SQLite only: "full" (default) fsyncs every commit — survives a power cut; "normal"
+ *   survives a killed process (SIGKILL, OOM) but may lose the last commits on a power cut.
+ */
+export async function openJournal(
+  spec: string | undefined,
+  env: NodeJS.ProcessEnv,
+  memory: boolean,
+  sync: "full" | "normal" = "full",
+): Promise<OpenedJournal> {
   const chosen = spec?.trim() || env.RESELLER_JOURNAL?.trim();
   if (!chosen && memory) {
     const { createMemoryJournal } = await import("../stores/memory-journal");
@@ -74,7 +83,7 @@ export async function openJournal(spec: string | undefined, env: NodeJS.ProcessE
   }
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    return { journal: mod.createSqliteJournal({ filename: file }), label: file, kind: "sqlite" };
+    return { journal: mod.createSqliteJournal({ filename: file, synchronous: sync }), label: file, kind: "sqlite" };
   } catch (error) {
     throw new SetupError(`Cannot open the SQLite journal ${file}: ${(error as Error).message}. Pass --journal FILE to put it elsewhere.`);
   }
