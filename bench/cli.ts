@@ -1,5 +1,5 @@
 // Operator CLI bench. Two targets, each against a baseline measured in the same run:
-//  1. pacing: a 600-domain `reseller renew --no-wait` job against the emulator over loopback with a
+//  1. pacing: a 600-domain `reseller renew --expiring-within 30d --no-wait` job against the emulator over loopback with a
 //     scaled window (L = 60 per W = 3000 ms) finishes within ⌈N/L⌉ windows + 5 % (baseline: the
 //     ideal ⌈N/L⌉·W), with 0 × 429 (the CLI's own count and the emulator's request log agree).
 //  2. memory: peak RSS of `reseller check --dry-run` over a 100,000-line input stays under 150 MB;
@@ -9,7 +9,7 @@
 // node_modules/.cache so it resolves dependencies like an installed package), as an operator runs it.
 // Import runCliBench() from bench/main.ts; run directly (`tsx bench/cli.ts`) for a CLI.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, createWriteStream } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, createWriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -42,7 +42,8 @@ export interface CliBenchResult {
   jobMs: number;
   /** The whole process, start-up and module loading included. */
   processMs: number;
-  windowsUsed: number;
+  /** Requests the job sent (renewals, the context call, the listing pages). */
+  requests: number;
   count429Cli: number;
   count429Server: number;
   renewed: number;
@@ -113,11 +114,10 @@ export async function runCliBench(options: { domains?: number; limit?: number; w
     const expires = new Date(Date.now() + 10 * 86_400_000).toISOString();
     const names = Array.from({ length: domains }, (_, i) => `bench-${String(i).padStart(4, "0")}.kz`);
     for (const name of names) control.createDomain({ token: key.token, name, expires_at: expires });
-    const file = join(dir, "renew.txt");
-    writeFileSync(file, names.join("\n") + "\n");
     const env = { RESELLER_API_TOKEN: key.token, RESELLER_API_BASE_URL: server.baseUrl };
 
-    const renew = await run(["renew", file, "--no-wait", "--journal", join(dir, "journal.sqlite"), "--window-ms", String(windowMs)], env);
+    // The issue's job: "renew the domains that expire this month" — rows stream from the listing.
+    const renew = await run(["renew", "--expiring-within", "30d", "--no-wait", "--journal", join(dir, "journal.sqlite"), "--window-ms", String(windowMs)], env);
     if (renew.code !== 0) throw new Error(`renew exited ${renew.code}:\n${renew.stderr.slice(-3000)}`);
     const summary = summaryOf(renew.stderr);
     const requests = control.requests();
@@ -144,7 +144,7 @@ export async function runCliBench(options: { domains?: number; limit?: number; w
       idealMs,
       jobMs,
       processMs: Math.round(renew.wallMs),
-      windowsUsed: Math.ceil(counted / limit),
+      requests: counted,
       count429Cli: summary.count429,
       count429Server,
       renewed,
@@ -170,6 +170,7 @@ export async function reportCliBench(r: CliBenchResult): Promise<void> {
   printTable(
     [
       { measure: `renew ${r.domains} (--no-wait), L=${r.limit}/${r.windowMs} ms: job time`, value: `${(r.jobMs / 1000).toFixed(2)} s`, baseline: `ideal ⌈N/L⌉·W = ${(r.idealMs / 1000).toFixed(1)} s`, ratio: (r.jobMs / r.idealMs).toFixed(3), target: "≤ 1.05" },
+      { measure: `  requests sent (renewals + context + listing)`, value: String(r.requests), baseline: `⌈${r.requests}/L⌉·W = ${((Math.ceil(r.requests / r.limit) * r.windowMs) / 1000).toFixed(1)} s`, ratio: (r.jobMs / (Math.ceil(r.requests / r.limit) * r.windowMs)).toFixed(3), target: "report" },
       { measure: "  whole process (start-up included)", value: `${(r.processMs / 1000).toFixed(2)} s`, baseline: "", ratio: (r.processMs / r.idealMs).toFixed(3), target: "report" },
       { measure: "  429s (CLI count / emulator log)", value: `${r.count429Cli} / ${r.count429Server}`, baseline: "", ratio: "", target: "0 / 0" },
       { measure: "  renewal effects", value: String(r.renewed), baseline: String(r.domains), ratio: "", target: "= N" },
