@@ -67,7 +67,11 @@ interface Child {
 function run(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [...CLI, ...args], { cwd: REPO, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let lines = 0;
     let firstLineMs = Number.NaN;
     let stderr = "";
@@ -85,7 +89,10 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
 }
 
 function summaryOf(stderr: string): Record<string, any> {
-  const line = stderr.split("\n").reverse().find((l) => l.includes('"type":"summary"'));
+  const line = stderr
+    .split("\n")
+    .reverse()
+    .find((l) => l.includes('"type":"summary"'));
   if (!line) throw new Error(`no summary from the CLI:\n${stderr.slice(-2000)}`);
   return JSON.parse(line) as Record<string, any>;
 }
@@ -93,12 +100,15 @@ function summaryOf(stderr: string): Record<string, any> {
 async function writeNames(file: string, count: number): Promise<void> {
   const out = createWriteStream(file);
   for (let i = 0; i < count; i++) {
-    if (!out.write(`bench-name-${String(i).padStart(6, "0")}.kz\n`)) await new Promise<void>((r) => out.once("drain", () => r()));
+    if (!out.write(`bench-name-${String(i).padStart(6, "0")}.kz\n`))
+      await new Promise<void>((r) => out.once("drain", () => r()));
   }
   await new Promise<void>((r) => out.end(() => r()));
 }
 
-export async function runCliBench(options: { domains?: number; limit?: number; windowMs?: number; rssLines?: number } = {}): Promise<CliBenchResult> {
+export async function runCliBench(
+  options: { domains?: number; limit?: number; windowMs?: number; rssLines?: number } = {},
+): Promise<CliBenchResult> {
   const domains = options.domains ?? 600;
   const limit = options.limit ?? 60;
   const windowMs = options.windowMs ?? 3000;
@@ -117,7 +127,19 @@ export async function runCliBench(options: { domains?: number; limit?: number; w
     const env = { RESELLER_API_TOKEN: key.token, RESELLER_API_BASE_URL: server.baseUrl };
 
     // The issue's job: "renew the domains that expire this month" — rows stream from the listing.
-    const renew = await run(["renew", "--expiring-within", "30d", "--no-wait", "--journal", join(dir, "journal.sqlite"), "--window-ms", String(windowMs)], env);
+    const renew = await run(
+      [
+        "renew",
+        "--expiring-within",
+        "30d",
+        "--no-wait",
+        "--journal",
+        join(dir, "journal.sqlite"),
+        "--window-ms",
+        String(windowMs),
+      ],
+      env,
+    );
     if (renew.code !== 0) throw new Error(`renew exited ${renew.code}:\n${renew.stderr.slice(-3000)}`);
     const summary = summaryOf(renew.stderr);
     const requests = control.requests();
@@ -132,7 +154,8 @@ export async function runCliBench(options: { domains?: number; limit?: number; w
     await writeNames(small, 1000);
     const bigRun = await run(["check", "--file", big, "--dry-run"], {});
     const smallRun = await run(["check", "--file", small, "--dry-run"], {});
-    if (bigRun.lines !== rssLines) throw new Error(`check --dry-run printed ${bigRun.lines} rows, expected ${rssLines}`);
+    if (bigRun.lines !== rssLines)
+      throw new Error(`check --dry-run printed ${bigRun.lines} rows, expected ${rssLines}`);
     const rssBytes = summaryOf(bigRun.stderr).maxRssBytes as number;
     const baselineRssBytes = summaryOf(smallRun.stderr).maxRssBytes as number;
 
@@ -169,13 +192,49 @@ export async function reportCliBench(r: CliBenchResult): Promise<void> {
   const mb = (b: number) => (b / 1024 / 1024).toFixed(1);
   printTable(
     [
-      { measure: `renew ${r.domains} (--no-wait), L=${r.limit}/${r.windowMs} ms: job time`, value: `${(r.jobMs / 1000).toFixed(2)} s`, baseline: `ideal ⌈N/L⌉·W = ${(r.idealMs / 1000).toFixed(1)} s`, ratio: (r.jobMs / r.idealMs).toFixed(3), target: "≤ 1.05" },
-      { measure: `  requests sent (renewals + context + listing)`, value: String(r.requests), baseline: `⌈${r.requests}/L⌉·W = ${((Math.ceil(r.requests / r.limit) * r.windowMs) / 1000).toFixed(1)} s`, ratio: (r.jobMs / (Math.ceil(r.requests / r.limit) * r.windowMs)).toFixed(3), target: "report" },
-      { measure: "  whole process (start-up included)", value: `${(r.processMs / 1000).toFixed(2)} s`, baseline: "", ratio: (r.processMs / r.idealMs).toFixed(3), target: "report" },
-      { measure: "  429s (CLI count / emulator log)", value: `${r.count429Cli} / ${r.count429Server}`, baseline: "", ratio: "", target: "0 / 0" },
+      {
+        measure: `renew ${r.domains} (--no-wait), L=${r.limit}/${r.windowMs} ms: job time`,
+        value: `${(r.jobMs / 1000).toFixed(2)} s`,
+        baseline: `ideal ⌈N/L⌉·W = ${(r.idealMs / 1000).toFixed(1)} s`,
+        ratio: (r.jobMs / r.idealMs).toFixed(3),
+        target: "≤ 1.05",
+      },
+      {
+        measure: `  requests sent (renewals + context + listing)`,
+        value: String(r.requests),
+        baseline: `⌈${r.requests}/L⌉·W = ${((Math.ceil(r.requests / r.limit) * r.windowMs) / 1000).toFixed(1)} s`,
+        ratio: (r.jobMs / (Math.ceil(r.requests / r.limit) * r.windowMs)).toFixed(3),
+        target: "report",
+      },
+      {
+        measure: "  whole process (start-up included)",
+        value: `${(r.processMs / 1000).toFixed(2)} s`,
+        baseline: "",
+        ratio: (r.processMs / r.idealMs).toFixed(3),
+        target: "report",
+      },
+      {
+        measure: "  429s (CLI count / emulator log)",
+        value: `${r.count429Cli} / ${r.count429Server}`,
+        baseline: "",
+        ratio: "",
+        target: "0 / 0",
+      },
       { measure: "  renewal effects", value: String(r.renewed), baseline: String(r.domains), ratio: "", target: "= N" },
-      { measure: `check --dry-run ${r.rssLines.toLocaleString("en")} lines: peak RSS`, value: `${mb(r.rssBytes)} MB`, baseline: `1,000 lines: ${mb(r.baselineRssBytes)} MB`, ratio: (r.rssBytes / r.baselineRssBytes).toFixed(2), target: "< 150 MB" },
-      { measure: "  time to the first result line", value: `${r.firstResultMs} ms`, baseline: `1,000 lines: ${r.baselineFirstResultMs} ms`, ratio: (r.firstResultMs / r.baselineFirstResultMs).toFixed(2), target: "report" },
+      {
+        measure: `check --dry-run ${r.rssLines.toLocaleString("en")} lines: peak RSS`,
+        value: `${mb(r.rssBytes)} MB`,
+        baseline: `1,000 lines: ${mb(r.baselineRssBytes)} MB`,
+        ratio: (r.rssBytes / r.baselineRssBytes).toFixed(2),
+        target: "< 150 MB",
+      },
+      {
+        measure: "  time to the first result line",
+        value: `${r.firstResultMs} ms`,
+        baseline: `1,000 lines: ${r.baselineFirstResultMs} ms`,
+        ratio: (r.firstResultMs / r.baselineFirstResultMs).toFixed(2),
+        target: "report",
+      },
     ],
     { title: "operator CLI" },
   );

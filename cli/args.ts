@@ -42,11 +42,15 @@ export const TOKEN_ADVICE =
 export function refuseTokenArguments(argv: readonly string[]): void {
   argv.forEach((arg, i) => {
     if (arg === "--token" || arg.startsWith("--token=") || arg === "--api-token" || arg.startsWith("--api-token=")) {
-      throw new UsageError(`Tokens are never read from the command line (shell history and ps are logs too). ${TOKEN_ADVICE}`);
+      throw new UsageError(
+        `Tokens are never read from the command line (shell history and ps are logs too). ${TOKEN_ADVICE}`,
+      );
     }
     if (TOKEN_SHAPED.test(arg)) {
       throw new UsageError(
-        `Argument ${i + 1} looks like an API token; tokens are never read from the command line (shell history and ps are logs too). ${TOKEN_ADVICE} Then revoke this token if it was typed into a shared shell.`,
+        `Argument ${
+          i + 1
+        } looks like an API token; tokens are never read from the command line (shell history and ps are logs too). ${TOKEN_ADVICE} Then revoke this token if it was typed into a shared shell.`,
       );
     }
   });

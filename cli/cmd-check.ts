@@ -4,7 +4,6 @@
  * Idempotency-Key (a re-run must ask the registry again, not replay a stale answer); retries of one
  * batch keep its key and bytes (D4). `--dry-run` needs no credentials and sends nothing.
  */
-import { CLI_DEFAULTS } from "./defaults";
 import type { ExitCode } from "./exit-codes";
 import { countDataLines, dataLines, ensureReadable, openInput, type InputSource } from "./input";
 import { withJobSession, type Runtime } from "./job-session";
@@ -31,7 +30,10 @@ interface Batch {
   names: { name: string; line?: number }[];
 }
 
-async function* candidates(options: CheckOptions, source: InputSource | undefined): AsyncGenerator<{ text: string; line?: number }> {
+async function* candidates(
+  options: CheckOptions,
+  source: InputSource | undefined,
+): AsyncGenerator<{ text: string; line?: number }> {
   for (const name of options.names) yield { text: name };
   if (source) for await (const l of dataLines(source.stream)) yield { text: l.text, line: l.line };
 }
@@ -47,7 +49,14 @@ async function* batches(options: CheckOptions, source: InputSource | undefined):
     }
     if (seen.has(checked.name)) {
       const first = seen.get(checked.name);
-      yield { result: { line, subject: checked.name, kind: "invalid", message: `duplicate of ${first === undefined ? "an argument" : `line ${first}`}; checked once` } };
+      yield {
+        result: {
+          line,
+          subject: checked.name,
+          kind: "invalid",
+          message: `duplicate of ${first === undefined ? "an argument" : `line ${first}`}; checked once`,
+        },
+      };
       continue;
     }
     seen.set(checked.name, line);
@@ -64,7 +73,9 @@ function describe(r: RowResult): string {
   const where = r.line !== undefined ? `line ${r.line}  ` : "";
   if (r.kind === "done") {
     const price = r.data?.price as { amount: string; currency: string } | null | undefined;
-    return `${where}${r.subject}  ${r.data?.available ? "available" : "taken"}${price ? `  ${price.amount} ${price.currency}` : ""}`;
+    return `${where}${r.subject}  ${r.data?.available ? "available" : "taken"}${
+      price ? `  ${price.amount} ${price.currency}` : ""
+    }`;
   }
   return `${where}${r.subject}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
 }
@@ -78,7 +89,9 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
   const source = input !== undefined ? openInput(input, rt.stdin) : undefined;
   if (source) await ensureReadable(source);
   let total: number | undefined = source ? undefined : options.names.length;
-  const counting = source?.file ? countDataLines(source.file).then((n) => (total = n + options.names.length)) : undefined;
+  const counting = source?.file
+    ? countDataLines(source.file).then((n) => (total = n + options.names.length))
+    : undefined;
   const job = (run: (b: Batch) => Promise<RowResult[]>) => ({
     name: "check",
     source: batches(options, source),
@@ -93,11 +106,23 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
   if (options.dryRun) {
     // Nothing is sent, so no credentials, journal or recovery are needed.
     const progress = new Progress("check", () => undefined);
-    const io: JobIo = { stdout: rt.stdout, stderr: rt.stderr, mode: outputMode(global.json, rt.stdout, rt.stderr), proc: rt.proc, pace: progress.pace, describe };
+    const io: JobIo = {
+      stdout: rt.stdout,
+      stderr: rt.stderr,
+      mode: outputMode(global.json, rt.stdout, rt.stderr),
+      proc: rt.proc,
+      pace: progress.pace,
+      describe,
+    };
     const sink = createJobIo(io, progress);
     await counting;
     const spec = job(async (batch) =>
-      batch.names.map(({ name, line }) => ({ line, subject: name, kind: "dry_run" as const, message: `would be checked in batch ${batch.index} (POST /domains/check)` })),
+      batch.names.map(({ name, line }) => ({
+        line,
+        subject: name,
+        kind: "dry_run" as const,
+        message: `would be checked in batch ${batch.index} (POST /domains/check)`,
+      })),
     );
     const outcome = await runJob(spec, io, progress, sink);
     printSummary(outcome, spec, io);
@@ -111,14 +136,30 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
       const ids = requestIdsOf(outcome);
       if (outcome.kind !== "succeeded") {
         const kind = outcome.kind === "rejected" ? ("rejected" as const) : ("unknown" as const);
-        return batch.names.map(({ name, line }) => ({ line, subject: name, kind, message: describeOutcome(outcome), requestIds: ids }));
+        return batch.names.map(({ name, line }) => ({
+          line,
+          subject: name,
+          kind,
+          message: describeOutcome(outcome),
+          requestIds: ids,
+        }));
       }
       const results = new Map(
-        ((outcome.data as { data?: { name: string; available: boolean; price: unknown }[] }).data ?? []).map((r) => [r.name.toLowerCase(), r]),
+        ((outcome.data as { data?: { name: string; available: boolean; price: unknown }[] }).data ?? []).map((r) => [
+          r.name.toLowerCase(),
+          r,
+        ]),
       );
       return batch.names.map(({ name, line }) => {
         const r = results.get(name);
-        if (!r) return { line, subject: name, kind: "unknown" as const, message: "the answer did not mention this name", requestIds: ids };
+        if (!r)
+          return {
+            line,
+            subject: name,
+            kind: "unknown" as const,
+            message: "the answer did not mention this name",
+            requestIds: ids,
+          };
         return { line, subject: name, kind: "done" as const, data: { available: r.available, price: r.price } };
       });
     });
@@ -127,5 +168,3 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
     return outcome.exitCode;
   });
 }
-
-export const CHECK_DEFAULTS = CLI_DEFAULTS.input;

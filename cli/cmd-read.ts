@@ -71,7 +71,13 @@ export async function runDomainsList(global: GlobalOptions, rt: Runtime, options
       if (options.status && d.status !== options.status) continue;
       if (zone && zoneOf(d.name, [zone]) !== zone) continue;
       count += 1;
-      printer.push({ uuid: d.uuid, name: d.name, status: d.status, expires_at: d.expires_at, auto_renew: d.auto_renew });
+      printer.push({
+        uuid: d.uuid,
+        name: d.name,
+        status: d.status,
+        expires_at: d.expires_at,
+        auto_renew: d.auto_renew,
+      });
       if ((rt.stdout as Writable).writableNeedDrain) await new Promise((r) => (rt.stdout as Writable).once("drain", r));
     }
     printer.end("no domain matches");

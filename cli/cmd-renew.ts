@@ -10,15 +10,14 @@ import {
   InvalidArgumentError,
   RequestAbortedError,
   type CommandRecord,
-  type CommandState,
   type OperationResource,
 } from "../src/index";
 import { formatDuration } from "./args";
-import { CLI_DEFAULTS } from "./defaults";
+import { listDomains, renewalIndex, renewKey, targetTerm, type DomainRef } from "./renewals";
 import { UsageError } from "./errors";
 import type { ExitCode } from "./exit-codes";
 import { countDataLines, dataLines, ensureReadable, openInput } from "./input";
-import { notice, withJobSession, type JobEnv, type Runtime } from "./job-session";
+import { notice, withJobSession, type Runtime } from "./job-session";
 import { printSummary, runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
 import { describeOutcome, requestIdsOf } from "./outcome-text";
 import { QuoteBook } from "./quotes";
@@ -40,72 +39,19 @@ export interface RenewOptions {
   zones: readonly string[];
 }
 
-interface DomainRef {
-  uuid: string;
-  name: string;
-  expires_at: string;
-}
-
 interface RenewRow {
   line?: number;
   domain: DomainRef;
   period: number;
 }
 
-const ALL_STATES: readonly CommandState[] = [
-  "recorded",
-  "sending",
-  "succeeded",
-  "accepted",
-  "completed",
-  "failed",
-  "rejected",
-  "conflict",
-  "unknown",
-  "reconciling",
-  "needs_manual_check",
-];
-
-export const RENEW_KEY_PREFIX = "rsl-cli:renew:";
-
-/** The term end a renewal of `period` years produces, as a UTC date. */
-export function targetTerm(expiresAt: string, period: number): string {
-  const d = new Date(expiresAt);
-  if (Number.isNaN(d.getTime())) throw new InvalidArgumentError(`expires_at ${JSON.stringify(expiresAt)} is not a date.`, "expires_at");
-  d.setUTCFullYear(d.getUTCFullYear() + period);
-  return d.toISOString().slice(0, 10);
-}
-
-/** D2: the job's own inputs, no personal data (the UUID, not the name), well under 160 characters. */
-export function renewKey(domainUuid: string, period: number, target: string, attempt: number): string {
-  return `${RENEW_KEY_PREFIX}${domainUuid.toLowerCase()}:${period}y:${target}${attempt > 1 ? `:a${attempt}` : ""}`;
-}
-
-function domainOfPath(path: string): string | undefined {
-  return /^\/domains\/([0-9a-f-]{36})\/renew$/i.exec(path)?.[1]?.toLowerCase();
-}
-
-/** The newest renewal command per domain in this journal for this key (any client, not only the CLI). */
-async function renewalIndex(env: JobEnv): Promise<Map<string, CommandRecord>> {
-  const index = new Map<string, CommandRecord>();
-  for (const record of await env.session.journal.listByState(ALL_STATES)) {
-    if (record.operationId !== "domains.renew" || record.apiKeyId !== env.session.apiKeyId) continue;
-    const uuid = domainOfPath(record.path);
-    if (!uuid) continue;
-    const previous = index.get(uuid);
-    if (!previous || previous.createdAt <= record.createdAt) index.set(uuid, record);
-  }
-  return index;
-}
-
-async function* listDomains(env: JobEnv): AsyncGenerator<DomainRef> {
-  for await (const d of env.session.client.domains.list({ query: { per_page: 100 } })) yield d as DomainRef;
-}
-
 export async function runRenew(global: GlobalOptions, rt: Runtime, options: RenewOptions): Promise<ExitCode> {
   if ((options.input === undefined) === (options.expiringWithinMs === undefined)) {
     if (options.input === undefined && !rt.stdin.isTTY) options.input = "-";
-    else throw new UsageError("renew needs the domains: a FILE (or - for stdin) of names or UUIDs, or --expiring-within 30d — not both.");
+    else
+      throw new UsageError(
+        "renew needs the domains: a FILE (or - for stdin) of names or UUIDs, or --expiring-within 30d — not both.",
+      );
   }
   const source = options.input !== undefined ? openInput(options.input, rt.stdin) : undefined;
   if (source) await ensureReadable(source);
@@ -154,7 +100,14 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
           domain = byName.get(name.name);
         }
         if (!domain) {
-          yield { result: { line, subject: rawName, kind: "invalid", message: "not one of this key's domains (GET /domains does not list it)" } };
+          yield {
+            result: {
+              line,
+              subject: rawName,
+              kind: "invalid",
+              message: "not one of this key's domains (GET /domains does not list it)",
+            },
+          };
           continue;
         }
         yield { row: { line, domain, period: period.period }, line, subject: domain.name };
@@ -167,11 +120,17 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       const { domain, line } = row;
       const base = { line, subject: domain.name, domainUuid: domain.uuid };
       const first = seen.get(domain.uuid);
-      if (first !== undefined) return { ...base, kind: "invalid", message: `duplicate of line ${first}; renewed once only` };
+      if (first !== undefined)
+        return { ...base, kind: "invalid", message: `duplicate of line ${first}; renewed once only` };
       seen.set(domain.uuid, line ?? 0);
       const target = targetTerm(domain.expires_at, row.period);
       const key = renewKey(domain.uuid, row.period, target, options.attempt);
-      const withKey: RowResult = { ...base, kind: "pending", idempotencyKey: key, data: { period: row.period, from: domain.expires_at.slice(0, 10), target } };
+      const withKey: RowResult = {
+        ...base,
+        kind: "pending",
+        idempotencyKey: key,
+        data: { period: row.period, from: domain.expires_at.slice(0, 10), target },
+      };
       const previous = journalIndex.get(domain.uuid.toLowerCase());
       if (previous) {
         const recent = Date.now() - previous.createdAt < options.renewedWithinMs;
@@ -181,15 +140,27 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       if (options.dryRun) {
         const price = options.quotes ? await quotes.price("renew", domain.name, row.period) : undefined;
         if (price) quotes.add(price);
-        return { ...withKey, kind: "dry_run", message: `would send POST /domains/${domain.uuid}/renew {"period":${row.period}}`, data: { ...withKey.data, price } };
+        return {
+          ...withKey,
+          kind: "dry_run",
+          message: `would send POST /domains/${domain.uuid}/renew {"period":${row.period}}`,
+          data: { ...withKey.data, price },
+        };
       }
       ctx.state(line, domain.name, "sending", { idempotencyKey: key });
       let outcome;
       try {
-        outcome = await session.client.domains.renew({ domainUuid: domain.uuid, body: { period: row.period } }, { idempotencyKey: key });
+        outcome = await session.client.domains.renew(
+          { domainUuid: domain.uuid, body: { period: row.period } },
+          { idempotencyKey: key },
+        );
       } catch (error) {
         if (error instanceof DomainLockedError) {
-          return { ...withKey, kind: "unknown", message: `another command for this domain is in flight (command ${error.heldBy}); run \`reseller recover\`` };
+          return {
+            ...withKey,
+            kind: "unknown",
+            message: `another command for this domain is in flight (command ${error.heldBy}); run \`reseller recover\``,
+          };
         }
         if (error instanceof InvalidArgumentError) return { ...withKey, kind: "invalid", message: error.message };
         throw error;
@@ -207,27 +178,63 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       }
     }
 
-    async function afterAcceptance(result: RowResult, operationUuid: string, commandId: string | undefined, ctx: JobContext): Promise<RowResult> {
+    async function afterAcceptance(
+      result: RowResult,
+      operationUuid: string,
+      commandId: string | undefined,
+      ctx: JobContext,
+    ): Promise<RowResult> {
       const accepted = { ...result, operationUuid };
       ctx.state(result.line, result.subject, "accepted", { operationUuid });
-      if (!options.wait) return { ...accepted, kind: "accepted", message: `operation ${operationUuid} accepted; not waiting (--no-wait)` };
+      if (!options.wait)
+        return {
+          ...accepted,
+          kind: "accepted",
+          message: `operation ${operationUuid} accepted; not waiting (--no-wait)`,
+        };
       try {
         const waited = await session.client.operations.wait(operationUuid, {
           commandId,
           signal: ctx.interrupt,
           deadline: Date.now() + options.waitTimeoutMs,
         });
-        if (waited.kind === "completed") return { ...accepted, kind: "done", message: "renewed", data: { ...accepted.data, operation: slim(waited.operation) } };
+        if (waited.kind === "completed")
+          return {
+            ...accepted,
+            kind: "done",
+            message: "renewed",
+            data: { ...accepted.data, operation: slim(waited.operation) },
+          };
         if (waited.kind === "failed") {
-          return { ...accepted, kind: "rejected", message: `operation failed: ${waited.operation.error?.code ?? "no code"} ${waited.operation.error?.message ?? ""}`.trim() };
+          return {
+            ...accepted,
+            kind: "rejected",
+            message: `operation failed: ${waited.operation.error?.code ?? "no code"} ${
+              waited.operation.error?.message ?? ""
+            }`.trim(),
+          };
         }
         if (waited.kind === "timeout") {
-          return { ...accepted, kind: "pending", message: `operation still ${waited.lastOperation?.status ?? "unread"} after ${formatDuration(options.waitTimeoutMs)}; re-run to keep waiting (never renew again)` };
+          return {
+            ...accepted,
+            kind: "pending",
+            message: `operation still ${waited.lastOperation?.status ?? "unread"} after ${formatDuration(
+              options.waitTimeoutMs,
+            )}; re-run to keep waiting (never renew again)`,
+          };
         }
-        return { ...accepted, kind: "unknown", message: `the operation cannot be read: ${describeOutcome(waited.outcome)}` };
+        return {
+          ...accepted,
+          kind: "unknown",
+          message: `the operation cannot be read: ${describeOutcome(waited.outcome)}`,
+        };
       } catch (error) {
         if (error instanceof RequestAbortedError) {
-          return { ...accepted, kind: "pending", message: "interrupted while waiting for the operation; re-run the same command to keep waiting" };
+          return {
+            ...accepted,
+            kind: "pending",
+            message: "interrupted while waiting for the operation; re-run the same command to keep waiting",
+          };
         }
         throw error;
       }
@@ -235,26 +242,46 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
 
     /** A journalled renewal of this domain exists: report or finish it, never send a new one. */
     async function settleExisting(record: CommandRecord, result: RowResult, ctx: JobContext): Promise<RowResult> {
-      const r: RowResult = { ...result, idempotencyKey: record.idempotencyKey, commandId: record.id, operationUuid: record.resources.operationUuid };
+      const r: RowResult = {
+        ...result,
+        idempotencyKey: record.idempotencyKey,
+        commandId: record.id,
+        operationUuid: record.resources.operationUuid,
+      };
       const when = new Date(record.createdAt).toISOString();
       switch (record.state) {
         case "completed":
         case "succeeded":
           return { ...r, kind: "already_done", message: `renewed by command ${record.id} (${when}); nothing sent` };
         case "accepted":
-          if (options.dryRun || !r.operationUuid) return { ...r, kind: "pending", message: `accepted by command ${record.id}; operation ${r.operationUuid ?? "unknown"} not finished` };
+          if (options.dryRun || !r.operationUuid)
+            return {
+              ...r,
+              kind: "pending",
+              message: `accepted by command ${record.id}; operation ${r.operationUuid ?? "unknown"} not finished`,
+            };
           return afterAcceptance(r, r.operationUuid, record.id, ctx);
         case "failed":
         case "rejected":
           return {
             ...r,
             kind: "rejected",
-            message: `the same renewal already ${record.state} (command ${record.id}); its key is spent — fix the cause, then re-run with --attempt ${options.attempt + 1}`,
+            message: `the same renewal already ${record.state} (command ${
+              record.id
+            }); its key is spent — fix the cause, then re-run with --attempt ${options.attempt + 1}`,
           };
         case "needs_manual_check":
-          return { ...r, kind: "manual", message: `needs a manual check (command ${record.id}): reseller commands notes` };
+          return {
+            ...r,
+            kind: "manual",
+            message: `needs a manual check (command ${record.id}): reseller commands notes`,
+          };
         default:
-          return { ...r, kind: "unknown", message: `command ${record.id} is ${record.state}; run \`reseller recover\` — never renew it again by hand` };
+          return {
+            ...r,
+            kind: "unknown",
+            message: `command ${record.id} is ${record.state}; run \`reseller recover\` — never renew it again by hand`,
+          };
       }
     }
 
@@ -265,13 +292,27 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       concurrency: options.concurrency,
       onError: options.onError,
       run: renewOne,
-      requestsPerRow: () => (env.progress.counters.finished > 0 ? env.progress.counters.requests / env.progress.counters.finished : options.wait ? 3 : 1),
-      resumeHint: "Re-run the same command to resume: finished domains are skipped, in-flight ones are reconciled, none is renewed twice.",
+      requestsPerRow: () =>
+        env.progress.counters.finished > 0
+          ? env.progress.counters.requests / env.progress.counters.finished
+          : options.wait
+          ? 3
+          : 1,
+      resumeHint:
+        "Re-run the same command to resume: finished domains are skipped, in-flight ones are reconciled, none is renewed twice.",
     };
     const outcome = await runJob(job, { ...io, describe }, env.progress, sink);
     if (options.dryRun && options.quotes) {
-      const cost = quotes.total().map((p) => `${p.amount} ${p.currency}`).join(" + ") || "nothing";
-      notice(io, sink, `dry run: ${quotes.rows} renewal(s) would cost ${cost} (one quote per zone and period); nothing was renewed`);
+      const cost =
+        quotes
+          .total()
+          .map((p) => `${p.amount} ${p.currency}`)
+          .join(" + ") || "nothing";
+      notice(
+        io,
+        sink,
+        `dry run: ${quotes.rows} renewal(s) would cost ${cost} (one quote per zone and period); nothing was renewed`,
+      );
     }
     printSummary(outcome, job, io);
     return outcome.exitCode;
@@ -287,5 +328,3 @@ function describe(r: RowResult): string {
   const target = r.data?.target ? ` → ${String(r.data.target)}` : "";
   return `${where}${r.subject}${target}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
 }
-
-export const RENEW_DEFAULTS = CLI_DEFAULTS.job;

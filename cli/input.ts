@@ -92,7 +92,7 @@ export async function* readJsonLines(stream: Readable): AsyncGenerator<RecordRow
       continue;
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      yield { line, error: "a JSON line must be an object such as {\"external_id\":…,\"domain\":…}" };
+      yield { line, error: 'a JSON line must be an object such as {"external_id":…,"domain":…}' };
       continue;
     }
     yield { line, fields: value as Record<string, unknown> };

@@ -10,11 +10,7 @@ export interface Interrupt {
   dispose(): void;
 }
 
-export function watchInterrupts(
-  proc: NodeJS.Process,
-  onFirst: () => void,
-  onSecond: () => void,
-): Interrupt {
+export function watchInterrupts(proc: NodeJS.Process, onFirst: () => void, onSecond: () => void): Interrupt {
   const controller = new AbortController();
   let count = 0;
   const handler = () => {

@@ -51,8 +51,17 @@ export async function withJobSession<T>(
 ): Promise<T> {
   const session = await openSession(global, rt.env);
   try {
-    const progress = new Progress(job, () => ({ ...session.client.pacer.snapshot(session.apiKeyId), windowMs: session.windowMs }));
-    const io: JobIo = { stdout: rt.stdout, stderr: rt.stderr, mode: outputMode(global.json, rt.stdout, rt.stderr), proc: rt.proc, pace: progress.pace };
+    const progress = new Progress(job, () => ({
+      ...session.client.pacer.snapshot(session.apiKeyId),
+      windowMs: session.windowMs,
+    }));
+    const io: JobIo = {
+      stdout: rt.stdout,
+      stderr: rt.stderr,
+      mode: outputMode(global.json, rt.stdout, rt.stderr),
+      proc: rt.proc,
+      pace: progress.pace,
+    };
     const sink = createJobIo(io, progress);
     for (const message of session.notices) notice(io, sink, message);
     session.onEvent((event) => {
@@ -60,10 +69,23 @@ export async function withJobSession<T>(
       if (out) sink.event(out);
     });
     const context = await session.context();
-    sink.event({ type: "context", environment: context.environment, keyId: context.publicKeyId, limit: context.limit, windowMs: session.windowMs });
+    sink.event({
+      type: "context",
+      environment: context.environment,
+      keyId: context.publicKeyId,
+      limit: context.limit,
+      windowMs: session.windowMs,
+    });
     if (dryRun) {
-      const unsettled = (await session.journal.listByState(UNSETTLED_STATES)).filter((r) => r.apiKeyId === session.apiKeyId).length;
-      if (unsettled > 0) notice(io, sink, `${unsettled} journalled command(s) are unsettled; a real run (or \`reseller recover\`) settles them first.`);
+      const unsettled = (await session.journal.listByState(UNSETTLED_STATES)).filter(
+        (r) => r.apiKeyId === session.apiKeyId,
+      ).length;
+      if (unsettled > 0)
+        notice(
+          io,
+          sink,
+          `${unsettled} journalled command(s) are unsettled; a real run (or \`reseller recover\`) settles them first.`,
+        );
     } else {
       progress.status = "recovering what earlier runs left";
       const summary = await session.recover();

@@ -83,7 +83,12 @@ export function createJobIo(io: Omit<JobIo, "pace">, progress: Progress): Progre
   return io.mode.ttyErr ? ttySink(io.stderr, progress) : jsonSink(io.stderr);
 }
 
-export async function runJob<Row>(spec: JobSpec<Row>, io: JobIo, progress: Progress, sink: ProgressSink): Promise<JobOutcome> {
+export async function runJob<Row>(
+  spec: JobSpec<Row>,
+  io: JobIo,
+  progress: Progress,
+  sink: ProgressSink,
+): Promise<JobOutcome> {
   const c = progress.counters;
   let stoppedByPolicy = false;
   const interrupt = watchInterrupts(
@@ -108,7 +113,10 @@ export async function runJob<Row>(spec: JobSpec<Row>, io: JobIo, progress: Progr
     if (spec.onError === "stop" && STOPPING_KINDS.has(r.kind) && !stoppedByPolicy) {
       stoppedByPolicy = true;
       progress.status = `stopping: --on-error stop after ${r.kind} row`;
-      sink.event({ type: "stop", reason: `--on-error stop: ${r.kind} row${r.line !== undefined ? ` at line ${r.line}` : ""}` });
+      sink.event({
+        type: "stop",
+        reason: `--on-error stop: ${r.kind} row${r.line !== undefined ? ` at line ${r.line}` : ""}`,
+      });
     }
   };
   const ctx: JobContext = {
@@ -147,7 +155,9 @@ export async function runJob<Row>(spec: JobSpec<Row>, io: JobIo, progress: Progr
           line: item.line,
           subject: item.subject,
           kind: "unknown",
-          message: `unexpected error: ${error instanceof Error ? error.message : String(error)}; run \`reseller recover\` before retrying`,
+          message: `unexpected error: ${
+            error instanceof Error ? error.message : String(error)
+          }; run \`reseller recover\` before retrying`,
         };
       } finally {
         c.inFlight -= 1;
@@ -169,7 +179,14 @@ export async function runJob<Row>(spec: JobSpec<Row>, io: JobIo, progress: Progr
   const elapsedMs = progress.now() - progress.startedAt;
   progress.status = undefined;
   sink.stop();
-  return { exitCode: exitCodeFor(c.byKind, interrupted), counts: c.byKind, interrupted, stoppedByPolicy, elapsedMs, progress };
+  return {
+    exitCode: exitCodeFor(c.byKind, interrupted),
+    counts: c.byKind,
+    interrupted,
+    stoppedByPolicy,
+    elapsedMs,
+    progress,
+  };
 }
 
 const KIND_HELP: Record<ResultKind, string> = {
@@ -185,7 +202,12 @@ const KIND_HELP: Record<ResultKind, string> = {
 };
 
 /** The final summary: a table by outcome kind on a TTY, one JSON event otherwise. */
-export function printSummary(outcome: JobOutcome, spec: Pick<JobSpec<unknown>, "name" | "resumeHint">, io: JobIo, sink?: ProgressSink): void {
+export function printSummary(
+  outcome: JobOutcome,
+  spec: Pick<JobSpec<unknown>, "name" | "resumeHint">,
+  io: JobIo,
+  sink?: ProgressSink,
+): void {
   const c = outcome.progress.counters;
   const summary = {
     type: "summary",
@@ -218,8 +240,11 @@ export function printSummary(outcome: JobOutcome, spec: Pick<JobSpec<unknown>, "
     ]),
   );
   io.stderr.write(
-    `${spec.name}: ${c.finished} rows in ${formatDuration(outcome.elapsedMs)}, ${c.requests} requests, ${c.count429}×429, ${c.retries} retries · exit ${outcome.exitCode}\n`,
+    `${spec.name}: ${c.finished} rows in ${formatDuration(outcome.elapsedMs)}, ${c.requests} requests, ${
+      c.count429
+    }×429, ${c.retries} retries · exit ${outcome.exitCode}\n`,
   );
   if (outcome.interrupted) io.stderr.write(`Interrupted. ${spec.resumeHint}\n`);
-  if (outcome.stoppedByPolicy) io.stderr.write("Stopped by --on-error stop; rows after the failing one were not started.\n");
+  if (outcome.stoppedByPolicy)
+    io.stderr.write("Stopped by --on-error stop; rows after the failing one were not started.\n");
 }

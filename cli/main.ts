@@ -23,10 +23,20 @@ export async function main(argv: readonly string[], rt: Runtime): Promise<ExitCo
     return code;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") return EXIT.ok;
+      if (
+        error.code === "commander.helpDisplayed" ||
+        error.code === "commander.version" ||
+        error.code === "commander.help"
+      )
+        return EXIT.ok;
       return EXIT.usage; // commander already printed the message and the --help hint
     }
-    if (error instanceof UsageError || error instanceof InvalidTokenError || error instanceof InvalidOptionsError || error instanceof InsecureTransportError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof InvalidTokenError ||
+      error instanceof InvalidOptionsError ||
+      error instanceof InsecureTransportError
+    ) {
       rt.stderr.write(`reseller: ${error.message}\n`);
       return EXIT.usage;
     }
@@ -51,7 +61,13 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
-  const rt: Runtime = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, proc: process };
+  const rt: Runtime = {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    proc: process,
+  };
   main(process.argv.slice(2), rt).then(
     (code) => {
       // Writes to a pipe are asynchronous: let stdout and stderr drain (results, the summary event),
@@ -63,7 +79,7 @@ if (isEntry()) {
       process.stderr.write("", done);
     },
     (error: unknown) => {
-      process.stderr.write(`reseller: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(`reseller: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
       process.exit(EXIT.failure);
     },
   );

@@ -18,9 +18,13 @@ export function describeOutcome(outcome: Outcome): string {
       return `HTTP ${outcome.status} ${e?.code ?? "(no API envelope)"}${e?.message ? `: ${e.message}` : ""}${fields}`;
     }
     case "conflict":
-      return `HTTP 409 ${outcome.error?.code ?? "conflict"}: the key is busy or belongs to another command; run \`reseller recover\`, never a new key`;
+      return `HTTP 409 ${
+        outcome.error?.code ?? "conflict"
+      }: the key is busy or belongs to another command; run \`reseller recover\`, never a new key`;
     case "unknown":
-      return `outcome unknown (${outcome.reason}${outcome.status ? ` ${outcome.status}` : ""})${outcome.reconciliation ? `: ${outcome.reconciliation}` : ""}; re-run to reconcile — do not buy again by hand`;
+      return `outcome unknown (${outcome.reason}${outcome.status ? ` ${outcome.status}` : ""})${
+        outcome.reconciliation ? `: ${outcome.reconciliation}` : ""
+      }; re-run to reconcile — do not buy again by hand`;
     default:
       return `HTTP ${outcome.status}`;
   }

@@ -2,6 +2,7 @@
  * The command tree (commander): every command has --help; the root help ends with a try-it session,
  * where credentials come from, and the exit codes. Actions return an exit code; nothing here exits.
  */
+import { createRequire } from "node:module";
 import { Command, Option } from "commander";
 import { parseChoice, parseDuration, parseInteger } from "./args";
 import { runCheck } from "./cmd-check";
@@ -30,6 +31,15 @@ interface Raw {
   [name: string]: unknown;
 }
 
+/** The package version: cli/ and dist/ both sit one level below package.json. */
+function packageVersion(): string {
+  try {
+    return (createRequire(import.meta.url)("../package.json") as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
 function globals(program: Command): GlobalOptions {
   const o = program.opts<Raw>();
   return {
@@ -37,26 +47,46 @@ function globals(program: Command): GlobalOptions {
     baseUrl: o.baseUrl as string | undefined,
     emulator: o.emulator === true,
     journal: o.journal as string | undefined,
-    journalSync: parseChoice("--journal-sync", String(o.journalSync ?? DEFAULT_GLOBALS.journalSync), ["full", "normal"] as const),
+    journalSync: parseChoice("--journal-sync", String(o.journalSync ?? DEFAULT_GLOBALS.journalSync), [
+      "full",
+      "normal",
+    ] as const),
     json: o.json === true,
-    windowMs: o.windowMs === undefined ? DEFAULT_GLOBALS.windowMs : parseInteger("--window-ms", String(o.windowMs), 1, 3_600_000),
-    requestTimeoutMs: o.requestTimeout === undefined ? DEFAULT_GLOBALS.requestTimeoutMs : parseDuration("--request-timeout", String(o.requestTimeout)),
-    recoverOlderThanMs: o.recoverOlderThan === undefined ? 0 : parseDuration("--recover-older-than", String(o.recoverOlderThan)),
+    windowMs:
+      o.windowMs === undefined
+        ? DEFAULT_GLOBALS.windowMs
+        : parseInteger("--window-ms", String(o.windowMs), 1, 3_600_000),
+    requestTimeoutMs:
+      o.requestTimeout === undefined
+        ? DEFAULT_GLOBALS.requestTimeoutMs
+        : parseDuration("--request-timeout", String(o.requestTimeout)),
+    recoverOlderThanMs:
+      o.recoverOlderThan === undefined ? 0 : parseDuration("--recover-older-than", String(o.recoverOlderThan)),
   };
 }
 
 function zones(program: Command): readonly string[] {
   const raw = program.opts<Raw>().zones as string | undefined;
   if (!raw) return CLI_DEFAULTS.input.zones;
-  return raw.split(",").map((z) => z.trim().replace(/^\./, "").toLowerCase()).filter(Boolean);
+  return raw
+    .split(",")
+    .map((z) => z.trim().replace(/^\./, "").toLowerCase())
+    .filter(Boolean);
 }
 
 function jobOptions(cmd: Command): Command {
   return cmd
     .option("--dry-run", "show what would be sent and what it would cost; send no purchase")
-    .option("--concurrency <n>", "rows in flight at once (requests still share the key's pacer)", String(CLI_DEFAULTS.job.concurrency))
+    .option(
+      "--concurrency <n>",
+      "rows in flight at once (requests still share the key's pacer)",
+      String(CLI_DEFAULTS.job.concurrency),
+    )
     .addOption(
-      new Option("--on-error <policy>", "bad input line or API rejection: continue with the other rows, or stop starting new ones")
+      new Option(
+        "--on-error <policy>",
+        "bad input line or API rejection: continue with the other rows, or stop starting new ones",
+      )
         .choices(ON_ERROR)
         .default(CLI_DEFAULTS.job.onError),
     );
@@ -66,20 +96,42 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
   const program = new Command("reseller");
   program
     .description("Operator CLI for the Reseller API: bulk renew, register and check without ever buying twice.")
+    .version(packageVersion(), "-V, --version")
     .option("--token-file <file>", "read the API token from this file (else RESELLER_API_TOKEN)")
     .option("--base-url <url>", "API base URL (else RESELLER_API_BASE_URL)")
     .option("--emulator", "run against an in-process emulator with its default test key (no account needed)")
-    .option("--journal <file|url>", "SQLite journal file or postgres:// URL (default: $XDG_STATE_HOME/reseller/journal.sqlite)")
+    .option(
+      "--journal <file|url>",
+      "SQLite journal file or postgres:// URL (default: $XDG_STATE_HOME/reseller/journal.sqlite)",
+    )
     .addOption(
-      new Option("--journal-sync <mode>", "SQLite durability: full fsyncs every commit (survives a power cut); normal survives a killed process only")
+      new Option(
+        "--journal-sync <mode>",
+        "SQLite durability: full fsyncs every commit (survives a power cut); normal survives a killed process only",
+      )
         .choices(["full", "normal"])
         .default(DEFAULT_GLOBALS.journalSync),
     )
     .option("--json", "JSON lines on stdout even on a terminal")
-    .option("--zones <list>", `zones input names may use, comma-separated (default ${CLI_DEFAULTS.input.zones.join(",")})`)
-    .option("--request-timeout <duration>", "per-attempt timeout, e.g. 30s", `${CLI_DEFAULTS.http.requestTimeoutMs / 1000}s`)
-    .option("--recover-older-than <duration>", "with several processes on one journal: recover only commands idle this long")
-    .addOption(new Option("--window-ms <ms>", "rate-limit window of the server (the API's is 60000; only emulators differ)").default(String(CLI_DEFAULTS.http.windowMs)))
+    .option(
+      "--zones <list>",
+      `zones input names may use, comma-separated (default ${CLI_DEFAULTS.input.zones.join(",")})`,
+    )
+    .option(
+      "--request-timeout <duration>",
+      "per-attempt timeout, e.g. 30s",
+      `${CLI_DEFAULTS.http.requestTimeoutMs / 1000}s`,
+    )
+    .option(
+      "--recover-older-than <duration>",
+      "with several processes on one journal: recover only commands idle this long",
+    )
+    .addOption(
+      new Option(
+        "--window-ms <ms>",
+        "rate-limit window of the server (the API's is 60000; only emulators differ)",
+      ).default(String(CLI_DEFAULTS.http.windowMs)),
+    )
     .addHelpText("after", `\n${TRY_IT}\n\n${CREDENTIALS_HELP}\n\n${EXIT_CODE_HELP}\n`)
     .showHelpAfterError("(add --help for usage)");
 
@@ -98,7 +150,8 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
     .action(async (o: Raw) =>
       setExit(
         await runDomainsList(globals(program), rt, {
-          expiringWithinMs: o.expiringWithin === undefined ? undefined : parseDuration("--expiring-within", String(o.expiringWithin)),
+          expiringWithinMs:
+            o.expiringWithin === undefined ? undefined : parseDuration("--expiring-within", String(o.expiringWithin)),
           status: o.status as string | undefined,
           zone: o.zone as string | undefined,
           zones: zones(program),
@@ -109,7 +162,9 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
   jobOptions(
     program
       .command("check")
-      .description(`availability of names from arguments, --file or stdin, ${CLI_DEFAULTS.input.checkBatch} per request`)
+      .description(
+        `availability of names from arguments, --file or stdin, ${CLI_DEFAULTS.input.checkBatch} per request`,
+      )
       .argument("[names...]", "domain names")
       .option("--file <file>", "one name per line (- for stdin)"),
   ).action(async (names: string[], o: Raw) =>
@@ -135,14 +190,23 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
       .option("--period <years>", "years to add, 1..10", String(CLI_DEFAULTS.job.period))
       .option("--no-wait", "stop at acceptance (202) instead of waiting for each operation")
       .option("--no-quotes", "with --dry-run: do not ask for prices either")
-      .option("--wait-timeout <duration>", "longest wait for one operation", `${CLI_DEFAULTS.job.waitTimeoutMs / 60_000}m`)
-      .option("--renewed-within <duration>", "skip domains this journal renewed within this time (0 = off)", `${CLI_DEFAULTS.job.renewedWithinMs / 86_400_000}d`)
+      .option(
+        "--wait-timeout <duration>",
+        "longest wait for one operation",
+        `${CLI_DEFAULTS.job.waitTimeoutMs / 60_000}m`,
+      )
+      .option(
+        "--renewed-within <duration>",
+        "skip domains this journal renewed within this time (0 = off)",
+        `${CLI_DEFAULTS.job.renewedWithinMs / 86_400_000}d`,
+      )
       .option("--attempt <n>", "after a renewal failed: 2, 3… derives a new Idempotency-Key", "1"),
   ).action(async (file: string | undefined, o: Raw) =>
     setExit(
       await runRenew(globals(program), rt, {
         input: file,
-        expiringWithinMs: o.expiringWithin === undefined ? undefined : parseDuration("--expiring-within", String(o.expiringWithin)),
+        expiringWithinMs:
+          o.expiringWithin === undefined ? undefined : parseDuration("--expiring-within", String(o.expiringWithin)),
         period: parseInteger("--period", String(o.period), 1, 10),
         wait: o.wait !== false,
         dryRun: o.dryRun === true,
@@ -160,9 +224,16 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
   jobOptions(
     program
       .command("register")
-      .description("register domains from orders in FILE: CSV with a header (external_id,domain,period,nameservers) or JSON lines")
+      .description(
+        "register domains from orders in FILE: CSV with a header (external_id,domain,period,nameservers) or JSON lines",
+      )
       .argument("[file]", "input file, - for stdin")
-      .addOption(new Option("--format <format>", "input format (default: from the extension, else sniffed)").choices(["csv", "jsonl"]))
+      .addOption(
+        new Option("--format <format>", "input format (default: from the extension, else sniffed)").choices([
+          "csv",
+          "jsonl",
+        ]),
+      )
       .option("--period <years>", "years when a row has none, 1..10", String(CLI_DEFAULTS.job.period))
       .option("--no-quotes", "with --dry-run: do not ask for prices either"),
   ).action(async (file: string | undefined, o: Raw) =>
@@ -186,7 +257,9 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
     .description("commands by state (default: every unsettled state)")
     .option("--state <states>", "comma-separated states, e.g. needs_manual_check,unknown")
     .option("--all", "every state, settled ones too")
-    .action(async (o: Raw) => setExit(await runCommandsList(globals(program), rt, parseStates(o.state as string | undefined, o.all === true))));
+    .action(async (o: Raw) =>
+      setExit(await runCommandsList(globals(program), rt, parseStates(o.state as string | undefined, o.all === true))),
+    );
   commands
     .command("show")
     .description("one command in full (by command id or Idempotency-Key); a support note when it needs a manual check")
@@ -194,7 +267,9 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
     .action(async (id: string) => setExit(await runCommandsShow(globals(program), rt, id)));
   commands
     .command("notes")
-    .description("every needs_manual_check command as a ready-to-send support note (request ids, UUIDs, times, key id; no secret)")
+    .description(
+      "every needs_manual_check command as a ready-to-send support note (request ids, UUIDs, times, key id; no secret)",
+    )
     .action(async () => setExit(await runCommandsNotes(globals(program), rt)));
 
   program

@@ -59,11 +59,7 @@ export class Progress {
   /** Requests a row costs before it is finished (1 for a send; more when it waits for its operation). */
   requestsPerRow = 1;
 
-  constructor(
-    readonly job: string,
-    readonly pace: PaceView,
-    readonly now: () => number = Date.now,
-  ) {
+  constructor(readonly job: string, readonly pace: PaceView, readonly now: () => number = Date.now) {
     this.startedAt = now();
   }
 
@@ -75,17 +71,34 @@ export class Progress {
         return undefined;
       case "retry":
         this.counters.retries += 1;
-        return { type: "retry", operation: event.operationId, attempt: event.attempt, delayMs: event.delayMs, reason: event.reason };
+        return {
+          type: "retry",
+          operation: event.operationId,
+          attempt: event.attempt,
+          delayMs: event.delayMs,
+          reason: event.reason,
+        };
       case "pause":
         this.counters.count429 += 1;
-        return { type: "rate-limited", operation: event.operationId, retryAfter: event.retryAfter, requestId: event.requestId };
+        return {
+          type: "rate-limited",
+          operation: event.operationId,
+          retryAfter: event.retryAfter,
+          requestId: event.requestId,
+        };
       case "unknown-outcome":
         this.counters.unknownOutcomes += 1;
-        return { type: "unknown-outcome", operation: event.operationId, reason: event.reason, requestIds: event.requestIds };
+        return {
+          type: "unknown-outcome",
+          operation: event.operationId,
+          reason: event.reason,
+          requestIds: event.requestIds,
+        };
       case "pacing": {
         const e = event.event;
         if (e.type === "pause") {
-          const reason = e.reason === "backoff" ? "429 without Retry-After: backing off" : "429: whole key paused for Retry-After";
+          const reason =
+            e.reason === "backoff" ? "429 without Retry-After: backing off" : "429: whole key paused for Retry-After";
           this.pause = { reason, untilMs: e.untilMs };
           return { type: "pause", reason, untilMs: e.untilMs };
         }
@@ -145,7 +158,8 @@ export class Progress {
     ];
     if (c.inFlight > 0) parts.push(`in flight ${c.inFlight}`);
     const now = this.now();
-    if (this.pause && this.pause.untilMs > now) parts.push(`paused: ${this.pause.reason} (${formatDuration(this.pause.untilMs - now)})`);
+    if (this.pause && this.pause.untilMs > now)
+      parts.push(`paused: ${this.pause.reason} (${formatDuration(this.pause.untilMs - now)})`);
     if (this.status) parts.push(this.status);
     return parts.join(" · ");
   }

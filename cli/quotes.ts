@@ -27,10 +27,7 @@ export class QuoteBook {
   private readonly totals = new Map<string, bigint>();
   rows = 0;
 
-  constructor(
-    private readonly client: ResellerClient,
-    private readonly zones: readonly string[],
-  ) {}
+  constructor(private readonly client: ResellerClient, private readonly zones: readonly string[]) {}
 
   /** The price of `action` for `domain` over `period` years (one quote per zone, action and period). */
   price(action: "register" | "renew", domain: string, period: number): Promise<Price | { error: string }> {
@@ -40,7 +37,9 @@ export class QuoteBook {
       cached = this.client.quotes.create({ body: { action, domain, period } }).then((outcome) => {
         if (outcome.kind !== "succeeded") {
           const code = "error" in outcome && outcome.error ? ` ${outcome.error.code}` : "";
-          return { error: `quote ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}${code}` };
+          return {
+            error: `quote ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}${code}`,
+          };
         }
         const price = (outcome.data as { data?: { price?: Price } }).data?.price;
         return price ? { amount: price.amount, currency: price.currency } : { error: "quote without a price" };

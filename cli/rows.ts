@@ -30,7 +30,11 @@ export function checkDomainName(raw: string, zones: readonly string[]): { name: 
     return { error: `${JSON.stringify(raw)} is not a domain name (labels of a–z, 0–9 and -, separated by dots)` };
   }
   if (zoneOf(name, zones) === null) {
-    return { error: `${name}: unknown zone .${name.split(".").slice(1).join(".")}; sold zones: ${zones.map((z) => "." + z).join(" ")} (--zones to change)` };
+    return {
+      error: `${name}: unknown zone .${name.split(".").slice(1).join(".")}; sold zones: ${zones
+        .map((z) => "." + z)
+        .join(" ")} (--zones to change)`,
+    };
   }
   return { name };
 }

@@ -119,7 +119,9 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
         const code = "error" in outcome && outcome.error ? ` ${outcome.error.code}` : "";
         const reason = outcome.kind === "unknown" ? ` (${outcome.reason})` : "";
         throw new SetupError(
-          `GET /context: ${outcome.kind}${status}${code}${reason} (request ${outcome.requestId ?? "none"}). Check the token, the base URL and the key's IP allowlist.`,
+          `GET /context: ${outcome.kind}${status}${code}${reason} (request ${
+            outcome.requestId ?? "none"
+          }). Check the token, the base URL and the key's IP allowlist.`,
         );
       }
       const data = (outcome.data as { data: Record<string, any> }).data;
@@ -128,7 +130,8 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
         resellerStatus: data.reseller?.status ?? null,
         publicKeyId: data.credential?.public_key_id ?? publicKeyId,
         scopes: [...(data.credential?.scopes ?? [])],
-        limit: typeof data.credential?.rate_limit_per_minute === "number" ? data.credential.rate_limit_per_minute : null,
+        limit:
+          typeof data.credential?.rate_limit_per_minute === "number" ? data.credential.rate_limit_per_minute : null,
         expiresAt: data.credential?.expires_at ?? null,
         language: data.language ?? null,
       };

@@ -40,7 +40,9 @@ export function redactUrl(value: string): string {
 function missingDriver(driver: string, error: unknown): never {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
-    throw new SetupError(`This journal needs the ${driver} package: run \`npm install ${driver}\` next to reseller-api.`);
+    throw new SetupError(
+      `This journal needs the ${driver} package: run \`npm install ${driver}\` next to reseller-api.`,
+    );
   }
   throw error;
 }
@@ -58,7 +60,11 @@ export async function openJournal(
   const chosen = spec?.trim() || env.RESELLER_JOURNAL?.trim();
   if (!chosen && memory) {
     const { createMemoryJournal } = await import("../stores/memory-journal");
-    return { journal: createMemoryJournal(), label: "memory (ends with this process, like the in-process emulator)", kind: "memory" };
+    return {
+      journal: createMemoryJournal(),
+      label: "memory (ends with this process, like the in-process emulator)",
+      kind: "memory",
+    };
   }
   if (chosen && isPostgresUrl(chosen)) {
     let mod: typeof import("../stores/pg-journal");
@@ -68,7 +74,11 @@ export async function openJournal(
       missingDriver("pg", error);
     }
     try {
-      return { journal: await mod.createPgJournal({ connectionString: chosen }), label: redactUrl(chosen), kind: "postgres" };
+      return {
+        journal: await mod.createPgJournal({ connectionString: chosen }),
+        label: redactUrl(chosen),
+        kind: "postgres",
+      };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") missingDriver("pg", error);
       throw new SetupError(`Cannot open the PostgreSQL journal ${redactUrl(chosen)}: ${(error as Error).message}`);
@@ -85,6 +95,8 @@ export async function openJournal(
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     return { journal: mod.createSqliteJournal({ filename: file, synchronous: sync }), label: file, kind: "sqlite" };
   } catch (error) {
-    throw new SetupError(`Cannot open the SQLite journal ${file}: ${(error as Error).message}. Pass --journal FILE to put it elsewhere.`);
+    throw new SetupError(
+      `Cannot open the SQLite journal ${file}: ${(error as Error).message}. Pass --journal FILE to put it elsewhere.`,
+    );
   }
 }

@@ -7,7 +7,12 @@ import type { CommandRecord } from "../src/index";
 
 export function supportNote(record: CommandRecord): string {
   const check = record.manualCheck;
-  const ids = [...new Set([...(check?.requestIds ?? []), ...record.attempts.map((a) => a.requestId).filter((x): x is string => !!x)])];
+  const ids = [
+    ...new Set([
+      ...(check?.requestIds ?? []),
+      ...record.attempts.map((a) => a.requestId).filter((x): x is string => !!x),
+    ]),
+  ];
   const body = record.body ? new TextDecoder().decode(record.body) : "(no body)";
   const lines = [
     `Subject: manual check needed — ${record.method} ${record.path} (${record.environment})`,
@@ -32,8 +37,15 @@ export function supportNote(record: CommandRecord): string {
   lines.push(`X-Request-IDs:    ${ids.length ? ids.join(", ") : "(none received)"}`);
   lines.push("Attempts:");
   for (const a of record.attempts) {
-    const what = a.status !== undefined ? `HTTP ${a.status}${a.errorCode ? ` ${a.errorCode}` : ""}` : (a.transportError ?? "no response");
-    lines.push(`  ${new Date(a.at).toISOString()}  ${what}${a.requestId ? `  request ${a.requestId}` : ""}${a.replayed ? "  (replayed)" : ""}`);
+    const what =
+      a.status !== undefined
+        ? `HTTP ${a.status}${a.errorCode ? ` ${a.errorCode}` : ""}`
+        : a.transportError ?? "no response";
+    lines.push(
+      `  ${new Date(a.at).toISOString()}  ${what}${a.requestId ? `  request ${a.requestId}` : ""}${
+        a.replayed ? "  (replayed)" : ""
+      }`,
+    );
   }
   lines.push("", `Local command id: ${record.id}`);
   return lines.join("\n") + "\n";

@@ -53,7 +53,11 @@ export async function startEmulator(args: string[] = []): Promise<EmulatorProces
     });
     child.once("exit", (code) => reject(new Error(`reseller-emulator exited ${code}: ${stderr}`)));
   });
-  const info = JSON.parse(line) as { baseUrl: string; controlUrl: string; keys: { token: string; environment: string; public_key_id: string }[] };
+  const info = JSON.parse(line) as {
+    baseUrl: string;
+    controlUrl: string;
+    keys: { token: string; environment: string; public_key_id: string }[];
+  };
   const key = info.keys.find((k) => k.environment === "test")!;
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(info.controlUrl + path, {
@@ -167,7 +171,11 @@ export async function seedDomains(emu: EmulatorProcess, count: number, prefix: s
   const expires = new Date(Date.now() + days * 86_400_000).toISOString();
   const names = Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(3, "0")}.kz`);
   for (let i = 0; i < names.length; i += 20) {
-    await Promise.all(names.slice(i, i + 20).map((name) => emu.control("POST", "/domains", { token: emu.token, name, expires_at: expires })));
+    await Promise.all(
+      names
+        .slice(i, i + 20)
+        .map((name) => emu.control("POST", "/domains", { token: emu.token, name, expires_at: expires })),
+    );
   }
   return names;
 }

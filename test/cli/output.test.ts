@@ -20,10 +20,17 @@ describe("CLI output", () => {
   it("on a TTY: one live progress line (done/total, rate, ETA, 429s, retries, unknown) and a summary table", () => {
     if (!existsSync(SCRIPT)) throw new Error("This test needs util-linux `script`: apt-get install -y util-linux");
     const cmd = [process.execPath, ...TSX_CLI, "--emulator", "renew", "--expiring-within", "400d"].join(" ");
-    const r = spawnSync(SCRIPT, ["-qfec", cmd, "/dev/null"], { cwd: REPO, encoding: "utf8", timeout: 60_000, env: { ...process.env, TERM: "xterm" } });
+    const r = spawnSync(SCRIPT, ["-qfec", cmd, "/dev/null"], {
+      cwd: REPO,
+      encoding: "utf8",
+      timeout: 60_000,
+      env: { ...process.env, TERM: "xterm" },
+    });
     expect(r.status, r.stdout).toBe(0);
     const out = r.stdout;
-    expect(out).toMatch(/renew [0-3]\/3 \d+% · \d+\.\d\/s · ETA (\d+(ms|s)|\d+m\d\ds) · 429s 0 · retries 0 · unknown 0/);
+    expect(out).toMatch(
+      /renew [0-3]\/3 \d+% · \d+\.\d\/s · ETA (\d+(ms|s)|\d+m\d\ds) · 429s 0 · retries 0 · unknown 0/,
+    );
     expect(out).toContain("\x1b[2K"); // the line is redrawn in place, not appended
     expect(out).toMatch(/example\.kz → \d{4}-\d\d-\d\d {2}done {2}renewed/);
     expect(out).toMatch(/outcome.*rows.*meaning/);
@@ -35,7 +42,15 @@ describe("CLI output", () => {
   it("not on a TTY: results as JSON lines on stdout, one JSON event per state change on stderr, no control characters", async () => {
     const file = join(tmp.dir, "names.txt");
     const names = Array.from({ length: 120 }, (_, i) => `free-${i}.kz`);
-    const lines = ["# availability for the spring campaign", ...names.slice(0, 60), "", "bad name.kz", "free-3.kz", "oops.xyz", ...names.slice(60)];
+    const lines = [
+      "# availability for the spring campaign",
+      ...names.slice(0, 60),
+      "",
+      "bad name.kz",
+      "free-3.kz",
+      "oops.xyz",
+      ...names.slice(60),
+    ];
     writeFileSync(file, lines.join("\n") + "\n");
     const r = await runCli(TSX_CLI, ["--emulator", "check", "--file", file], {});
     expect(r.code).toBe(1); // some rows rejected (bad input), none unknown
@@ -54,7 +69,13 @@ describe("CLI output", () => {
     expect(events.every((e) => typeof e.type === "string" && typeof e.at === "string")).toBe(true);
     expect(events.filter((e) => e.type === "row")).toHaveLength(123);
     const summary = events.find((e) => e.type === "summary")!;
-    expect(summary).toMatchObject({ job: "check", exitCode: 1, counts: { done: 120, invalid: 3 }, total: 123, count429: 0 });
+    expect(summary).toMatchObject({
+      job: "check",
+      exitCode: 1,
+      counts: { done: 120, invalid: 3 },
+      total: 123,
+      count429: 0,
+    });
     // Batched as the API allows: 120 names in 50 + 50 + 20, plus the context call.
     expect(summary.requests).toBe(4);
   });
@@ -64,7 +85,17 @@ describe("CLI output", () => {
     expect(root.code).toBe(0);
     expect(root.stdout).toContain("reseller --emulator renew --expiring-within 400d --dry-run");
     expect(root.stdout).toMatch(/Exit codes:[\s\S]*0 {4}all done[\s\S]*130 {2}interrupted/);
-    for (const cmd of [["context"], ["domains", "list"], ["check"], ["renew"], ["register"], ["commands", "list"], ["commands", "show"], ["commands", "notes"], ["recover"]]) {
+    for (const cmd of [
+      ["context"],
+      ["domains", "list"],
+      ["check"],
+      ["renew"],
+      ["register"],
+      ["commands", "list"],
+      ["commands", "show"],
+      ["commands", "notes"],
+      ["recover"],
+    ]) {
       const r = await runCli(TSX_CLI, [...cmd, "--help"], {});
       expect(r.code, cmd.join(" ")).toBe(0);
       expect(r.stdout).toContain(`Usage: reseller ${cmd.join(" ")}`);

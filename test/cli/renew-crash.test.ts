@@ -29,7 +29,18 @@ describe("reseller renew: 200 domains, faults, two SIGKILLs", () => {
   let env: NodeJS.ProcessEnv;
   let namesFile: string;
   // A file of names, so every run sees all 200 rows (with --expiring-within, renewed domains drop out).
-  const args = () => ["renew", namesFile, "--journal", journalFile, "--window-ms", "1000", "--request-timeout", "1s", "--concurrency", "16"];
+  const args = () => [
+    "renew",
+    namesFile,
+    "--journal",
+    journalFile,
+    "--window-ms",
+    "1000",
+    "--request-timeout",
+    "1s",
+    "--concurrency",
+    "16",
+  ];
 
   beforeAll(async () => {
     bin = buildBin();
@@ -70,14 +81,24 @@ describe("reseller renew: 200 domains, faults, two SIGKILLs", () => {
     expect(results.every((r) => r.kind === "done" || r.kind === "already_done")).toBe(true);
 
     // The emulator's effect log: one renewal per domain, 200 in all (a second execution would show here).
-    const effects = (await emu.control<{ kind: string; idempotency_key: string }[]>("GET", "/effects")).filter((e) => e.kind === "domain.renew");
+    const effects = (await emu.control<{ kind: string; idempotency_key: string }[]>("GET", "/effects")).filter(
+      (e) => e.kind === "domain.renew",
+    );
     expect(effects).toHaveLength(200);
     expect(new Set(effects.map((e) => e.idempotency_key.split(":")[2])).size).toBe(200);
 
     // A clean journal: every renewal completed, nothing unsettled.
     const journal = createSqliteJournal({ filename: journalFile });
     try {
-      const unsettled = await journal.listByState(["recorded", "sending", "unknown", "conflict", "reconciling", "accepted", "needs_manual_check"]);
+      const unsettled = await journal.listByState([
+        "recorded",
+        "sending",
+        "unknown",
+        "conflict",
+        "reconciling",
+        "accepted",
+        "needs_manual_check",
+      ]);
       expect(unsettled.map((r) => `${r.operationId} ${r.state}`)).toEqual([]);
       const renewals = (await journal.listByState(["completed"])).filter((r) => r.operationId === "domains.renew");
       expect(renewals).toHaveLength(200);
