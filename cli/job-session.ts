@@ -6,6 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { CommandState } from "../src/index";
+import { EXIT, type ExitCode } from "./exit-codes";
 import { createJobIo, type JobIo } from "./jobs";
 import { outputMode } from "./output";
 import { Progress, type ProgressSink } from "./progress";
@@ -42,14 +43,22 @@ export function notice(io: Pick<JobIo, "mode" | "stderr">, sink: ProgressSink, m
   else sink.event({ type: "notice", message });
 }
 
-export async function withJobSession<T>(
+export async function withJobSession(
   global: GlobalOptions,
   rt: Runtime,
   job: string,
   dryRun: boolean,
-  body: (env: JobEnv) => Promise<T>,
-): Promise<T> {
+  body: (env: JobEnv) => Promise<ExitCode>,
+): Promise<ExitCode> {
   const session = await openSession(global, rt.env);
+  // Ctrl-C before the first row (context, recovery): stop recovering, say how to resume; twice: exit now.
+  const setup = new AbortController();
+  const onSetupInterrupt = () => {
+    if (setup.signal.aborted) rt.proc.exit(EXIT.interrupted);
+    setup.abort(new Error("interrupted"));
+  };
+  rt.proc.on("SIGINT", onSetupInterrupt);
+  rt.proc.on("SIGTERM", onSetupInterrupt);
   try {
     const progress = new Progress(job, () => ({
       ...session.client.pacer.snapshot(session.apiKeyId),
@@ -88,7 +97,7 @@ export async function withJobSession<T>(
         );
     } else {
       progress.status = "recovering what earlier runs left";
-      const summary = await session.recover();
+      const summary = await session.recover(undefined, setup.signal);
       progress.status = undefined;
       if (summary.examined > 0) {
         sink.event({
@@ -107,8 +116,17 @@ export async function withJobSession<T>(
         }
       }
     }
+    if (setup.signal.aborted) {
+      notice(io, sink, "Interrupted before the job started. Re-run the same command to resume; nothing was lost.");
+      sink.stop();
+      return EXIT.interrupted;
+    }
+    rt.proc.off("SIGINT", onSetupInterrupt);
+    rt.proc.off("SIGTERM", onSetupInterrupt);
     return await body({ session, context, progress, sink, io });
   } finally {
+    rt.proc.off("SIGINT", onSetupInterrupt);
+    rt.proc.off("SIGTERM", onSetupInterrupt);
     await session.close();
   }
 }
