@@ -30,7 +30,14 @@ const sdkAsExternal: NonNullable<Options["esbuildPlugins"]>[number] = {
     build.onResolve({ filter: /^\.\.\/(src|emulator|stores)\// }, (args) => {
       const target = SDK_ENTRIES[args.path];
       if (!args.importer.includes("/cli/")) return undefined;
-      if (!target) return { errors: [{ text: `cli/ may import only the public entries (${Object.keys(SDK_ENTRIES).join(", ")}), not ${args.path}` }] };
+      if (!target)
+        return {
+          errors: [
+            {
+              text: `cli/ may import only the public entries (${Object.keys(SDK_ENTRIES).join(", ")}), not ${args.path}`,
+            },
+          ],
+        };
       return { path: target, external: true };
     });
   },
@@ -87,7 +94,9 @@ export default defineConfig([
     clean: false,
     splitting: false,
     // commander and cli-table3 are CommonJS and require() Node built-ins; an ESM bundle needs a require.
-    banner: { js: '#!/usr/bin/env node\nimport { createRequire as __cliRequire } from "node:module";\nconst require = __cliRequire(import.meta.url);' },
+    banner: {
+      js: '#!/usr/bin/env node\nimport { createRequire as __cliRequire } from "node:module";\nconst require = __cliRequire(import.meta.url);',
+    },
     // The CLI's own libraries are devDependencies bundled here, so SDK users never install them.
     noExternal: ["commander", "cli-table3", "csv-parse", "log-update"],
     esbuildPlugins: [sdkAsExternal],

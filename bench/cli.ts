@@ -79,8 +79,8 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
       if (lines === 0) firstLineMs = performance.now() - started;
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
     });
-    child.stderr.on("data", (d) => {
-      stderr += d;
+    child.stderr.on("data", (d: Buffer) => {
+      stderr += d.toString();
       if (stderr.length > 4_000_000) stderr = stderr.slice(-1_000_000);
     });
     child.on("error", reject);
@@ -88,13 +88,19 @@ function run(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
   });
 }
 
-function summaryOf(stderr: string): Record<string, any> {
+interface Summary {
+  elapsedMs: number;
+  count429: number;
+  maxRssBytes: number;
+}
+
+function summaryOf(stderr: string): Summary {
   const line = stderr
     .split("\n")
     .reverse()
     .find((l) => l.includes('"type":"summary"'));
   if (!line) throw new Error(`no summary from the CLI:\n${stderr.slice(-2000)}`);
-  return JSON.parse(line) as Record<string, any>;
+  return JSON.parse(line) as Summary;
 }
 
 async function writeNames(file: string, count: number): Promise<void> {
@@ -156,10 +162,10 @@ export async function runCliBench(
     const smallRun = await run(["check", "--file", small, "--dry-run"], {});
     if (bigRun.lines !== rssLines)
       throw new Error(`check --dry-run printed ${bigRun.lines} rows, expected ${rssLines}`);
-    const rssBytes = summaryOf(bigRun.stderr).maxRssBytes as number;
-    const baselineRssBytes = summaryOf(smallRun.stderr).maxRssBytes as number;
+    const rssBytes = summaryOf(bigRun.stderr).maxRssBytes;
+    const baselineRssBytes = summaryOf(smallRun.stderr).maxRssBytes;
 
-    const jobMs = summary.elapsedMs as number;
+    const jobMs = summary.elapsedMs;
     return {
       domains,
       limit,

@@ -53,7 +53,7 @@ export async function runDomainsList(global: GlobalOptions, rt: Runtime, options
   try {
     for (const n of session.notices) rt.stderr.write(n + "\n");
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
-    const printer = new RowPrinter<DomainRow>(rt.stdout as Writable, mode, [
+    const printer = new RowPrinter<DomainRow>(rt.stdout, mode, [
       { header: "name", value: (d) => d.name },
       { header: "expires", value: (d) => d.expires_at.slice(0, 10) },
       { header: "days left", value: (d) => Math.floor((Date.parse(d.expires_at) - Date.now()) / 86_400_000) },

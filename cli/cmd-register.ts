@@ -55,10 +55,8 @@ export const REGISTER_KEY_PREFIX = "rsl-cli:register:";
 function nameserversOf(raw: unknown): { list?: string[] } | { error: string } {
   if (raw === undefined || raw === null || raw === "") return {};
   const list = Array.isArray(raw)
-    ? raw.map(String)
-    : String(raw)
-        .split(/[\s;|]+/)
-        .filter(Boolean);
+    ? raw.map((n) => (typeof n === "string" ? n : JSON.stringify(n)))
+    : (typeof raw === "string" ? raw : JSON.stringify(raw)).split(/[\s;|]+/).filter(Boolean);
   if (list.length < 2 || list.length > 13) return { error: `nameservers: give 2 to 13 host names, got ${list.length}` };
   const bad = list.find((n) => !/^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i.test(n));
   if (bad) return { error: `nameservers: ${JSON.stringify(bad)} is not a host name` };
@@ -73,8 +71,12 @@ export function orderFromRecord(
   if ("error" in rec) return { line: rec.line, subject: `line ${rec.line}`, kind: "invalid", message: rec.error };
   const f = rec.fields;
   const externalId =
-    typeof f.external_id === "string" ? f.external_id.trim() : f.external_id === undefined ? "" : String(f.external_id);
-  const subject = String(f.domain ?? externalId ?? `line ${rec.line}`);
+    typeof f.external_id === "string"
+      ? f.external_id.trim()
+      : f.external_id === undefined || f.external_id === null
+        ? ""
+        : JSON.stringify(f.external_id);
+  const subject = typeof f.domain === "string" ? f.domain : externalId || `line ${rec.line}`;
   const invalid = (message: string): RowResult => ({ line: rec.line, subject, kind: "invalid", message });
   if (!externalId)
     return invalid("external_id is required on every row: it is how a re-run finds the order instead of buying again");
@@ -115,8 +117,8 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
     (/\.csv$/i.test(input)
       ? "csv"
       : /\.(jsonl|ndjson|json)$/i.test(input)
-      ? "jsonl"
-      : await sniffFormat(source.stream));
+        ? "jsonl"
+        : await sniffFormat(source.stream));
   let total: number | undefined;
   const counting = source.file
     ? countDataLines(source.file).then((n) => (total = format === "csv" ? Math.max(0, n - 1) : n))

@@ -296,8 +296,8 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         env.progress.counters.finished > 0
           ? env.progress.counters.requests / env.progress.counters.finished
           : options.wait
-          ? 3
-          : 1,
+            ? 3
+            : 1,
       resumeHint:
         "Re-run the same command to resume: finished domains are skipped, in-flight ones are reconciled, none is renewed twice.",
     };
@@ -325,6 +325,6 @@ function slim(op: OperationResource): Record<string, unknown> {
 
 function describe(r: RowResult): string {
   const where = r.line !== undefined ? `line ${r.line}  ` : "";
-  const target = r.data?.target ? ` → ${String(r.data.target)}` : "";
+  const target = typeof r.data?.target === "string" ? ` → ${r.data.target}` : "";
   return `${where}${r.subject}${target}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
 }

@@ -29,15 +29,7 @@ export const EXIT_CODE_HELP = `Exit codes:
 
 /** Outcome kinds of one row, as printed in results and the summary table. */
 export type ResultKind =
-  | "done"
-  | "already_done"
-  | "accepted"
-  | "dry_run"
-  | "rejected"
-  | "invalid"
-  | "unknown"
-  | "manual"
-  | "pending";
+  "done" | "already_done" | "accepted" | "dry_run" | "rejected" | "invalid" | "unknown" | "manual" | "pending";
 
 const UNSETTLED: ReadonlySet<ResultKind> = new Set(["unknown", "manual", "pending"]);
 const REJECTED: ReadonlySet<ResultKind> = new Set(["rejected", "invalid"]);

@@ -52,8 +52,7 @@ export async function countDataLines(file: string): Promise<number> {
   let count = 0;
   let atStart = true; // no non-blank byte seen yet on this line
   for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
-    for (let i = 0; i < chunk.length; i++) {
-      const b = chunk[i];
+    for (const b of chunk) {
       if (b === 10) atStart = true;
       else if (atStart && b !== 32 && b !== 9 && b !== 13) {
         atStart = false;

@@ -10,7 +10,8 @@ import { formatDuration } from "./args";
 import { exitCodeFor, type ExitCode, type ResultKind } from "./exit-codes";
 import { watchInterrupts } from "./interrupt";
 import { jsonLine, renderTable, type OutputMode } from "./output";
-import { jsonSink, Progress, ttySink, type PaceView, type ProgressSink } from "./progress";
+import type { Progress } from "./progress";
+import { jsonSink, ttySink, type PaceView, type ProgressSink } from "./progress";
 
 export interface RowResult {
   /** 1-based input line (absent for rows that came from the API, e.g. --expiring-within). */

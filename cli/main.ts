@@ -79,7 +79,7 @@ if (isEntry()) {
       process.stderr.write("", done);
     },
     (error: unknown) => {
-      process.stderr.write(`reseller: ${error instanceof Error ? error.stack ?? error.message : String(error)}\n`);
+      process.stderr.write(`reseller: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(EXIT.failure);
     },
   );

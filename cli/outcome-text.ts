@@ -10,7 +10,7 @@ export function describeOutcome(outcome: Outcome): string {
     case "rejected": {
       const e = outcome.error;
       const fields =
-        e && e.details && typeof e.details === "object" && !Array.isArray(e.details)
+        e?.details && typeof e.details === "object" && !Array.isArray(e.details)
           ? ` (${Object.entries(e.details as Record<string, unknown>)
               .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join("; ") : String(v)}`)
               .join(", ")})`

@@ -20,12 +20,17 @@ export function jsonLine(value: unknown): string {
   return JSON.stringify(value) + "\n";
 }
 
-export type Column<T> = { header: string; value: (row: T) => unknown };
+export interface Column<T> {
+  header: string;
+  value: (row: T) => unknown;
+}
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return "";
-  if (Array.isArray(value)) return value.join(", ");
-  return String(value);
+  if (Array.isArray(value)) return value.map(cell).join(", ");
+  if (typeof value === "string") return value;
+  if (typeof value === "number" || typeof value === "boolean" || typeof value === "bigint") return String(value);
+  return JSON.stringify(value) ?? "";
 }
 
 export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]): string {

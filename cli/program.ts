@@ -27,8 +27,12 @@ const CREDENTIALS_HELP = `Credentials (never on the command line — shell histo
 
 const ON_ERROR = ["continue", "stop"] as const;
 
-interface Raw {
-  [name: string]: unknown;
+/** commander's parsed options: strings for value flags, booleans for switches, string[] for variadics. */
+type Raw = Record<string, string | boolean | string[] | undefined>;
+
+/** A value flag's text (commander hands strings; defaults are strings too). */
+function text(value: Raw[string]): string {
+  return typeof value === "string" ? value : Array.isArray(value) ? value.join(",") : String(value);
 }
 
 /** The package version: cli/ and dist/ both sit one level below package.json. */
@@ -47,21 +51,19 @@ function globals(program: Command): GlobalOptions {
     baseUrl: o.baseUrl as string | undefined,
     emulator: o.emulator === true,
     journal: o.journal as string | undefined,
-    journalSync: parseChoice("--journal-sync", String(o.journalSync ?? DEFAULT_GLOBALS.journalSync), [
+    journalSync: parseChoice("--journal-sync", text(o.journalSync ?? DEFAULT_GLOBALS.journalSync), [
       "full",
       "normal",
     ] as const),
     json: o.json === true,
     windowMs:
-      o.windowMs === undefined
-        ? DEFAULT_GLOBALS.windowMs
-        : parseInteger("--window-ms", String(o.windowMs), 1, 3_600_000),
+      o.windowMs === undefined ? DEFAULT_GLOBALS.windowMs : parseInteger("--window-ms", text(o.windowMs), 1, 3_600_000),
     requestTimeoutMs:
       o.requestTimeout === undefined
         ? DEFAULT_GLOBALS.requestTimeoutMs
-        : parseDuration("--request-timeout", String(o.requestTimeout)),
+        : parseDuration("--request-timeout", text(o.requestTimeout)),
     recoverOlderThanMs:
-      o.recoverOlderThan === undefined ? 0 : parseDuration("--recover-older-than", String(o.recoverOlderThan)),
+      o.recoverOlderThan === undefined ? 0 : parseDuration("--recover-older-than", text(o.recoverOlderThan)),
   };
 }
 
@@ -151,7 +153,7 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
       setExit(
         await runDomainsList(globals(program), rt, {
           expiringWithinMs:
-            o.expiringWithin === undefined ? undefined : parseDuration("--expiring-within", String(o.expiringWithin)),
+            o.expiringWithin === undefined ? undefined : parseDuration("--expiring-within", text(o.expiringWithin)),
           status: o.status as string | undefined,
           zone: o.zone as string | undefined,
           zones: zones(program),
@@ -173,8 +175,8 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
         names,
         input: o.file as string | undefined,
         dryRun: o.dryRun === true,
-        concurrency: parseInteger("--concurrency", String(o.concurrency), 1, 64),
-        onError: parseChoice("--on-error", String(o.onError), ON_ERROR),
+        concurrency: parseInteger("--concurrency", text(o.concurrency), 1, 64),
+        onError: parseChoice("--on-error", text(o.onError), ON_ERROR),
         zones: zones(program),
         batchSize: CLI_DEFAULTS.input.checkBatch,
       }),
@@ -206,16 +208,16 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
       await runRenew(globals(program), rt, {
         input: file,
         expiringWithinMs:
-          o.expiringWithin === undefined ? undefined : parseDuration("--expiring-within", String(o.expiringWithin)),
-        period: parseInteger("--period", String(o.period), 1, 10),
+          o.expiringWithin === undefined ? undefined : parseDuration("--expiring-within", text(o.expiringWithin)),
+        period: parseInteger("--period", text(o.period), 1, 10),
         wait: o.wait !== false,
         dryRun: o.dryRun === true,
         quotes: o.quotes !== false,
-        concurrency: parseInteger("--concurrency", String(o.concurrency), 1, 64),
-        onError: parseChoice("--on-error", String(o.onError), ON_ERROR),
-        renewedWithinMs: parseDuration("--renewed-within", String(o.renewedWithin)),
-        attempt: parseInteger("--attempt", String(o.attempt), 1, 99),
-        waitTimeoutMs: parseDuration("--wait-timeout", String(o.waitTimeout)),
+        concurrency: parseInteger("--concurrency", text(o.concurrency), 1, 64),
+        onError: parseChoice("--on-error", text(o.onError), ON_ERROR),
+        renewedWithinMs: parseDuration("--renewed-within", text(o.renewedWithin)),
+        attempt: parseInteger("--attempt", text(o.attempt), 1, 99),
+        waitTimeoutMs: parseDuration("--wait-timeout", text(o.waitTimeout)),
         zones: zones(program),
       }),
     ),
@@ -241,11 +243,11 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
       await runRegister(globals(program), rt, {
         input: file,
         format: o.format as "csv" | "jsonl" | undefined,
-        period: parseInteger("--period", String(o.period), 1, 10),
+        period: parseInteger("--period", text(o.period), 1, 10),
         dryRun: o.dryRun === true,
         quotes: o.quotes !== false,
-        concurrency: parseInteger("--concurrency", String(o.concurrency), 1, 64),
-        onError: parseChoice("--on-error", String(o.onError), ON_ERROR),
+        concurrency: parseInteger("--concurrency", text(o.concurrency), 1, 64),
+        onError: parseChoice("--on-error", text(o.onError), ON_ERROR),
         zones: zones(program),
       }),
     ),

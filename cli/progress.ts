@@ -59,7 +59,11 @@ export class Progress {
   /** Requests a row costs before it is finished (1 for a send; more when it waits for its operation). */
   requestsPerRow = 1;
 
-  constructor(readonly job: string, readonly pace: PaceView, readonly now: () => number = Date.now) {
+  constructor(
+    readonly job: string,
+    readonly pace: PaceView,
+    readonly now: () => number = Date.now,
+  ) {
     this.startedAt = now();
   }
 
@@ -171,12 +175,21 @@ export function jsonSink(stream: Writable): ProgressSink {
     event(event) {
       stream.write(JSON.stringify({ at: new Date().toISOString(), ...event }) + "\n");
     },
-    render() {},
+    render() {
+      // nothing to redraw: every event is already a line
+    },
     above(target, text) {
       target.write(text.endsWith("\n") ? text : text + "\n");
     },
-    stop() {},
+    stop() {
+      // nothing to restore: no live line was drawn
+    },
   };
+}
+
+/** A terminal size, or the fallback when the terminal reports none (0 or undefined). */
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && value > 0 ? value : fallback;
 }
 
 /** The live line on a terminal, redrawn at most every 100 ms. */
@@ -186,10 +199,10 @@ export function ttySink(stream: Writable, progress: Progress): ProgressSink {
   const target = {
     write: (chunk: string) => stream.write(chunk),
     get columns() {
-      return sized.columns || 120;
+      return positive(sized.columns, 120);
     },
     get rows() {
-      return sized.rows || 24;
+      return positive(sized.rows, 24);
     },
     isTTY: true,
   } as unknown as NodeJS.WriteStream;
@@ -199,7 +212,7 @@ export function ttySink(stream: Writable, progress: Progress): ProgressSink {
   const draw = () => {
     if (stopped) return;
     last = Date.now();
-    log(progress.line().slice(0, Math.max(20, (sized.columns || 120) - 1)));
+    log(progress.line().slice(0, Math.max(20, positive(sized.columns, 120) - 1)));
   };
   const timer = setInterval(draw, 250);
   timer.unref();

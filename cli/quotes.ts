@@ -27,7 +27,10 @@ export class QuoteBook {
   private readonly totals = new Map<string, bigint>();
   rows = 0;
 
-  constructor(private readonly client: ResellerClient, private readonly zones: readonly string[]) {}
+  constructor(
+    private readonly client: ResellerClient,
+    private readonly zones: readonly string[],
+  ) {}
 
   /** The price of `action` for `domain` over `period` years (one quote per zone, action and period). */
   price(action: "register" | "renew", domain: string, period: number): Promise<Price | { error: string }> {

@@ -59,5 +59,5 @@ export async function renewalIndex(env: JobEnv): Promise<Map<string, CommandReco
 }
 
 export async function* listDomains(env: JobEnv): AsyncGenerator<DomainRef> {
-  for await (const d of env.session.client.domains.list({ query: { per_page: 100 } })) yield d as DomainRef;
+  for await (const d of env.session.client.domains.list({ query: { per_page: 100 } })) yield d;
 }

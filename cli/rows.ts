@@ -41,7 +41,8 @@ export function checkDomainName(raw: string, zones: readonly string[]): { name: 
 
 export function checkPeriod(raw: unknown, fallback: number): { period: number } | { error: string } {
   if (raw === undefined || raw === null || raw === "") return { period: fallback };
-  const value = typeof raw === "number" ? raw : /^\s*\d+\s*$/.test(String(raw)) ? Number(raw) : Number.NaN;
+  const value =
+    typeof raw === "number" ? raw : typeof raw === "string" && /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
   if (!Number.isInteger(value) || value < 1 || value > 10) {
     return { error: `period must be a whole number of years from 1 to 10, got ${JSON.stringify(raw)}` };
   }

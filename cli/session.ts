@@ -40,6 +40,19 @@ export interface ContextInfo {
   language: string | null;
 }
 
+/** GET /context's data, as far as the CLI reads it. */
+interface ContextData {
+  environment: "test" | "live";
+  reseller?: { status?: string };
+  credential?: {
+    public_key_id?: string;
+    scopes?: string[];
+    rate_limit_per_minute?: number;
+    expires_at?: string | null;
+  };
+  language?: string;
+}
+
 export interface Session {
   client: ResellerClient;
   journal: Journal;
@@ -124,7 +137,7 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
           }). Check the token, the base URL and the key's IP allowlist.`,
         );
       }
-      const data = (outcome.data as { data: Record<string, any> }).data;
+      const data = (outcome.data as { data: ContextData }).data;
       return {
         environment: data.environment,
         resellerStatus: data.reseller?.status ?? null,

@@ -8,6 +8,9 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { Journal } from "../src/index";
 import { SetupError } from "./errors";
+// Types only: the modules themselves load on demand, below.
+import type * as PgStore from "../stores/pg-journal";
+import type * as SqliteStore from "../stores/sqlite-journal";
 
 export interface OpenedJournal {
   journal: Journal;
@@ -67,7 +70,7 @@ export async function openJournal(
     };
   }
   if (chosen && isPostgresUrl(chosen)) {
-    let mod: typeof import("../stores/pg-journal");
+    let mod: typeof PgStore;
     try {
       mod = await import("../stores/pg-journal");
     } catch (error) {
@@ -85,7 +88,7 @@ export async function openJournal(
     }
   }
   const file = resolve(chosen || defaultJournalPath(env));
-  let mod: typeof import("../stores/sqlite-journal");
+  let mod: typeof SqliteStore;
   try {
     mod = await import("../stores/sqlite-journal");
   } catch (error) {

@@ -40,7 +40,7 @@ export function supportNote(record: CommandRecord): string {
     const what =
       a.status !== undefined
         ? `HTTP ${a.status}${a.errorCode ? ` ${a.errorCode}` : ""}`
-        : a.transportError ?? "no response";
+        : (a.transportError ?? "no response");
     lines.push(
       `  ${new Date(a.at).toISOString()}  ${what}${a.requestId ? `  request ${a.requestId}` : ""}${
         a.replayed ? "  (replayed)" : ""

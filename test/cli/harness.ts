@@ -43,11 +43,11 @@ export async function startEmulator(args: string[] = []): Promise<EmulatorProces
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stderr = "";
-  child.stderr!.on("data", (d) => (stderr += d));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const line = await new Promise<string>((resolve, reject) => {
     let out = "";
-    child.stdout!.on("data", (d) => {
-      out += d;
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
       const nl = out.indexOf("\n");
       if (nl >= 0) resolve(out.slice(0, nl));
     });
@@ -105,13 +105,24 @@ export function spawnCli(command: string[], args: string[], env: NodeJS.ProcessE
   let out = "";
   let err = "";
   const waiters = new Set<() => void>();
-  const poke = () => waiters.forEach((w) => w());
-  child.stdout!.on("data", (d) => ((out += d), poke()));
-  child.stderr!.on("data", (d) => ((err += d), poke()));
-  if (stdin !== undefined) child.stdin!.end(stdin);
-  else child.stdin!.end();
+  const poke = () => {
+    for (const w of waiters) w();
+  };
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+    poke();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+    poke();
+  });
+  if (stdin !== undefined) child.stdin.end(stdin);
+  else child.stdin.end();
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once("exit", (code, signal) => (poke(), resolve({ code, signal }))),
+    child.once("exit", (code, signal) => {
+      poke();
+      resolve({ code, signal });
+    }),
   );
   return {
     child,
@@ -148,13 +159,16 @@ export async function runCli(command: string[], args: string[], env: NodeJS.Proc
   return { code, signal, stdout: run.stdout(), stderr: run.stderr() };
 }
 
-export function jsonLines(text: string): Record<string, any>[] {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read whatever fields a JSON line has
+type JsonObject = Record<string, any>;
+
+export function jsonLines(text: string): JsonObject[] {
   return text
     .split("\n")
     .filter((l) => l.trim() !== "")
     .map((l) => {
       try {
-        return JSON.parse(l) as Record<string, any>;
+        return JSON.parse(l) as JsonObject;
       } catch {
         throw new Error(`not a JSON line: ${JSON.stringify(l.slice(0, 200))}`);
       }

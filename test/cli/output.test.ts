@@ -13,7 +13,7 @@ const SCRIPT = "/usr/bin/script";
 const tmp = tempDir("reseller-cli-out-");
 afterAll(() => tmp.cleanup());
 
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- the point is to find control characters
 const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
 
 describe("CLI output", () => {
