@@ -12,13 +12,7 @@ import { openSession, type GlobalOptions } from "./session";
 import { openJournal } from "./stores";
 import { supportNote } from "./support-note";
 
-export const ALL_STATES: readonly CommandState[] = [
-  ...UNSETTLED_STATES,
-  "succeeded",
-  "completed",
-  "failed",
-  "rejected",
-];
+const ALL_STATES: readonly CommandState[] = [...UNSETTLED_STATES, "succeeded", "completed", "failed", "rejected"];
 
 function iso(ms: number): string {
   return new Date(ms).toISOString();

@@ -35,7 +35,7 @@ export interface RegisterOptions {
 }
 
 /** The order body, keys in a fixed order so a re-run produces the same bytes (D4). */
-export interface OrderBody {
+interface OrderBody {
   external_id: string;
   action: "register";
   domain: string;
@@ -50,7 +50,7 @@ interface OrderRow {
   bytes: string;
 }
 
-export const REGISTER_KEY_PREFIX = "rsl-cli:register:";
+const REGISTER_KEY_PREFIX = "rsl-cli:register:";
 
 function nameserversOf(raw: unknown): { list?: string[] } | { error: string } {
   if (raw === undefined || raw === null || raw === "") return {};

@@ -63,7 +63,7 @@ export async function countDataLines(file: string): Promise<number> {
   return count;
 }
 
-export async function* readLines(stream: Readable): AsyncGenerator<Line> {
+async function* readLines(stream: Readable): AsyncGenerator<Line> {
   const rl = createInterface({ input: stream, crlfDelay: Infinity });
   let line = 0;
   for await (const text of rl) {

@@ -15,7 +15,7 @@ import { EXIT_CODE_HELP, type ExitCode } from "./exit-codes";
 import type { Runtime } from "./job-session";
 import { DEFAULT_GLOBALS, type GlobalOptions } from "./session";
 
-export const TRY_IT = `Try it with no account (an in-process emulator, test key, no real money):
+const TRY_IT = `Try it with no account (an in-process emulator, test key, no real money):
   reseller --emulator context
   reseller --emulator domains list --expiring-within 400d
   reseller --emulator renew --expiring-within 400d --dry-run`;

@@ -11,7 +11,7 @@ export interface DomainRef {
   expires_at: string;
 }
 
-export const ALL_STATES: readonly CommandState[] = [
+const ALL_STATES: readonly CommandState[] = [
   "recorded",
   "sending",
   "succeeded",
@@ -25,7 +25,7 @@ export const ALL_STATES: readonly CommandState[] = [
   "needs_manual_check",
 ];
 
-export const RENEW_KEY_PREFIX = "rsl-cli:renew:";
+const RENEW_KEY_PREFIX = "rsl-cli:renew:";
 
 /** The term end a renewal of `period` years produces, as a UTC date. */
 export function targetTerm(expiresAt: string, period: number): string {

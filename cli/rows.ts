@@ -49,10 +49,6 @@ export function checkPeriod(raw: unknown, fallback: number): { period: number } 
   return { period: value };
 }
 
-export function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
-
 /**
  * Remembers each key's first line and body digest (32 bytes a row, so 100,000 rows stay small):
  * the same key with the same body is a duplicate line; with another body, a reused key.

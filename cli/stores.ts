@@ -20,7 +20,7 @@ export interface OpenedJournal {
 }
 
 /** `$XDG_STATE_HOME/reseller/journal.sqlite`, else `~/.local/state/reseller/journal.sqlite`. */
-export function defaultJournalPath(env: NodeJS.ProcessEnv): string {
+function defaultJournalPath(env: NodeJS.ProcessEnv): string {
   const state = env.XDG_STATE_HOME?.trim() || join(homedir(), ".local", "state");
   return join(state, "reseller", "journal.sqlite");
 }
@@ -30,7 +30,7 @@ function isPostgresUrl(value: string): boolean {
 }
 
 /** postgres://user:secret@host:5432/db → postgres://user@host:5432/db (never print the password). */
-export function redactUrl(value: string): string {
+function redactUrl(value: string): string {
   try {
     const url = new URL(value);
     url.password = "";
