@@ -6,10 +6,42 @@
  * - dist/otel    ← otel/index.ts      OpenTelemetry spans and metrics (reseller-api/otel; @opentelemetry/api is an optional peer)
  * - dist/stores/{memory,sqlite,postgres,redis} ← stores/*  (reseller-api/stores/…; optional peers)
  * - dist/cli     ← emulator/cli.ts    ESM only, with a shebang    (bin: reseller-emulator)
+ * - dist/reseller← cli/main.ts        ESM only, with a shebang    (bin: reseller, the operator CLI)
  * `dependencies` and `peerDependencies` stay external; dev-only runtime code the emulator uses
  * (e.g. hono) is bundled, so installing the package never needs devDependencies.
  */
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
+
+/**
+ * The operator CLI imports the SDK through the package's public entries only; in the bundle those
+ * imports point at the built entry files next to it (one copy of the SDK, one class per error, and the
+ * optional store drivers load only when the chosen journal needs them).
+ */
+const SDK_ENTRIES: Record<string, string> = {
+  "../src/index": "./index.js",
+  "../emulator/public": "./emulator.js",
+  "../stores/memory-journal": "./stores/memory.js",
+  "../stores/sqlite-journal": "./stores/sqlite.js",
+  "../stores/pg-journal": "./stores/postgres.js",
+};
+const sdkAsExternal: NonNullable<Options["esbuildPlugins"]>[number] = {
+  name: "sdk-entries-external",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/(src|emulator|stores)\// }, (args) => {
+      const target = SDK_ENTRIES[args.path];
+      if (!args.importer.includes("/cli/")) return undefined;
+      if (!target)
+        return {
+          errors: [
+            {
+              text: `cli/ may import only the public entries (${Object.keys(SDK_ENTRIES).join(", ")}), not ${args.path}`,
+            },
+          ],
+        };
+      return { path: target, external: true };
+    });
+  },
+};
 
 const shared = {
   outDir: "dist",
@@ -43,7 +75,7 @@ export default defineConfig([
     // import.meta.url in the emulator must keep working in the CJS build.
     shims: true,
     // Both configs run in parallel: this one cleans dist/ but leaves the CLI build's files alone.
-    clean: ["!cli.js"],
+    clean: ["!cli.js", "!reseller.js"],
   },
   {
     ...shared,
@@ -53,5 +85,20 @@ export default defineConfig([
     clean: false,
     splitting: false,
     banner: { js: "#!/usr/bin/env node" },
+  },
+  {
+    ...shared,
+    entry: { reseller: "cli/main.ts" },
+    format: ["esm"],
+    dts: false,
+    clean: false,
+    splitting: false,
+    // commander and cli-table3 are CommonJS and require() Node built-ins; an ESM bundle needs a require.
+    banner: {
+      js: '#!/usr/bin/env node\nimport { createRequire as __cliRequire } from "node:module";\nconst require = __cliRequire(import.meta.url);',
+    },
+    // The CLI's own libraries are devDependencies bundled here, so SDK users never install them.
+    noExternal: ["commander", "cli-table3", "csv-parse", "log-update"],
+    esbuildPlugins: [sdkAsExternal],
   },
 ]);

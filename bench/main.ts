@@ -15,6 +15,7 @@ import { reportPacingBench, runPacingBench } from "./pacing";
 import { reportJournalBench, reportRecoveryBench, runJournalBench, runRecoveryBench } from "./journal";
 import { reportMultiprocessBench, runMultiprocessBench } from "./multiprocess";
 import { kB, reportSizeBench, runSizeBench } from "./size";
+import { reportCliBench, runCliBench } from "./cli";
 
 interface Verdict {
   bench: string;
@@ -127,6 +128,29 @@ const benches: Bench[] = [
           value: redis ? `${(redis.utilisation * 100).toFixed(1)} %, ${redis.count429}` : "missing",
           target: "≥ 95 %, 0",
           pass: !!redis && redis.utilisation >= 0.95 && redis.count429 === 0,
+        },
+      ];
+    },
+  },
+  {
+    name: "cli",
+    async run() {
+      const r = await runCliBench();
+      await reportCliBench(r);
+      return [
+        {
+          bench: "cli",
+          measure: `reseller renew, ${r.domains} domains at L=${r.limit}/${r.windowMs} ms: job time ÷ ⌈N/L⌉·W, 429s`,
+          value: `${(r.jobMs / r.idealMs).toFixed(3)}, ${r.count429Cli + r.count429Server}`,
+          target: "≤ 1.05, 0",
+          pass: r.pass.pacing,
+        },
+        {
+          bench: "cli",
+          measure: `reseller check --dry-run, ${r.rssLines.toLocaleString("en")} lines: peak RSS (1,000 lines: ${(r.baselineRssBytes / 1048576).toFixed(1)} MB)`,
+          value: `${(r.rssBytes / 1048576).toFixed(1)} MB`,
+          target: "< 150 MB",
+          pass: r.pass.memory,
         },
       ];
     },

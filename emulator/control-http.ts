@@ -61,6 +61,9 @@ export async function handleControl(control: EmulatorControl, request: Request):
       case "POST /keys/:/revoke":
         control.revokeKey(id);
         return json(204, null);
+      case "POST /keys/:/deposit":
+        control.deposit(id, Number(body.amount_minor));
+        return json(204, null);
       case "POST /keys/:/rotate":
         return json(200, { data: control.rotateKey(id) });
       case "POST /resellers/:/status":

@@ -5,7 +5,7 @@ import { formatToken, parseToken } from "./auth";
 import { addFault } from "./faults";
 import { forceStatus, settle } from "./operations-lifecycle";
 import { presentDomain } from "./resources/domains";
-import { ensureDeposit } from "./resources/finance";
+import { deposit, ensureDeposit } from "./resources/finance";
 import type { ApiKey, Domain, State } from "./state";
 import type {
   CounterInfo,
@@ -140,6 +140,11 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
       const key = keyOr404(state, id);
       key.secret = keySecret(state.config.random);
       return { token: formatToken(key) };
+    },
+    deposit(id, amountMinor) {
+      const key = keyOr404(state, id);
+      if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new ControlError(422, "amount_minor must be a positive integer.");
+      deposit(state, { resellerUuid: key.resellerUuid, environment: key.environment }, amountMinor);
     },
     updateKey(id, input: UpdateKeyInput) {
       const key = keyOr404(state, id);

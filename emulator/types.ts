@@ -205,6 +205,8 @@ export interface EmulatorControl {
   revokeKey(publicKeyId: string): void;
   /** New secret, same public key id, same rate counter (C7). Returns the new token. */
   rotateKey(publicKeyId: string): { token: string };
+  /** Adds `amount_minor` (minor units, > 0) to the balance of the key's reseller in its environment. */
+  deposit(publicKeyId: string, amountMinor: number): void;
   updateKey(publicKeyId: string, input: UpdateKeyInput): KeyInfo;
   setResellerStatus(resellerUuid: string, status: ResellerStatus): void;
   keys(): KeyInfo[];

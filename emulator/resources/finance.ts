@@ -82,6 +82,12 @@ export function charge(
   addEntry(state, owner, "charge", -amountMinor, description, refs.orderUuid ?? null, refs.operationUuid ?? null);
 }
 
+/** A deposit on the key's reseller account (the control API's top-up, for long test runs). */
+export function deposit(state: State, owner: Owner, amountMinor: number): void {
+  ensureDeposit(state, owner);
+  addEntry(state, owner, "deposit", amountMinor, "Deposit", null, null);
+}
+
 export function refund(state: State, owner: Owner, amountMinor: number, description: string, refs: { orderUuid?: string; operationUuid?: string }): void {
   if (amountMinor <= 0) return;
   addEntry(state, owner, "refund", amountMinor, description, refs.orderUuid ?? null, refs.operationUuid ?? null);

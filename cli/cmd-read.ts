@@ -1,0 +1,89 @@
+/** `reseller context` and `reseller domains list`: read-only commands (no journal writes, no recovery). */
+import type { Writable } from "node:stream";
+import type { ExitCode } from "./exit-codes";
+import { EXIT } from "./exit-codes";
+import type { Runtime } from "./job-session";
+import { jsonLine, outputMode, renderPairs, RowPrinter } from "./output";
+import { openSession, type GlobalOptions } from "./session";
+import { zoneOf } from "./rows";
+
+export async function runContext(global: GlobalOptions, rt: Runtime): Promise<ExitCode> {
+  const session = await openSession(global, rt.env);
+  try {
+    for (const n of session.notices) rt.stderr.write(n + "\n");
+    const ctx = await session.context();
+    const info = {
+      environment: ctx.environment,
+      base_url: session.baseUrl,
+      key_id: ctx.publicKeyId,
+      reseller_status: ctx.resellerStatus,
+      scopes: ctx.scopes,
+      rate_limit_per_window: ctx.limit,
+      window_ms: session.windowMs,
+      window: "fixed, starts at the first counted request (C3)",
+      key_expires_at: ctx.expiresAt,
+      language: ctx.language,
+      journal: session.journalLabel,
+    };
+    const mode = outputMode(global.json, rt.stdout, rt.stderr);
+    rt.stdout.write(mode.json ? jsonLine(info) : renderPairs(Object.entries(info)));
+    return EXIT.ok;
+  } finally {
+    await session.close();
+  }
+}
+
+export interface ListOptions {
+  expiringWithinMs?: number;
+  status?: string;
+  zone?: string;
+  zones: readonly string[];
+}
+
+interface DomainRow {
+  uuid: string;
+  name: string;
+  status: string;
+  expires_at: string;
+  auto_renew: boolean;
+}
+
+export async function runDomainsList(global: GlobalOptions, rt: Runtime, options: ListOptions): Promise<ExitCode> {
+  const session = await openSession(global, rt.env);
+  try {
+    for (const n of session.notices) rt.stderr.write(n + "\n");
+    const mode = outputMode(global.json, rt.stdout, rt.stderr);
+    const printer = new RowPrinter<DomainRow>(rt.stdout, mode, [
+      { header: "name", value: (d) => d.name },
+      { header: "expires", value: (d) => d.expires_at.slice(0, 10) },
+      { header: "days left", value: (d) => Math.floor((Date.parse(d.expires_at) - Date.now()) / 86_400_000) },
+      { header: "status", value: (d) => d.status },
+      { header: "auto-renew", value: (d) => (d.auto_renew ? "yes" : "no") },
+      { header: "uuid", value: (d) => d.uuid },
+    ]);
+    const horizon = options.expiringWithinMs === undefined ? undefined : Date.now() + options.expiringWithinMs;
+    const zone = options.zone?.replace(/^\./, "").toLowerCase();
+    let count = 0;
+    // Every page, 100 per request; the pacer spaces them within the key's window.
+    for await (const item of session.client.domains.list({ query: { per_page: 100 } })) {
+      const d = item as DomainRow;
+      if (horizon !== undefined && Date.parse(d.expires_at) > horizon) continue;
+      if (options.status && d.status !== options.status) continue;
+      if (zone && zoneOf(d.name, [zone]) !== zone) continue;
+      count += 1;
+      printer.push({
+        uuid: d.uuid,
+        name: d.name,
+        status: d.status,
+        expires_at: d.expires_at,
+        auto_renew: d.auto_renew,
+      });
+      if ((rt.stdout as Writable).writableNeedDrain) await new Promise((r) => (rt.stdout as Writable).once("drain", r));
+    }
+    printer.end("no domain matches");
+    if (!mode.json) rt.stderr.write(`${count} domain(s)\n`);
+    return EXIT.ok;
+  } finally {
+    await session.close();
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * `reseller register`: one order per row of CSV (header: external_id,domain,period,nameservers) or
+ * JSON lines. `external_id` is required on every row: it is the order's identity (F5) and its
+ * Idempotency-Key, so a re-run finds the journalled order instead of buying again, and a row that
+ * reuses an external_id for a different body is refused before anything is sent.
+ */
+import { DomainLockedError, InvalidArgumentError, type CommandRecord } from "../src/index";
+import { UsageError } from "./errors";
+import type { ExitCode } from "./exit-codes";
+import {
+  countDataLines,
+  ensureReadable,
+  openInput,
+  readCsv,
+  readJsonLines,
+  sniffFormat,
+  type RecordRow,
+} from "./input";
+import { notice, withJobSession, type Runtime } from "./job-session";
+import { printSummary, runJob, type RowResult, type SourceItem } from "./jobs";
+import { describeOutcome, requestIdsOf } from "./outcome-text";
+import { QuoteBook } from "./quotes";
+import { checkDomainName, checkPeriod, DuplicateTracker } from "./rows";
+import type { GlobalOptions } from "./session";
+
+export interface RegisterOptions {
+  input?: string;
+  format?: "csv" | "jsonl";
+  period: number;
+  dryRun: boolean;
+  quotes: boolean;
+  concurrency: number;
+  onError: "continue" | "stop";
+  zones: readonly string[];
+}
+
+/** The order body, keys in a fixed order so a re-run produces the same bytes (D4). */
+interface OrderBody {
+  external_id: string;
+  action: "register";
+  domain: string;
+  period: number;
+  nameservers?: string[];
+}
+
+interface OrderRow {
+  line: number;
+  body: OrderBody;
+  key: string;
+  bytes: string;
+}
+
+const REGISTER_KEY_PREFIX = "rsl-cli:register:";
+
+function nameserversOf(raw: unknown): { list?: string[] } | { error: string } {
+  if (raw === undefined || raw === null || raw === "") return {};
+  const list = Array.isArray(raw)
+    ? raw.map((n) => (typeof n === "string" ? n : JSON.stringify(n)))
+    : (typeof raw === "string" ? raw : JSON.stringify(raw)).split(/[\s;|]+/).filter(Boolean);
+  if (list.length < 2 || list.length > 13) return { error: `nameservers: give 2 to 13 host names, got ${list.length}` };
+  const bad = list.find((n) => !/^(?!-)[a-z0-9-]{1,63}(?<!-)(\.(?!-)[a-z0-9-]{1,63}(?<!-))+$/i.test(n));
+  if (bad) return { error: `nameservers: ${JSON.stringify(bad)} is not a host name` };
+  return { list: list.map((n) => n.toLowerCase()) };
+}
+
+/** One input record → an order, or the line-numbered reason it cannot be one. */
+export function orderFromRecord(
+  rec: RecordRow,
+  options: Pick<RegisterOptions, "period" | "zones">,
+): OrderRow | RowResult {
+  if ("error" in rec) return { line: rec.line, subject: `line ${rec.line}`, kind: "invalid", message: rec.error };
+  const f = rec.fields;
+  const externalId =
+    typeof f.external_id === "string"
+      ? f.external_id.trim()
+      : f.external_id === undefined || f.external_id === null
+        ? ""
+        : JSON.stringify(f.external_id);
+  const subject = typeof f.domain === "string" ? f.domain : externalId || `line ${rec.line}`;
+  const invalid = (message: string): RowResult => ({ line: rec.line, subject, kind: "invalid", message });
+  if (!externalId)
+    return invalid("external_id is required on every row: it is how a re-run finds the order instead of buying again");
+  if (externalId.length > 64) return invalid("external_id must be 1..64 characters");
+  if (typeof f.domain !== "string") return invalid("domain is required");
+  const domain = checkDomainName(f.domain, options.zones);
+  if ("error" in domain) return invalid(domain.error);
+  const period = checkPeriod(f.period, options.period);
+  if ("error" in period) return invalid(period.error);
+  const ns = nameserversOf(f.nameservers);
+  if ("error" in ns) return invalid(ns.error);
+  const known = new Set(["external_id", "domain", "period", "nameservers", "action"]);
+  const unknownField = Object.keys(f).find((k) => !known.has(k) && f[k] !== "" && f[k] !== undefined);
+  if (unknownField)
+    return invalid(`unknown field ${JSON.stringify(unknownField)}; fields: external_id, domain, period, nameservers`);
+  if (f.action !== undefined && f.action !== "" && f.action !== "register")
+    return invalid("action can only be register");
+  const body: OrderBody = { external_id: externalId, action: "register", domain: domain.name, period: period.period };
+  if (ns.list) body.nameservers = ns.list;
+  return { line: rec.line, body, key: `${REGISTER_KEY_PREFIX}${externalId}`, bytes: JSON.stringify(body) };
+}
+
+function sameBody(record: CommandRecord, bytes: string): boolean {
+  return record.body !== null && new TextDecoder().decode(record.body) === bytes;
+}
+
+export async function runRegister(global: GlobalOptions, rt: Runtime, options: RegisterOptions): Promise<ExitCode> {
+  let input = options.input;
+  if (input === undefined) {
+    if (rt.stdin.isTTY)
+      throw new UsageError("register needs orders: a FILE (CSV with a header, or JSON lines), or - for stdin.");
+    input = "-";
+  }
+  const source = openInput(input, rt.stdin)!;
+  await ensureReadable(source);
+  const format =
+    options.format ??
+    (/\.csv$/i.test(input)
+      ? "csv"
+      : /\.(jsonl|ndjson|json)$/i.test(input)
+        ? "jsonl"
+        : await sniffFormat(source.stream));
+  let total: number | undefined;
+  const counting = source.file
+    ? countDataLines(source.file).then((n) => (total = format === "csv" ? Math.max(0, n - 1) : n))
+    : undefined;
+
+  return withJobSession(global, rt, "register", options.dryRun, async (env) => {
+    const { session, io, sink } = env;
+    await counting;
+    const quotes = new QuoteBook(session.client, options.zones);
+    const tracker = new DuplicateTracker();
+
+    async function* rows(): AsyncGenerator<SourceItem<OrderRow>> {
+      const records = format === "csv" ? readCsv(source.stream) : readJsonLines(source.stream);
+      for await (const rec of records) {
+        const order = orderFromRecord(rec, options);
+        if (!("body" in order)) {
+          yield { result: order };
+          continue;
+        }
+        const problem = tracker.check(order.body.external_id, order.bytes, order.line, "external_id");
+        if (problem) {
+          yield {
+            result: {
+              line: order.line,
+              subject: order.body.domain,
+              kind: "invalid",
+              message: problem,
+              idempotencyKey: order.key,
+            },
+          };
+          continue;
+        }
+        yield { row: order, line: order.line, subject: order.body.domain };
+      }
+    }
+
+    async function registerOne(
+      row: OrderRow,
+      ctx: { state: (l: number | undefined, s: string, st: string, e?: Record<string, unknown>) => void },
+    ): Promise<RowResult> {
+      const base: RowResult = {
+        line: row.line,
+        subject: row.body.domain,
+        kind: "done",
+        idempotencyKey: row.key,
+        data: { external_id: row.body.external_id, period: row.body.period },
+      };
+      const existing = await session.journal.findByIdempotencyKey(session.apiKeyId, row.key);
+      if (existing) {
+        if (!sameBody(existing, row.bytes)) {
+          return {
+            ...base,
+            kind: "invalid",
+            commandId: existing.id,
+            message: `external_id ${row.body.external_id} was already used for a different order (command ${
+              existing.id
+            }, ${new Date(existing.createdAt).toISOString()}); never reuse it for another order`,
+          };
+        }
+        const withIds = { ...base, commandId: existing.id, orderUuid: existing.resources.orderUuid };
+        switch (existing.state) {
+          case "succeeded":
+          case "completed":
+            return { ...withIds, kind: "already_done", message: `ordered by command ${existing.id}; nothing sent` };
+          case "rejected":
+          case "failed":
+            return {
+              ...withIds,
+              kind: "rejected",
+              message: `this order was ${existing.state} earlier (command ${existing.id}); use a new external_id for a corrected order`,
+            };
+          case "needs_manual_check":
+            return {
+              ...withIds,
+              kind: "manual",
+              message: `needs a manual check (command ${existing.id}): reseller commands notes`,
+            };
+          default:
+            return {
+              ...withIds,
+              kind: "unknown",
+              message: `command ${existing.id} is ${existing.state}; run \`reseller recover\` — never order it again by hand`,
+            };
+        }
+      }
+      if (options.dryRun) {
+        const price = options.quotes ? await quotes.price("register", row.body.domain, row.body.period) : undefined;
+        if (price) quotes.add(price);
+        return {
+          ...base,
+          kind: "dry_run",
+          message: `would send POST /orders ${row.bytes}`,
+          data: { ...base.data, price },
+        };
+      }
+      ctx.state(row.line, row.body.domain, "sending", { idempotencyKey: row.key });
+      let outcome;
+      try {
+        outcome = await session.client.orders.create({ body: row.body }, { idempotencyKey: row.key });
+      } catch (error) {
+        if (error instanceof DomainLockedError)
+          return {
+            ...base,
+            kind: "unknown",
+            message: `another order for this domain is in flight (command ${error.heldBy}); run \`reseller recover\``,
+          };
+        if (error instanceof InvalidArgumentError) return { ...base, kind: "invalid", message: error.message };
+        throw error;
+      }
+      const common = { ...base, commandId: outcome.commandId, requestIds: requestIdsOf(outcome) };
+      if (outcome.kind === "succeeded") {
+        const order = (outcome.data as { data?: { uuid?: string; status?: string; amount?: unknown } }).data;
+        return {
+          ...common,
+          kind: "done",
+          orderUuid: order?.uuid,
+          message: `order ${order?.status ?? "created"}${outcome.reconciled ? " (found by external_id)" : ""}`,
+          data: { ...common.data, amount: order?.amount },
+        };
+      }
+      if (outcome.kind === "rejected") return { ...common, kind: "rejected", message: describeOutcome(outcome) };
+      return { ...common, kind: "unknown", message: describeOutcome(outcome) };
+    }
+
+    const job = {
+      name: "register",
+      source: rows(),
+      total: () => total,
+      concurrency: options.concurrency,
+      onError: options.onError,
+      run: registerOne,
+      resumeHint:
+        "Re-run the same command to resume: orders already placed are found by external_id and never placed twice.",
+    };
+    const outcome = await runJob(job, io, env.progress, sink);
+    if (options.dryRun && options.quotes) {
+      const cost =
+        quotes
+          .total()
+          .map((p) => `${p.amount} ${p.currency}`)
+          .join(" + ") || "nothing";
+      notice(
+        io,
+        sink,
+        `dry run: ${quotes.rows} order(s) would cost ${cost} (one quote per zone and period); nothing was ordered`,
+      );
+    }
+    printSummary(outcome, job, io);
+    return outcome.exitCode;
+  });
+}

@@ -1,0 +1,330 @@
+/**
+ * `reseller renew`: one renewal command per domain, from a file/stdin of names (or UUIDs) or from
+ * `--expiring-within`. The Idempotency-Key is derived from the job's own inputs — domain, period and
+ * the target term — so a resumed run sends the same key and bytes (D2, D4), and before any send the
+ * journal is consulted: a domain this journal already renewed (or is renewing) is never renewed
+ * again, and a finished job re-run sends no write at all.
+ */
+import {
+  DomainLockedError,
+  InvalidArgumentError,
+  RequestAbortedError,
+  type CommandRecord,
+  type OperationResource,
+} from "../src/index";
+import { formatDuration } from "./args";
+import { listDomains, renewalIndex, renewKey, targetTerm, type DomainRef } from "./renewals";
+import { UsageError } from "./errors";
+import type { ExitCode } from "./exit-codes";
+import { countDataLines, dataLines, ensureReadable, openInput } from "./input";
+import { notice, withJobSession, type Runtime } from "./job-session";
+import { printSummary, runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
+import { describeOutcome, requestIdsOf } from "./outcome-text";
+import { QuoteBook } from "./quotes";
+import { checkDomainName, checkPeriod, isUuid } from "./rows";
+import type { GlobalOptions } from "./session";
+
+export interface RenewOptions {
+  input?: string;
+  expiringWithinMs?: number;
+  period: number;
+  wait: boolean;
+  dryRun: boolean;
+  quotes: boolean;
+  concurrency: number;
+  onError: "continue" | "stop";
+  renewedWithinMs: number;
+  attempt: number;
+  waitTimeoutMs: number;
+  zones: readonly string[];
+}
+
+interface RenewRow {
+  line?: number;
+  domain: DomainRef;
+  period: number;
+}
+
+export async function runRenew(global: GlobalOptions, rt: Runtime, options: RenewOptions): Promise<ExitCode> {
+  if ((options.input === undefined) === (options.expiringWithinMs === undefined)) {
+    if (options.input === undefined && !rt.stdin.isTTY) options.input = "-";
+    else
+      throw new UsageError(
+        "renew needs the domains: a FILE (or - for stdin) of names or UUIDs, or --expiring-within 30d — not both.",
+      );
+  }
+  const source = options.input !== undefined ? openInput(options.input, rt.stdin) : undefined;
+  if (source) await ensureReadable(source);
+  return withJobSession(global, rt, "renew", options.dryRun, async (env) => {
+    const { session, sink, io } = env;
+    const journalIndex = await renewalIndex(env);
+    const quotes = new QuoteBook(session.client, options.zones);
+    let total: number | undefined;
+    let listed = 0;
+
+    async function* rows(): AsyncGenerator<SourceItem<RenewRow>> {
+      if (options.expiringWithinMs !== undefined) {
+        const horizon = Date.now() + options.expiringWithinMs;
+        for await (const domain of listDomains(env)) {
+          if (Date.parse(domain.expires_at) > horizon) continue;
+          listed += 1;
+          yield { row: { domain, period: options.period }, subject: domain.name };
+        }
+        total = listed;
+        return;
+      }
+      // A file names domains; one listing (100 per request) maps names and UUIDs to their terms.
+      const byName = new Map<string, DomainRef>();
+      for await (const d of listDomains(env)) byName.set(d.name, d).set(d.uuid.toLowerCase(), d);
+      sink.event({ type: "listed", domains: byName.size / 2 });
+      if (source!.file) total = await countDataLines(source!.file);
+      for await (const { line, text } of dataLines(source!.stream)) {
+        const [rawName, rawPeriod, extra] = text.split(/[\s,;]+/);
+        if (extra !== undefined) {
+          yield { result: { line, subject: rawName, kind: "invalid", message: "expected `name-or-uuid[,period]`" } };
+          continue;
+        }
+        const period = checkPeriod(rawPeriod, options.period);
+        if ("error" in period) {
+          yield { result: { line, subject: rawName, kind: "invalid", message: period.error } };
+          continue;
+        }
+        let domain: DomainRef | undefined;
+        if (isUuid(rawName)) domain = byName.get(rawName.toLowerCase());
+        else {
+          const name = checkDomainName(rawName, options.zones);
+          if ("error" in name) {
+            yield { result: { line, subject: rawName, kind: "invalid", message: name.error } };
+            continue;
+          }
+          domain = byName.get(name.name);
+        }
+        if (!domain) {
+          yield {
+            result: {
+              line,
+              subject: rawName,
+              kind: "invalid",
+              message: "not one of this key's domains (GET /domains does not list it)",
+            },
+          };
+          continue;
+        }
+        yield { row: { line, domain, period: period.period }, line, subject: domain.name };
+      }
+    }
+
+    const seen = new Map<string, number>(); // domain → first line, within this input
+
+    async function renewOne(row: RenewRow, ctx: JobContext): Promise<RowResult> {
+      const { domain, line } = row;
+      const base = { line, subject: domain.name, domainUuid: domain.uuid };
+      const first = seen.get(domain.uuid);
+      if (first !== undefined)
+        return { ...base, kind: "invalid", message: `duplicate of line ${first}; renewed once only` };
+      seen.set(domain.uuid, line ?? 0);
+      const target = targetTerm(domain.expires_at, row.period);
+      const key = renewKey(domain.uuid, row.period, target, options.attempt);
+      const withKey: RowResult = {
+        ...base,
+        kind: "pending",
+        idempotencyKey: key,
+        data: { period: row.period, from: domain.expires_at.slice(0, 10), target },
+      };
+      const previous = journalIndex.get(domain.uuid.toLowerCase());
+      if (previous) {
+        const recent = Date.now() - previous.createdAt < options.renewedWithinMs;
+        const failed = previous.state === "failed" || previous.state === "rejected";
+        if (previous.idempotencyKey === key || (recent && !failed)) return settleExisting(previous, withKey, ctx);
+      }
+      if (options.dryRun) {
+        const price = options.quotes ? await quotes.price("renew", domain.name, row.period) : undefined;
+        if (price) quotes.add(price);
+        return {
+          ...withKey,
+          kind: "dry_run",
+          message: `would send POST /domains/${domain.uuid}/renew {"period":${row.period}}`,
+          data: { ...withKey.data, price },
+        };
+      }
+      ctx.state(line, domain.name, "sending", { idempotencyKey: key });
+      let outcome;
+      try {
+        outcome = await session.client.domains.renew(
+          { domainUuid: domain.uuid, body: { period: row.period } },
+          { idempotencyKey: key },
+        );
+      } catch (error) {
+        if (error instanceof DomainLockedError) {
+          return {
+            ...withKey,
+            kind: "unknown",
+            message: `another command for this domain is in flight (command ${error.heldBy}); run \`reseller recover\``,
+          };
+        }
+        if (error instanceof InvalidArgumentError) return { ...withKey, kind: "invalid", message: error.message };
+        throw error;
+      }
+      const common: RowResult = { ...withKey, commandId: outcome.commandId, requestIds: requestIdsOf(outcome) };
+      switch (outcome.kind) {
+        case "accepted":
+          return afterAcceptance(common, outcome.operationUuid, outcome.commandId, ctx);
+        case "succeeded":
+          return { ...common, kind: "done", message: `HTTP ${outcome.status}` };
+        case "rejected":
+          return { ...common, kind: "rejected", message: describeOutcome(outcome) };
+        default:
+          return { ...common, kind: "unknown", message: describeOutcome(outcome) };
+      }
+    }
+
+    async function afterAcceptance(
+      result: RowResult,
+      operationUuid: string,
+      commandId: string | undefined,
+      ctx: JobContext,
+    ): Promise<RowResult> {
+      const accepted = { ...result, operationUuid };
+      ctx.state(result.line, result.subject, "accepted", { operationUuid });
+      if (!options.wait)
+        return {
+          ...accepted,
+          kind: "accepted",
+          message: `operation ${operationUuid} accepted; not waiting (--no-wait)`,
+        };
+      try {
+        const waited = await session.client.operations.wait(operationUuid, {
+          commandId,
+          signal: ctx.interrupt,
+          deadline: Date.now() + options.waitTimeoutMs,
+        });
+        if (waited.kind === "completed")
+          return {
+            ...accepted,
+            kind: "done",
+            message: "renewed",
+            data: { ...accepted.data, operation: slim(waited.operation) },
+          };
+        if (waited.kind === "failed") {
+          return {
+            ...accepted,
+            kind: "rejected",
+            message: `operation failed: ${waited.operation.error?.code ?? "no code"} ${
+              waited.operation.error?.message ?? ""
+            }`.trim(),
+          };
+        }
+        if (waited.kind === "timeout") {
+          return {
+            ...accepted,
+            kind: "pending",
+            message: `operation still ${waited.lastOperation?.status ?? "unread"} after ${formatDuration(
+              options.waitTimeoutMs,
+            )}; re-run to keep waiting (never renew again)`,
+          };
+        }
+        return {
+          ...accepted,
+          kind: "unknown",
+          message: `the operation cannot be read: ${describeOutcome(waited.outcome)}`,
+        };
+      } catch (error) {
+        if (error instanceof RequestAbortedError) {
+          return {
+            ...accepted,
+            kind: "pending",
+            message: "interrupted while waiting for the operation; re-run the same command to keep waiting",
+          };
+        }
+        throw error;
+      }
+    }
+
+    /** A journalled renewal of this domain exists: report or finish it, never send a new one. */
+    async function settleExisting(record: CommandRecord, result: RowResult, ctx: JobContext): Promise<RowResult> {
+      const r: RowResult = {
+        ...result,
+        idempotencyKey: record.idempotencyKey,
+        commandId: record.id,
+        operationUuid: record.resources.operationUuid,
+      };
+      const when = new Date(record.createdAt).toISOString();
+      switch (record.state) {
+        case "completed":
+        case "succeeded":
+          return { ...r, kind: "already_done", message: `renewed by command ${record.id} (${when}); nothing sent` };
+        case "accepted":
+          if (options.dryRun || !r.operationUuid)
+            return {
+              ...r,
+              kind: "pending",
+              message: `accepted by command ${record.id}; operation ${r.operationUuid ?? "unknown"} not finished`,
+            };
+          return afterAcceptance(r, r.operationUuid, record.id, ctx);
+        case "failed":
+        case "rejected":
+          return {
+            ...r,
+            kind: "rejected",
+            message: `the same renewal already ${record.state} (command ${
+              record.id
+            }); its key is spent — fix the cause, then re-run with --attempt ${options.attempt + 1}`,
+          };
+        case "needs_manual_check":
+          return {
+            ...r,
+            kind: "manual",
+            message: `needs a manual check (command ${record.id}): reseller commands notes`,
+          };
+        default:
+          return {
+            ...r,
+            kind: "unknown",
+            message: `command ${record.id} is ${record.state}; run \`reseller recover\` — never renew it again by hand`,
+          };
+      }
+    }
+
+    const job = {
+      name: "renew",
+      source: rows(),
+      total: () => total,
+      concurrency: options.concurrency,
+      onError: options.onError,
+      run: renewOne,
+      requestsPerRow: () =>
+        env.progress.counters.finished > 0
+          ? env.progress.counters.requests / env.progress.counters.finished
+          : options.wait
+            ? 3
+            : 1,
+      resumeHint:
+        "Re-run the same command to resume: finished domains are skipped, in-flight ones are reconciled, none is renewed twice.",
+    };
+    const outcome = await runJob(job, { ...io, describe }, env.progress, sink);
+    if (options.dryRun && options.quotes) {
+      const cost =
+        quotes
+          .total()
+          .map((p) => `${p.amount} ${p.currency}`)
+          .join(" + ") || "nothing";
+      notice(
+        io,
+        sink,
+        `dry run: ${quotes.rows} renewal(s) would cost ${cost} (one quote per zone and period); nothing was renewed`,
+      );
+    }
+    printSummary(outcome, job, io);
+    return outcome.exitCode;
+  });
+}
+
+function slim(op: OperationResource): Record<string, unknown> {
+  return { uuid: op.uuid, status: op.status, completed_at: op.completed_at };
+}
+
+function describe(r: RowResult): string {
+  const where = r.line !== undefined ? `line ${r.line}  ` : "";
+  const target = typeof r.data?.target === "string" ? ` → ${r.data.target}` : "";
+  return `${where}${r.subject}${target}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
+}

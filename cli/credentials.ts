@@ -1,0 +1,52 @@
+/**
+ * Where the CLI finds its credentials (A4): the token from RESELLER_API_TOKEN or --token-file, never
+ * from argv; the base URL from RESELLER_API_BASE_URL or --base-url. With --emulator neither is read.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { TOKEN_ADVICE } from "./args";
+import { UsageError } from "./errors";
+
+export interface CredentialSources {
+  tokenFile?: string;
+  baseUrl?: string;
+  env: NodeJS.ProcessEnv;
+}
+
+export interface Credentials {
+  token: string;
+  baseUrl: string;
+  /** Where the token came from, for messages (never the token). */
+  tokenSource: string;
+  /** A warning to print once, e.g. a token file others can read. */
+  warning?: string;
+}
+
+export function resolveCredentials(sources: CredentialSources): Credentials {
+  const baseUrl = (sources.baseUrl ?? sources.env.RESELLER_API_BASE_URL ?? "").trim();
+  if (!baseUrl) {
+    throw new UsageError(
+      "No API base URL: set RESELLER_API_BASE_URL (e.g. https://<your provider>/api/reseller/v1) or pass --base-url; or try everything with --emulator.",
+    );
+  }
+  let token: string;
+  let tokenSource: string;
+  let warning: string | undefined;
+  if (sources.tokenFile !== undefined) {
+    try {
+      token = readFileSync(sources.tokenFile, "utf8").trim();
+      const mode = statSync(sources.tokenFile).mode;
+      if ((mode & 0o077) !== 0) {
+        warning = `warning: ${sources.tokenFile} can be read by other users; chmod 600 it.`;
+      }
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? String(error);
+      throw new UsageError(`--token-file: cannot read ${sources.tokenFile} (${code}). ${TOKEN_ADVICE}`);
+    }
+    tokenSource = `--token-file ${sources.tokenFile}`;
+  } else {
+    token = (sources.env.RESELLER_API_TOKEN ?? "").trim();
+    tokenSource = "RESELLER_API_TOKEN";
+  }
+  if (!token) throw new UsageError(`No API token. ${TOKEN_ADVICE} Or try everything with --emulator.`);
+  return { token, baseUrl, tokenSource, warning };
+}

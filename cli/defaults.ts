@@ -1,0 +1,27 @@
+/** The CLI's defaults, one object per option group; help texts and JSDoc read them from here. */
+export const CLI_DEFAULTS = {
+  job: {
+    /** Rows in flight at once (each one's HTTP attempts still go through the key's shared pacer). */
+    concurrency: 8,
+    /** What a bad input row or an API rejection does to the rest of the job. */
+    onError: "continue" as "continue" | "stop",
+    /** Years added by a renewal (RenewRequest.period, 1..10). */
+    period: 1,
+    /** A domain this journal renewed (or is renewing) within this many ms is not renewed again. */
+    renewedWithinMs: 30 * 86_400_000,
+    /** Longest wait for one async operation before it is reported as pending. */
+    waitTimeoutMs: 15 * 60_000,
+  },
+  http: {
+    /** Per-attempt timeout, ms. */
+    requestTimeoutMs: 30_000,
+    /** The API's fixed rate-limit window (C3); only an emulator started with --window-ms differs. */
+    windowMs: 60_000,
+  },
+  input: {
+    /** Zones the registrar sells; a name in another zone is refused before anything is sent. */
+    zones: ["kz", "com.kz", "org.kz", "net.kz", "қаз"],
+    /** Names per POST /domains/check (DomainCheckRequest.names: 1..50). */
+    checkBatch: 50,
+  },
+} as const;

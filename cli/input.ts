@@ -1,0 +1,137 @@
+/**
+ * Streaming input: files and stdin are read line by line (or CSV record by record), so a
+ * 100,000-line file is never held in memory and the first row goes out before the last is read.
+ * Every row keeps its 1-based line number for error messages.
+ */
+import { createReadStream } from "node:fs";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
+import { parse as parseCsv } from "csv-parse";
+import { UsageError } from "./errors";
+
+export interface InputSource {
+  stream: Readable;
+  /** "stdin" or the file path, for messages. */
+  name: string;
+  /** The file path, when the input is a regular file (its lines can be counted up front). */
+  file?: string;
+}
+
+export interface Line {
+  line: number;
+  text: string;
+}
+
+/** A record from CSV or JSON lines: its fields, or why the line could not be read. */
+export type RecordRow = { line: number; fields: Record<string, unknown> } | { line: number; error: string };
+
+export function openInput(spec: string | undefined, stdin: Readable & { isTTY?: boolean }): InputSource | undefined {
+  if (spec === undefined || spec === "-") {
+    if (spec === undefined && stdin.isTTY) return undefined;
+    return { stream: stdin, name: "stdin" };
+  }
+  const stream = createReadStream(spec);
+  return { stream, name: spec, file: spec };
+}
+
+/** Fails with a UsageError (not a stack trace) when the file cannot be opened. */
+export async function ensureReadable(source: InputSource): Promise<void> {
+  if (!source.file) return;
+  const stream = source.stream;
+  await Promise.race([
+    once(stream, "open"),
+    once(stream, "error").then(([error]) => {
+      throw new UsageError(`Cannot read ${source.name}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+    }),
+  ]);
+}
+
+/** Counts lines with data (not blank, not a `#` comment) without keeping the file: the job's total. */
+export async function countDataLines(file: string): Promise<number> {
+  let count = 0;
+  let atStart = true; // no non-blank byte seen yet on this line
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    for (const b of chunk) {
+      if (b === 10) atStart = true;
+      else if (atStart && b !== 32 && b !== 9 && b !== 13) {
+        atStart = false;
+        if (b !== 35) count += 1; // "#"
+      }
+    }
+  }
+  return count;
+}
+
+async function* readLines(stream: Readable): AsyncGenerator<Line> {
+  const rl = createInterface({ input: stream, crlfDelay: Infinity });
+  let line = 0;
+  for await (const text of rl) {
+    line += 1;
+    yield { line, text };
+  }
+}
+
+/** Lines that carry data: blank lines and `#` comments are skipped (their numbers still count). */
+export async function* dataLines(stream: Readable): AsyncGenerator<Line> {
+  for await (const l of readLines(stream)) {
+    const text = l.text.trim();
+    if (text === "" || text.startsWith("#")) continue;
+    yield { line: l.line, text };
+  }
+}
+
+export async function* readJsonLines(stream: Readable): AsyncGenerator<RecordRow> {
+  for await (const { line, text } of dataLines(stream)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      yield { line, error: `not valid JSON (${(error as Error).message})` };
+      continue;
+    }
+    if (value === null || typeof value !== "object" || Array.isArray(value)) {
+      yield { line, error: 'a JSON line must be an object such as {"external_id":…,"domain":…}' };
+      continue;
+    }
+    yield { line, fields: value as Record<string, unknown> };
+  }
+}
+
+/** CSV with a header row; a malformed record is reported with its line and the rest goes on. */
+export async function* readCsv(stream: Readable): AsyncGenerator<RecordRow> {
+  const skipped: RecordRow[] = [];
+  const parser = stream.pipe(
+    parseCsv({
+      columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
+      info: true,
+      trim: true,
+      skip_empty_lines: true,
+      comment: "#",
+      comment_no_infix: true,
+      skip_records_with_error: true,
+      on_skip: (error: { message: string; lines?: number } | undefined) => {
+        if (error) skipped.push({ line: error.lines ?? 0, error: `malformed CSV: ${error.message}` });
+      },
+    }),
+  );
+  for await (const entry of parser as AsyncIterable<{ record: Record<string, string>; info: { lines: number } }>) {
+    while (skipped.length > 0) yield skipped.shift()!;
+    yield { line: entry.info.lines, fields: entry.record };
+  }
+  while (skipped.length > 0) yield skipped.shift()!;
+}
+
+/** Reads the first bytes to tell JSON lines (`{`) from CSV, then puts them back. */
+export async function sniffFormat(stream: Readable): Promise<"csv" | "jsonl"> {
+  for (;;) {
+    const chunk = stream.read() as Buffer | string | null;
+    if (chunk !== null) {
+      stream.unshift(chunk);
+      const text = chunk.toString().trimStart();
+      return text.startsWith("{") ? "jsonl" : "csv";
+    }
+    if (stream.readableEnded) return "csv";
+    await Promise.race([once(stream, "readable"), once(stream, "end")]);
+  }
+}

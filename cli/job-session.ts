@@ -1,0 +1,132 @@
+/**
+ * What every job (check, renew, register) does before its first row: open the session, say where the
+ * journal is (once), make the first call (A5: context, which teaches the pacer the key's limit), and
+ * run recover() so that whatever a previous run left is settled before anything new starts (G4).
+ * A dry run skips recover() — it may resend — and only says how many commands are unsettled.
+ */
+import type { Readable, Writable } from "node:stream";
+import type { CommandState } from "../src/index";
+import { EXIT, type ExitCode } from "./exit-codes";
+import { createJobIo, type JobIo } from "./jobs";
+import { outputMode } from "./output";
+import { Progress, type ProgressSink } from "./progress";
+import { openSession, type ContextInfo, type GlobalOptions, type Session } from "./session";
+
+export interface Runtime {
+  stdout: Writable & { isTTY?: boolean };
+  stderr: Writable & { isTTY?: boolean };
+  stdin: Readable & { isTTY?: boolean };
+  env: NodeJS.ProcessEnv;
+  proc: NodeJS.Process;
+}
+
+export interface JobEnv {
+  session: Session;
+  context: ContextInfo;
+  progress: Progress;
+  sink: ProgressSink;
+  io: JobIo;
+}
+
+export const UNSETTLED_STATES: readonly CommandState[] = [
+  "recorded",
+  "sending",
+  "unknown",
+  "conflict",
+  "reconciling",
+  "accepted",
+  "needs_manual_check",
+];
+
+export function notice(io: Pick<JobIo, "mode" | "stderr">, sink: ProgressSink, message: string): void {
+  if (io.mode.ttyErr) sink.above(io.stderr, message);
+  else sink.event({ type: "notice", message });
+}
+
+export async function withJobSession(
+  global: GlobalOptions,
+  rt: Runtime,
+  job: string,
+  dryRun: boolean,
+  body: (env: JobEnv) => Promise<ExitCode>,
+): Promise<ExitCode> {
+  const session = await openSession(global, rt.env);
+  // Ctrl-C before the first row (context, recovery): stop recovering, say how to resume; twice: exit now.
+  const setup = new AbortController();
+  const onSetupInterrupt = () => {
+    if (setup.signal.aborted) rt.proc.exit(EXIT.interrupted);
+    setup.abort(new Error("interrupted"));
+  };
+  rt.proc.on("SIGINT", onSetupInterrupt);
+  rt.proc.on("SIGTERM", onSetupInterrupt);
+  try {
+    const progress = new Progress(job, () => ({
+      ...session.client.pacer.snapshot(session.apiKeyId),
+      windowMs: session.windowMs,
+    }));
+    const io: JobIo = {
+      stdout: rt.stdout,
+      stderr: rt.stderr,
+      mode: outputMode(global.json, rt.stdout, rt.stderr),
+      proc: rt.proc,
+      pace: progress.pace,
+    };
+    const sink = createJobIo(io, progress);
+    for (const message of session.notices) notice(io, sink, message);
+    session.onEvent((event) => {
+      const out = progress.clientEvent(event);
+      if (out) sink.event(out);
+    });
+    const context = await session.context();
+    sink.event({
+      type: "context",
+      environment: context.environment,
+      keyId: context.publicKeyId,
+      limit: context.limit,
+      windowMs: session.windowMs,
+    });
+    if (dryRun) {
+      const unsettled = (await session.journal.listByState(UNSETTLED_STATES)).filter(
+        (r) => r.apiKeyId === session.apiKeyId,
+      ).length;
+      if (unsettled > 0)
+        notice(
+          io,
+          sink,
+          `${unsettled} journalled command(s) are unsettled; a real run (or \`reseller recover\`) settles them first.`,
+        );
+    } else {
+      progress.status = "recovering what earlier runs left";
+      const summary = await session.recover(undefined, setup.signal);
+      progress.status = undefined;
+      if (summary.examined > 0) {
+        sink.event({
+          type: "recovered",
+          examined: summary.examined,
+          resolved: summary.resolved.length,
+          manual: summary.manual.length,
+          stillPending: summary.stillPending.length,
+          skipped: summary.skipped.length,
+        });
+        if (io.mode.ttyErr) {
+          sink.above(
+            io.stderr,
+            `recovered ${summary.examined} command(s) left by an earlier run: ${summary.resolved.length} settled, ${summary.stillPending.length} still pending, ${summary.manual.length} need a manual check`,
+          );
+        }
+      }
+    }
+    if (setup.signal.aborted) {
+      notice(io, sink, "Interrupted before the job started. Re-run the same command to resume; nothing was lost.");
+      sink.stop();
+      return EXIT.interrupted;
+    }
+    rt.proc.off("SIGINT", onSetupInterrupt);
+    rt.proc.off("SIGTERM", onSetupInterrupt);
+    return await body({ session, context, progress, sink, io });
+  } finally {
+    rt.proc.off("SIGINT", onSetupInterrupt);
+    rt.proc.off("SIGTERM", onSetupInterrupt);
+    await session.close();
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * The job runner shared by check, renew and register: a bounded number of rows in flight, pulled
+ * from a streamed source (so memory stays flat and the first request is not delayed by the last
+ * line), each row's result printed as soon as it settles, a documented --on-error policy, and the
+ * Ctrl-C behaviour of interrupt.ts. Rows never bypass the journal: `run` goes through the client.
+ */
+import { once } from "node:events";
+import type { Writable } from "node:stream";
+import { formatDuration } from "./args";
+import { exitCodeFor, type ExitCode, type ResultKind } from "./exit-codes";
+import { watchInterrupts } from "./interrupt";
+import { jsonLine, renderTable, type OutputMode } from "./output";
+import type { Progress } from "./progress";
+import { jsonSink, ttySink, type PaceView, type ProgressSink } from "./progress";
+
+export interface RowResult {
+  /** 1-based input line (absent for rows that came from the API, e.g. --expiring-within). */
+  line?: number;
+  /** What the row is about: a domain name, an external_id, a batch. */
+  subject: string;
+  kind: ResultKind;
+  message?: string;
+  idempotencyKey?: string;
+  commandId?: string;
+  domainUuid?: string;
+  operationUuid?: string;
+  orderUuid?: string;
+  requestIds?: string[];
+  /** Command-specific data (availability, price, new expiry…). */
+  data?: Record<string, unknown>;
+}
+
+/** An input row that failed validation is yielded as its `invalid` result, in order. */
+export type SourceItem<Row> = { row: Row; line?: number; subject: string } | { result: RowResult };
+
+export interface JobContext {
+  /** Aborted on the first Ctrl-C: stop waiting (polls), but let sends settle. */
+  interrupt: AbortSignal;
+  /** Reports a row's intermediate state change (sending, accepted…). */
+  state(line: number | undefined, subject: string, state: string, extra?: Record<string, unknown>): void;
+}
+
+export interface JobSpec<Row> {
+  name: string;
+  source: AsyncIterable<SourceItem<Row>>;
+  /** Rows in total, when known up front (or once the source has been read). */
+  total?: () => number | undefined;
+  concurrency: number;
+  onError: "continue" | "stop";
+  run(row: Row, ctx: JobContext): Promise<RowResult | RowResult[]>;
+  /** Requests a row costs (for the ETA); default 1. */
+  requestsPerRow?: () => number;
+  /** Printed when the job was interrupted: how to resume. */
+  resumeHint: string;
+}
+
+export interface JobIo {
+  stdout: Writable;
+  stderr: Writable;
+  mode: OutputMode;
+  proc: NodeJS.Process;
+  pace: PaceView;
+  /** Columns of a human result line. */
+  describe?: (r: RowResult) => string;
+}
+
+export interface JobOutcome {
+  exitCode: ExitCode;
+  counts: Partial<Record<ResultKind, number>>;
+  interrupted: boolean;
+  stoppedByPolicy: boolean;
+  elapsedMs: number;
+  progress: Progress;
+}
+
+const STOPPING_KINDS: ReadonlySet<ResultKind> = new Set(["rejected", "invalid"]);
+
+function humanLine(r: RowResult): string {
+  const where = r.line !== undefined ? `line ${r.line}: ` : "";
+  return `${where}${r.subject}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
+}
+
+export function createJobIo(io: Omit<JobIo, "pace">, progress: Progress): ProgressSink {
+  return io.mode.ttyErr ? ttySink(io.stderr, progress) : jsonSink(io.stderr);
+}
+
+export async function runJob<Row>(
+  spec: JobSpec<Row>,
+  io: JobIo,
+  progress: Progress,
+  sink: ProgressSink,
+): Promise<JobOutcome> {
+  const c = progress.counters;
+  let stoppedByPolicy = false;
+  const interrupt = watchInterrupts(
+    io.proc,
+    () => {
+      progress.status = `interrupted: finishing ${c.inFlight} in flight (Ctrl-C again to exit now)`;
+      sink.event({ type: "interrupt", inFlight: c.inFlight, message: "no new rows will start; rows in flight settle" });
+      sink.render();
+    },
+    () => {
+      sink.stop();
+      io.stderr.write(`\nExiting now. Nothing is lost: every write was journalled first. ${spec.resumeHint}\n`);
+      io.proc.exit(130);
+    },
+  );
+  const emitResult = (r: RowResult) => {
+    c.finished += 1;
+    c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + 1;
+    if (io.mode.json) io.stdout.write(jsonLine(r));
+    else sink.above(io.stdout, (io.describe ?? humanLine)(r));
+    sink.event({ type: "row", line: r.line, subject: r.subject, state: r.kind });
+    if (spec.onError === "stop" && STOPPING_KINDS.has(r.kind) && !stoppedByPolicy) {
+      stoppedByPolicy = true;
+      progress.status = `stopping: --on-error stop after ${r.kind} row`;
+      sink.event({
+        type: "stop",
+        reason: `--on-error stop: ${r.kind} row${r.line !== undefined ? ` at line ${r.line}` : ""}`,
+      });
+    }
+  };
+  const ctx: JobContext = {
+    interrupt: interrupt.signal,
+    state(line, subject, state, extra) {
+      sink.event({ type: "row", line, subject, state, ...extra });
+    },
+  };
+  // Backpressure: a slow reader of stdout slows the job instead of growing a buffer in memory.
+  const drained = async () => {
+    if (io.stdout.writableNeedDrain) await once(io.stdout, "drain");
+    if (io.stderr.writableNeedDrain) await once(io.stderr, "drain");
+  };
+  const iterator = spec.source[Symbol.asyncIterator]();
+  const stopping = () => interrupt.interrupted || stoppedByPolicy;
+  const lane = async () => {
+    while (!stopping()) {
+      const next = await iterator.next();
+      c.total = spec.total?.() ?? c.total;
+      if (next.done) return;
+      const item = next.value;
+      if ("result" in item) {
+        c.started += 1;
+        emitResult(item.result);
+        await drained();
+        continue;
+      }
+      if (stopping()) return; // pulled after Ctrl-C: not started; the next run picks it up
+      c.started += 1;
+      c.inFlight += 1;
+      let results: RowResult | RowResult[];
+      try {
+        results = await spec.run(item.row, ctx);
+      } catch (error) {
+        results = {
+          line: item.line,
+          subject: item.subject,
+          kind: "unknown",
+          message: `unexpected error: ${
+            error instanceof Error ? error.message : String(error)
+          }; run \`reseller recover\` before retrying`,
+        };
+      } finally {
+        c.inFlight -= 1;
+      }
+      for (const r of Array.isArray(results) ? results : [results]) emitResult(r);
+      if (spec.requestsPerRow) progress.requestsPerRow = spec.requestsPerRow();
+      await drained();
+    }
+  };
+  sink.event({ type: "job-start", job: spec.name, total: spec.total?.() });
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, spec.concurrency) }, lane));
+    c.total = spec.total?.() ?? c.total;
+  } finally {
+    interrupt.dispose();
+    await iterator.return?.(undefined).catch(() => undefined);
+  }
+  const interrupted = interrupt.interrupted;
+  const elapsedMs = progress.now() - progress.startedAt;
+  progress.status = undefined;
+  sink.stop();
+  return {
+    exitCode: exitCodeFor(c.byKind, interrupted),
+    counts: c.byKind,
+    interrupted,
+    stoppedByPolicy,
+    elapsedMs,
+    progress,
+  };
+}
+
+const KIND_HELP: Record<ResultKind, string> = {
+  done: "done now",
+  already_done: "done by an earlier run: nothing sent",
+  accepted: "accepted (not waited for: --no-wait)",
+  dry_run: "would be sent (--dry-run)",
+  rejected: "rejected: nothing happened; fix and re-run",
+  invalid: "bad input line: nothing sent",
+  unknown: "outcome unknown: re-run to reconcile",
+  manual: "needs a manual check: reseller commands notes",
+  pending: "still pending: re-run to keep waiting",
+};
+
+/** The final summary: a table by outcome kind on a TTY, one JSON event otherwise. */
+export function printSummary(
+  outcome: JobOutcome,
+  spec: Pick<JobSpec<unknown>, "name" | "resumeHint">,
+  io: JobIo,
+  sink?: ProgressSink,
+): void {
+  const c = outcome.progress.counters;
+  const summary = {
+    type: "summary",
+    job: spec.name,
+    exitCode: outcome.exitCode,
+    counts: outcome.counts,
+    total: c.total ?? c.finished,
+    finished: c.finished,
+    requests: c.requests,
+    count429: c.count429,
+    retries: c.retries,
+    unknownOutcomes: c.unknownOutcomes,
+    elapsedMs: Math.round(outcome.elapsedMs),
+    interrupted: outcome.interrupted,
+    stoppedByPolicy: outcome.stoppedByPolicy,
+    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+  };
+  if (!io.mode.ttyErr) {
+    (sink ?? jsonSink(io.stderr)).event(outcome.interrupted ? { ...summary, resume: spec.resumeHint } : summary);
+    return;
+  }
+  const rows = (Object.keys(KIND_HELP) as ResultKind[])
+    .filter((k) => (outcome.counts[k] ?? 0) > 0)
+    .map((k) => ({ kind: k, count: outcome.counts[k] ?? 0, meaning: KIND_HELP[k] }));
+  io.stderr.write(
+    renderTable(rows.length ? rows : [{ kind: "-", count: 0, meaning: "no rows" }], [
+      { header: "outcome", value: (r) => r.kind },
+      { header: "rows", value: (r) => r.count },
+      { header: "meaning", value: (r) => r.meaning },
+    ]),
+  );
+  io.stderr.write(
+    `${spec.name}: ${c.finished} rows in ${formatDuration(outcome.elapsedMs)}, ${c.requests} requests, ${
+      c.count429
+    }×429, ${c.retries} retries · exit ${outcome.exitCode}\n`,
+  );
+  if (outcome.interrupted) io.stderr.write(`Interrupted. ${spec.resumeHint}\n`);
+  if (outcome.stoppedByPolicy)
+    io.stderr.write("Stopped by --on-error stop; rows after the failing one were not started.\n");
+}

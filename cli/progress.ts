@@ -1,0 +1,241 @@
+/**
+ * Job progress. On a TTY: one live line (log-update) with done/total, rate, an ETA computed from the
+ * key's limit and window (not from a naive average), 429s, retries, unknown outcomes and the current
+ * pause with its reason. Not on a TTY: no control characters at all — one JSON event per state
+ * change, one per line.
+ */
+import type { Writable } from "node:stream";
+import { createLogUpdate } from "log-update";
+import type { ClientEvent, PacingSnapshot } from "../src/index";
+import { formatDuration } from "./args";
+import type { ResultKind } from "./exit-codes";
+
+/** What the pacer says about the key right now, plus the window length the client paces for. */
+export type PaceView = () => (PacingSnapshot & { windowMs: number }) | undefined;
+
+export interface Counters {
+  total: number | undefined;
+  started: number;
+  finished: number;
+  inFlight: number;
+  byKind: Partial<Record<ResultKind, number>>;
+  count429: number;
+  retries: number;
+  unknownOutcomes: number;
+  /** HTTP attempts sent during the job (every request costs one slot of the window). */
+  requests: number;
+}
+
+export interface Pause {
+  reason: string;
+  untilMs: number;
+}
+
+export interface ProgressSink {
+  /** A JSON-able event (non-TTY: printed as one line; TTY: folded into the live line). */
+  event(event: Record<string, unknown>): void;
+  /** Re-render the live line now (TTY only). */
+  render(): void;
+  /** Print a line above the live line (TTY) — results and warnings go through here. */
+  above(stream: Writable, text: string): void;
+  stop(): void;
+}
+
+export class Progress {
+  readonly counters: Counters = {
+    total: undefined,
+    started: 0,
+    finished: 0,
+    inFlight: 0,
+    byKind: {},
+    count429: 0,
+    retries: 0,
+    unknownOutcomes: 0,
+    requests: 0,
+  };
+  pause: Pause | undefined;
+  status: string | undefined;
+  readonly startedAt: number;
+  /** Requests a row costs before it is finished (1 for a send; more when it waits for its operation). */
+  requestsPerRow = 1;
+
+  constructor(
+    readonly job: string,
+    readonly pace: PaceView,
+    readonly now: () => number = Date.now,
+  ) {
+    this.startedAt = now();
+  }
+
+  /** Folds a client event into the counters; returns the JSON event to emit, if any. */
+  clientEvent(event: ClientEvent): Record<string, unknown> | undefined {
+    switch (event.type) {
+      case "attempt":
+        this.counters.requests += 1;
+        return undefined;
+      case "retry":
+        this.counters.retries += 1;
+        return {
+          type: "retry",
+          operation: event.operationId,
+          attempt: event.attempt,
+          delayMs: event.delayMs,
+          reason: event.reason,
+        };
+      case "pause":
+        this.counters.count429 += 1;
+        return {
+          type: "rate-limited",
+          operation: event.operationId,
+          retryAfter: event.retryAfter,
+          requestId: event.requestId,
+        };
+      case "unknown-outcome":
+        this.counters.unknownOutcomes += 1;
+        return {
+          type: "unknown-outcome",
+          operation: event.operationId,
+          reason: event.reason,
+          requestIds: event.requestIds,
+        };
+      case "pacing": {
+        const e = event.event;
+        if (e.type === "pause") {
+          const reason =
+            e.reason === "backoff" ? "429 without Retry-After: backing off" : "429: whole key paused for Retry-After";
+          this.pause = { reason, untilMs: e.untilMs };
+          return { type: "pause", reason, untilMs: e.untilMs };
+        }
+        if (e.type === "window-wait" && e.waitMs >= 1000) {
+          const reason = "window full: waiting for the next rate-limit window";
+          this.pause = { reason, untilMs: this.now() + e.waitMs };
+          return { type: "pause", reason, untilMs: this.pause.untilMs };
+        }
+        if (e.type === "limit-learned") return { type: "limit-learned", limit: e.limit };
+        return undefined;
+      }
+      case "recovery":
+        return { ...(event.event as unknown as Record<string, unknown>), type: "recovery", step: event.event.type };
+      default:
+        return undefined;
+    }
+  }
+
+  /**
+   * ETA from the window model: the requests still to send fill what is left of the open window,
+   * then whole windows of `limit` each (C3: fixed windows), after any pause in force.
+   */
+  etaMs(): number | undefined {
+    const c = this.counters;
+    if (c.total === undefined) return undefined;
+    const rowsLeft = Math.max(0, c.total - c.finished);
+    if (rowsLeft === 0) return 0;
+    const pace = this.pace();
+    if (!pace) return undefined;
+    const now = this.now();
+    const requestsLeft = Math.ceil(rowsLeft * Math.max(1, this.requestsPerRow));
+    const spacing = pace.windowMs / pace.limit;
+    let eta = pace.pausedUntil !== null && pace.pausedUntil > now ? pace.pausedUntil - now : 0;
+    const windowOpen = pace.windowEndsAt !== null && pace.windowEndsAt > now + eta;
+    const slotsNow = windowOpen ? Math.max(0, pace.remaining ?? pace.limit) : pace.limit;
+    if (requestsLeft <= slotsNow) return eta + requestsLeft * spacing;
+    const beyond = requestsLeft - slotsNow;
+    eta += windowOpen ? pace.windowEndsAt! - now - eta : 0;
+    eta += Math.floor((beyond - 1) / pace.limit) * pace.windowMs + (((beyond - 1) % pace.limit) + 1) * spacing;
+    return eta;
+  }
+
+  line(): string {
+    const c = this.counters;
+    const elapsed = Math.max(1, this.now() - this.startedAt);
+    const rate = (c.finished / elapsed) * 1000;
+    const total = c.total === undefined ? "?" : String(c.total);
+    const pct = c.total ? ` ${Math.floor((c.finished / c.total) * 100)}%` : "";
+    const eta = this.etaMs();
+    const parts = [
+      `${this.job} ${c.finished}/${total}${pct}`,
+      `${rate.toFixed(1)}/s`,
+      `ETA ${eta === undefined ? "?" : formatDuration(eta)}`,
+      `429s ${c.count429}`,
+      `retries ${c.retries}`,
+      `unknown ${c.unknownOutcomes}`,
+    ];
+    if (c.inFlight > 0) parts.push(`in flight ${c.inFlight}`);
+    const now = this.now();
+    if (this.pause && this.pause.untilMs > now)
+      parts.push(`paused: ${this.pause.reason} (${formatDuration(this.pause.untilMs - now)})`);
+    if (this.status) parts.push(this.status);
+    return parts.join(" · ");
+  }
+}
+
+/** No control characters ever: each event is one JSON line. */
+export function jsonSink(stream: Writable): ProgressSink {
+  return {
+    event(event) {
+      stream.write(JSON.stringify({ at: new Date().toISOString(), ...event }) + "\n");
+    },
+    render() {
+      // nothing to redraw: every event is already a line
+    },
+    above(target, text) {
+      target.write(text.endsWith("\n") ? text : text + "\n");
+    },
+    stop() {
+      // nothing to restore: no live line was drawn
+    },
+  };
+}
+
+/** A terminal size, or the fallback when the terminal reports none (0 or undefined). */
+function positive(value: number | undefined, fallback: number): number {
+  return value !== undefined && value > 0 ? value : fallback;
+}
+
+/** The live line on a terminal, redrawn at most every 100 ms. */
+export function ttySink(stream: Writable, progress: Progress): ProgressSink {
+  // A pseudo-terminal may report 0 columns/rows (e.g. under `script`); log-update would then draw nothing.
+  const sized = stream as Writable & { columns?: number; rows?: number };
+  const target = {
+    write: (chunk: string) => stream.write(chunk),
+    get columns() {
+      return positive(sized.columns, 120);
+    },
+    get rows() {
+      return positive(sized.rows, 24);
+    },
+    isTTY: true,
+  } as unknown as NodeJS.WriteStream;
+  const log = createLogUpdate(target, { showCursor: true });
+  let last = 0;
+  let stopped = false;
+  const draw = () => {
+    if (stopped) return;
+    last = Date.now();
+    log(progress.line().slice(0, Math.max(20, positive(sized.columns, 120) - 1)));
+  };
+  const timer = setInterval(draw, 250);
+  timer.unref();
+  return {
+    event() {
+      if (Date.now() - last >= 100) draw();
+    },
+    render: draw,
+    above(target, text) {
+      if (stopped) {
+        target.write(text.endsWith("\n") ? text : text + "\n");
+        return;
+      }
+      log.clear();
+      target.write(text.endsWith("\n") ? text : text + "\n");
+      draw();
+    },
+    stop() {
+      if (stopped) return;
+      draw();
+      log.done();
+      stopped = true;
+      clearInterval(timer);
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * One CLI session: credentials (or the in-process emulator), the journal, the client, and the first
+ * call (A5: GET /context, which also teaches the pacer the key's limit). Every command that talks to
+ * the API opens exactly one session and closes it on the way out.
+ */
+import {
+  createResellerClient,
+  type ClientEvent,
+  type Journal,
+  type ResellerClient,
+  type RecoverSummary,
+  type RecoveryEvent,
+} from "../src/index";
+import { resolveCredentials } from "./credentials";
+import { CLI_DEFAULTS } from "./defaults";
+import { SetupError } from "./errors";
+import { openJournal, type OpenedJournal } from "./stores";
+
+export interface GlobalOptions {
+  tokenFile?: string;
+  baseUrl?: string;
+  emulator: boolean;
+  journal?: string;
+  json: boolean;
+  windowMs: number;
+  requestTimeoutMs: number;
+  /** SQLite journal durability: "full" fsyncs every commit (default), "normal" survives SIGKILL but not a power cut. */
+  journalSync: "full" | "normal";
+  /** recover() only touches commands not updated for this long (several processes on one journal). */
+  recoverOlderThanMs: number;
+}
+
+export interface ContextInfo {
+  environment: "test" | "live";
+  resellerStatus: string | null;
+  publicKeyId: string;
+  scopes: string[];
+  limit: number | null;
+  expiresAt: string | null;
+  language: string | null;
+}
+
+/** GET /context's data, as far as the CLI reads it. */
+interface ContextData {
+  environment: "test" | "live";
+  reseller?: { status?: string };
+  credential?: {
+    public_key_id?: string;
+    scopes?: string[];
+    rate_limit_per_minute?: number;
+    expires_at?: string | null;
+  };
+  language?: string;
+}
+
+export interface Session {
+  client: ResellerClient;
+  journal: Journal;
+  journalLabel: string;
+  journalKind: OpenedJournal["kind"];
+  apiKeyId: string;
+  environment: "test" | "live";
+  windowMs: number;
+  baseUrl: string;
+  /** Lines to print once on stderr before anything else (warnings, where the journal is). */
+  notices: string[];
+  /** Replace the event listener (the progress renderer subscribes once it exists). */
+  onEvent(listener: ((event: ClientEvent) => void) | undefined): void;
+  context(): Promise<ContextInfo>;
+  recover(onEvent?: (event: RecoveryEvent) => void, signal?: AbortSignal): Promise<RecoverSummary>;
+  close(): Promise<void>;
+}
+
+export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv): Promise<Session> {
+  let token: string;
+  let baseUrl: string;
+  let fetchFn: ((input: Request) => Promise<Response>) | undefined;
+  let closeEmulator: (() => Promise<void>) | undefined;
+  const notices: string[] = [];
+  if (options.emulator) {
+    const { createEmulator } = await import("../emulator/public");
+    const emulator = createEmulator({ withDefaultKeys: true, windowMs: options.windowMs });
+    const key = emulator.control.keys().find((k) => k.environment === "test");
+    if (!key) throw new SetupError("The in-process emulator has no test key.");
+    token = key.token;
+    baseUrl = "http://127.0.0.1/api/reseller/v1";
+    fetchFn = (input) => emulator.fetch(input);
+    closeEmulator = () => emulator.close();
+    notices.push("emulator: in-process, test key, no network and no real money");
+  } else {
+    const credentials = resolveCredentials({ tokenFile: options.tokenFile, baseUrl: options.baseUrl, env });
+    token = credentials.token;
+    baseUrl = credentials.baseUrl;
+    if (credentials.warning) notices.push(credentials.warning);
+  }
+  const opened = await openJournal(options.journal, env, options.emulator, options.journalSync);
+  notices.push(`journal: ${opened.label}`);
+  let listener: ((event: ClientEvent) => void) | undefined;
+  let client: ResellerClient;
+  try {
+    client = createResellerClient({
+      baseUrl,
+      token,
+      fetch: fetchFn,
+      journal: opened.journal,
+      timeoutMs: options.requestTimeoutMs,
+      pacing: { windowMs: options.windowMs },
+      onEvent: (event) => listener?.(event),
+    });
+  } catch (error) {
+    await opened.journal.close();
+    throw error;
+  }
+  const { publicKeyId, environment } = client.credential;
+  return {
+    client,
+    journal: opened.journal,
+    journalLabel: opened.label,
+    journalKind: opened.kind,
+    apiKeyId: publicKeyId,
+    environment,
+    windowMs: options.windowMs,
+    baseUrl,
+    notices,
+    onEvent(next) {
+      listener = next;
+    },
+    async context() {
+      const outcome = await client.context.get();
+      if (outcome.kind !== "succeeded") {
+        const status = "status" in outcome && outcome.status ? ` ${outcome.status}` : "";
+        const code = "error" in outcome && outcome.error ? ` ${outcome.error.code}` : "";
+        const reason = outcome.kind === "unknown" ? ` (${outcome.reason})` : "";
+        throw new SetupError(
+          `GET /context: ${outcome.kind}${status}${code}${reason} (request ${
+            outcome.requestId ?? "none"
+          }). Check the token, the base URL and the key's IP allowlist.`,
+        );
+      }
+      const data = (outcome.data as { data: ContextData }).data;
+      return {
+        environment: data.environment,
+        resellerStatus: data.reseller?.status ?? null,
+        publicKeyId: data.credential?.public_key_id ?? publicKeyId,
+        scopes: [...(data.credential?.scopes ?? [])],
+        limit:
+          typeof data.credential?.rate_limit_per_minute === "number" ? data.credential.rate_limit_per_minute : null,
+        expiresAt: data.credential?.expires_at ?? null,
+        language: data.language ?? null,
+      };
+    },
+    recover(onEvent, signal) {
+      return client.recover({ onEvent, signal, staleAfterMs: options.recoverOlderThanMs });
+    },
+    async close() {
+      await opened.journal.close().catch(() => undefined);
+      await closeEmulator?.().catch(() => undefined);
+    },
+  };
+}
+
+export const DEFAULT_GLOBALS: Omit<GlobalOptions, "emulator" | "json"> = {
+  journalSync: "full",
+  windowMs: CLI_DEFAULTS.http.windowMs,
+  requestTimeoutMs: CLI_DEFAULTS.http.requestTimeoutMs,
+  recoverOlderThanMs: 0,
+};

@@ -1,0 +1,105 @@
+/**
+ * Opens the journal the job writes through (G1): SQLite at a stated default path, a file given with
+ * --journal, or PostgreSQL for fleets (a postgres:// URL). The store modules are loaded on demand so
+ * that a missing optional driver (better-sqlite3, pg) is a clear message, not a crash at start-up.
+ */
+import { mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import type { Journal } from "../src/index";
+import { SetupError } from "./errors";
+// Types only: the modules themselves load on demand, below.
+import type * as PgStore from "../stores/pg-journal";
+import type * as SqliteStore from "../stores/sqlite-journal";
+
+export interface OpenedJournal {
+  journal: Journal;
+  /** What to print once: the file path, the PostgreSQL host/database (no password), or "memory". */
+  label: string;
+  kind: "sqlite" | "postgres" | "memory";
+}
+
+/** `$XDG_STATE_HOME/reseller/journal.sqlite`, else `~/.local/state/reseller/journal.sqlite`. */
+function defaultJournalPath(env: NodeJS.ProcessEnv): string {
+  const state = env.XDG_STATE_HOME?.trim() || join(homedir(), ".local", "state");
+  return join(state, "reseller", "journal.sqlite");
+}
+
+function isPostgresUrl(value: string): boolean {
+  return /^postgres(?:ql)?:\/\//i.test(value);
+}
+
+/** postgres://user:secret@host:5432/db → postgres://user@host:5432/db (never print the password). */
+function redactUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    url.password = "";
+    return url.toString();
+  } catch {
+    return "postgres://(unparseable URL)";
+  }
+}
+
+function missingDriver(driver: string, error: unknown): never {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") {
+    throw new SetupError(
+      `This journal needs the ${driver} package: run \`npm install ${driver}\` next to reseller-api.`,
+    );
+  }
+  throw error;
+}
+
+/**
+ * @param sync SQLite only: "full" (default) fsyncs every commit — survives a power cut; "normal"
+ *   survives a killed process (SIGKILL, OOM) but may lose the last commits on a power cut.
+ */
+export async function openJournal(
+  spec: string | undefined,
+  env: NodeJS.ProcessEnv,
+  memory: boolean,
+  sync: "full" | "normal" = "full",
+): Promise<OpenedJournal> {
+  const chosen = spec?.trim() || env.RESELLER_JOURNAL?.trim();
+  if (!chosen && memory) {
+    const { createMemoryJournal } = await import("../stores/memory-journal");
+    return {
+      journal: createMemoryJournal(),
+      label: "memory (ends with this process, like the in-process emulator)",
+      kind: "memory",
+    };
+  }
+  if (chosen && isPostgresUrl(chosen)) {
+    let mod: typeof PgStore;
+    try {
+      mod = await import("../stores/pg-journal");
+    } catch (error) {
+      missingDriver("pg", error);
+    }
+    try {
+      return {
+        journal: await mod.createPgJournal({ connectionString: chosen }),
+        label: redactUrl(chosen),
+        kind: "postgres",
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") missingDriver("pg", error);
+      throw new SetupError(`Cannot open the PostgreSQL journal ${redactUrl(chosen)}: ${(error as Error).message}`);
+    }
+  }
+  const file = resolve(chosen || defaultJournalPath(env));
+  let mod: typeof SqliteStore;
+  try {
+    mod = await import("../stores/sqlite-journal");
+  } catch (error) {
+    missingDriver("better-sqlite3", error);
+  }
+  try {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    return { journal: mod.createSqliteJournal({ filename: file, synchronous: sync }), label: file, kind: "sqlite" };
+  } catch (error) {
+    throw new SetupError(
+      `Cannot open the SQLite journal ${file}: ${(error as Error).message}. Pass --journal FILE to put it elsewhere.`,
+    );
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * CLI test harness: the real `reseller-emulator` in a child process on a loopback port, the CLI in
+ * child processes (the built bin, or cli/main.ts through `node --import tsx`), and the emulator's
+ * /_emulator control API for domains, faults, effects and the request log.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = fileURLToPath(new URL("../..", import.meta.url));
+
+/** `node --import tsx cli/main.ts`: the CLI from source, no build needed. */
+export const TSX_CLI = ["--import", "tsx", join(REPO, "cli", "main.ts")];
+
+/**
+ * Builds the package once (tsup, the same config as `npm run bundle`) into a folder under
+ * node_modules/.cache, so the bin resolves its dependencies like an installed package, and returns
+ * the path of the built `reseller` bin.
+ */
+export function buildBin(): { bin: string; cleanup(): void } {
+  const cache = join(REPO, "node_modules", ".cache");
+  mkdirSync(cache, { recursive: true });
+  const out = mkdtempSync(join(cache, "reseller-cli-bin-"));
+  const r = spawnSync("npx", ["tsup", "--out-dir", out], { cwd: REPO, encoding: "utf8", timeout: 180_000 });
+  if (r.status !== 0) throw new Error(`tsup failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
+  return { bin: join(out, "reseller.js"), cleanup: () => rmSync(out, { recursive: true, force: true }) };
+}
+
+export interface EmulatorProcess {
+  baseUrl: string;
+  controlUrl: string;
+  token: string;
+  keyId: string;
+  control<T = unknown>(method: string, path: string, body?: unknown): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export async function startEmulator(args: string[] = []): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, ["--import", "tsx", join(REPO, "emulator", "cli.ts"), ...args], {
+    cwd: REPO,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      const nl = out.indexOf("\n");
+      if (nl >= 0) resolve(out.slice(0, nl));
+    });
+    child.once("exit", (code) => reject(new Error(`reseller-emulator exited ${code}: ${stderr}`)));
+  });
+  const info = JSON.parse(line) as {
+    baseUrl: string;
+    controlUrl: string;
+    keys: { token: string; environment: string; public_key_id: string }[];
+  };
+  const key = info.keys.find((k) => k.environment === "test")!;
+  const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(info.controlUrl + path, {
+      method,
+      headers: { "content-type": "application/json", authorization: `Bearer ${key.token}` },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!res.ok) throw new Error(`control ${method} ${path}: ${res.status} ${await res.text()}`);
+    return (res.status === 204 ? undefined : ((await res.json()) as { data: T }).data) as T;
+  };
+  return {
+    baseUrl: info.baseUrl,
+    controlUrl: info.controlUrl,
+    token: key.token,
+    keyId: key.public_key_id,
+    control,
+    stop: () => stopChild(child),
+  };
+}
+
+async function stopChild(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+  await exited;
+  clearTimeout(timer);
+}
+
+export interface CliRun {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves when `predicate(stdout, stderr)` holds (checked on every chunk). */
+  until(predicate: (stdout: string, stderr: string) => boolean, timeoutMs?: number): Promise<void>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnCli(command: string[], args: string[], env: NodeJS.ProcessEnv, stdin?: string): CliRun {
+  const child = spawn(process.execPath, [...command, ...args], {
+    cwd: REPO,
+    env: { ...process.env, ...env, NO_COLOR: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  const waiters = new Set<() => void>();
+  const poke = () => {
+    for (const w of waiters) w();
+  };
+  child.stdout.on("data", (d: Buffer) => {
+    out += d.toString();
+    poke();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    err += d.toString();
+    poke();
+  });
+  if (stdin !== undefined) child.stdin.end(stdin);
+  else child.stdin.end();
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => {
+      poke();
+      resolve({ code, signal });
+    }),
+  );
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    until(predicate, timeoutMs = 60_000) {
+      return new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (predicate(out, err)) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            resolve();
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            waiters.delete(check);
+            clearTimeout(timer);
+            reject(new Error(`the CLI exited before the condition held:\n${out.slice(-2000)}\n${err.slice(-2000)}`));
+          }
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting:\n${out.slice(-2000)}\n${err.slice(-2000)}`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+export async function runCli(command: string[], args: string[], env: NodeJS.ProcessEnv, stdin?: string) {
+  const run = spawnCli(command, args, env, stdin);
+  const { code, signal } = await run.exited;
+  return { code, signal, stdout: run.stdout(), stderr: run.stderr() };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- assertions read whatever fields a JSON line has
+type JsonObject = Record<string, any>;
+
+export function jsonLines(text: string): JsonObject[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l) => {
+      try {
+        return JSON.parse(l) as JsonObject;
+      } catch {
+        throw new Error(`not a JSON line: ${JSON.stringify(l.slice(0, 200))}`);
+      }
+    });
+}
+
+export function tempDir(prefix: string): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Creates `count` domains named `${prefix}NNN.kz` expiring in `days` days; returns their names. */
+export async function seedDomains(emu: EmulatorProcess, count: number, prefix: string, days = 10): Promise<string[]> {
+  const expires = new Date(Date.now() + days * 86_400_000).toISOString();
+  const names = Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(3, "0")}.kz`);
+  for (let i = 0; i < names.length; i += 20) {
+    await Promise.all(
+      names
+        .slice(i, i + 20)
+        .map((name) => emu.control("POST", "/domains", { token: emu.token, name, expires_at: expires })),
+    );
+  }
+  return names;
+}
