@@ -76,13 +76,18 @@ export async function crawl(context: BrowserContext, origin: string, entries: st
   return { pages, links, requested };
 }
 
+const idCache = new Map<string, Set<string>>();
+
 /** The ids a built page defines, read from its HTML as served (what an anchor jumps to). */
 export function idsOf(siteDir: string, path: string): Set<string> {
+  const cached = idCache.get(`${siteDir}:${path}`);
+  if (cached) return cached;
   const file = join(siteDir, path.endsWith("/") ? `${path}index.html` : path);
   const html = readFileSync(file, "utf8");
   const ids = new Set<string>();
   for (const m of html.matchAll(/\sid="([^"]+)"/g)) {
     ids.add(m[1].replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">"));
   }
+  idCache.set(`${siteDir}:${path}`, ids);
   return ids;
 }
