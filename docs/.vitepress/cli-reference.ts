@@ -23,7 +23,7 @@ export interface CliReference {
 
 /** Subcommand names from a commander-style `Commands:` section; `help` itself is skipped. */
 export function subcommands(help: string): string[] {
-  const m = /^Commands:\n([\s\S]*?)(?:\n\s*\n|$)/m.exec(help);
+  const m = /^Commands:\n([\s\S]*?)(?:\n\s*\n|(?![\s\S]))/m.exec(help);
   if (!m) return [];
   const names: string[] = [];
   for (const line of m[1].split("\n")) {

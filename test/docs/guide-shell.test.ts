@@ -6,13 +6,16 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmulatorServer, type EmulatorServer } from "../../emulator/public";
 import { binEntries, repoRoot } from "../../docs/.vitepress/package-entries";
 import { allBlocks } from "./guide-blocks";
 
 interface ShellCommand {
   line: string;
   where: string[];
+  /** Looks like one of ours (`npx reseller…`) but package.json has no such bin or script. */
+  unknown?: boolean;
 }
 
 const bins = new Map(binEntries().map((b) => [b.name, b.source]));
@@ -38,11 +41,14 @@ function commands(): ShellCommand[] {
       const line = raw.replace(/^\$\s+/, "").trim();
       if (!line || line.startsWith("#")) continue;
       const head = line.replace(/\s+#.*$/, "").replace(/\s*&$/, "").replace(/\s*>\s*\S+$/, "");
-      if (!translate(head.split(/\s+/))) continue;
+      const words = head.split(/\s+/);
+      const ours = translate(words) !== undefined;
+      const looksOurs = /^(npx\s+)?reseller/.test(head);
+      if (!ours && !looksOurs) continue;
       const where = `${relative(repoRoot, block.guide.file)}:${block.line}`;
       const seen = found.get(line);
       if (seen) seen.where.push(where);
-      else found.set(line, { line, where: [where] });
+      else found.set(line, { line, where: [where], unknown: !ours });
     }
   }
   return [...found.values()];
@@ -56,13 +62,13 @@ interface Ran {
 }
 
 /** Runs until it exits, or until it has printed its first stdout line and `whileRunning` is done. */
-function runCommand(argv: string[], cwd: string, whileRunning: (firstLine: string) => Promise<void>): Promise<Ran> {
+function runCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv, whileRunning: (firstLine: string) => Promise<void>): Promise<Ran> {
   return new Promise((resolve, reject) => {
     // tsx resolved from here: the command runs in an empty temp dir, as a user's shell would.
     const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, argv[0]), ...argv.slice(1)], {
       cwd,
       stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NO_COLOR: "1" },
+      env: { ...process.env, ...env, NO_COLOR: "1" },
     });
     let stdout = "";
     let stderr = "";
@@ -100,6 +106,26 @@ function runCommand(argv: string[], cwd: string, whileRunning: (firstLine: strin
 
 const found = commands();
 
+// Commands that talk to the API (the operator CLI) find an emulator through the usual variables.
+let server: EmulatorServer;
+beforeAll(async () => {
+  server = await startEmulatorServer({ withDefaultKeys: true });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+function apiEnv(cwd: string): NodeJS.ProcessEnv {
+  const token = server.emulator.control.keys().find((k) => k.environment === "test")!.token;
+  return {
+    RESELLER_BASE_URL: server.baseUrl,
+    RESELLER_API_BASE_URL: server.baseUrl,
+    RESELLER_API_TOKEN: token,
+    RESELLER_JOURNAL: join(cwd, "journal.sqlite"),
+    XDG_STATE_HOME: cwd,
+  };
+}
+
 describe("J1: guide shell commands run", () => {
   it("the guides start the emulator from the shell at least once", () => {
     expect(found.some((c) => /reseller-emulator|npm run emulator/.test(c.line))).toBe(true);
@@ -107,12 +133,13 @@ describe("J1: guide shell commands run", () => {
 
   for (const command of found) {
     it(`${command.line} (${command.where.join(", ")})`, async () => {
+      expect(command.unknown, `${command.line}: package.json has no such bin or script`).toBeFalsy();
       const [, comment = ""] = /\s#\s?(.*)$/.exec(command.line) ?? [];
       const head = command.line.replace(/\s+#.*$/, "").replace(/\s*&$/, "").replace(/\s*>\s*\S+$/, "");
       const argv = translate(head.split(/\s+/))!;
       const cwd = mkdtempSync(join(tmpdir(), "guide-shell-"));
       try {
-        const ran = await runCommand(argv, cwd, async (firstLine) => {
+        const ran = await runCommand(argv, cwd, apiEnv(cwd), async (firstLine) => {
           const info = JSON.parse(firstLine) as { baseUrl: string; keys: Array<{ token: string; environment: string }> };
           const key = info.keys.find((k) => k.environment === "test") ?? info.keys[0];
           const res = await fetch(`${info.baseUrl}/context`, { headers: { authorization: `Bearer ${key.token}` } });
