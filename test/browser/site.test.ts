@@ -29,6 +29,10 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
+  if (site) {
+    const distinct = new Set(site.links.map((l) => `${l.path}#${l.hash}`));
+    console.log(`docs site: ${site.pages.length} pages loaded, ${site.links.length} internal links (${distinct.size} distinct) checked`);
+  }
   await browser?.close();
   await server?.close();
 });
