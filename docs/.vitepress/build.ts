@@ -15,7 +15,7 @@ import { docsRoot } from "./guides";
 import { HTTP_REFERENCE_FILE, renderHttpReference } from "./http-reference";
 import { renderSdkReference } from "./sdk-reference";
 
-export const DEFAULT_OUT_DIR = join(docsRoot, ".vitepress/dist");
+const DEFAULT_OUT_DIR = join(docsRoot, ".vitepress/dist");
 
 const GENERATED = ["sdk", "ru/sdk", "cli", "ru/cli", "public/reference"];
 
@@ -38,7 +38,7 @@ function copySdkToRussian(): void {
   writeFileSync(index, text);
 }
 
-export interface BuildSummary {
+interface BuildSummary {
   outDir: string;
   operations: number;
   sdkModules: number;
@@ -57,13 +57,16 @@ function countPages(dir: string): number {
   return n;
 }
 
-export async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
+async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
   const started = performance.now();
   for (const dir of GENERATED) rmSync(join(docsRoot, dir), { recursive: true, force: true });
   const http = renderHttpReference(join(docsRoot, "public", HTTP_REFERENCE_FILE));
   const [sdk, cli] = await Promise.all([renderSdkReference(join(docsRoot, "sdk")), collectCliHelp()]);
   copySdkToRussian();
-  for (const [prefix, words] of [["cli", CLI_WORDS.en], ["ru/cli", CLI_WORDS.ru]] as const) {
+  for (const [prefix, words] of [
+    ["cli", CLI_WORDS.en],
+    ["ru/cli", CLI_WORDS.ru],
+  ] as const) {
     write(join(docsRoot, prefix, "index.md"), cliIndex(cli, words));
     for (const ref of cli) write(join(docsRoot, prefix, `${ref.bin}.md`), cliPage(ref, words));
   }

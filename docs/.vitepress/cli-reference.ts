@@ -34,11 +34,15 @@ export function subcommands(help: string): string[] {
 }
 
 async function helpOf(source: string, args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, source), ...args, "--help"], {
-    cwd: repoRoot,
-    env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", COLUMNS: "100" },
-    timeout: 30_000,
-  });
+  const { stdout } = await run(
+    process.execPath,
+    ["--import", import.meta.resolve("tsx"), join(repoRoot, source), ...args, "--help"],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", COLUMNS: "100" },
+      timeout: 30_000,
+    },
+  );
   return stdout.trimEnd();
 }
 
@@ -69,7 +73,8 @@ export interface CliWords {
 export const CLI_WORDS: Record<"en" | "ru", CliWords> = {
   en: {
     title: "CLI reference",
-    intro: "Generated from each command's own `--help` output when the site is built, so it matches the installed version.",
+    intro:
+      "Generated from each command's own `--help` output when the site is built, so it matches the installed version.",
     commands: "Commands",
   },
   ru: {
@@ -100,5 +105,7 @@ export function cliPage(ref: CliReference, words: CliWords): string {
 }
 
 export function cliIndex(refs: CliReference[], words: CliWords): string {
-  return [`# ${words.title}`, "", words.intro, "", ...refs.map((r) => `- [\`${r.bin}\`](./${r.bin}.md)`), ""].join("\n");
+  return [`# ${words.title}`, "", words.intro, "", ...refs.map((r) => `- [\`${r.bin}\`](./${r.bin}.md)`), ""].join(
+    "\n",
+  );
 }

@@ -29,7 +29,8 @@ const WORDS: Record<Locale["key"], Words> = {
     sdk: "SDK reference",
     cli: "CLI reference",
     http: "HTTP reference",
-    description: "TypeScript SDK and emulator for the Reseller REST API: register and renew domains without ever buying twice.",
+    description:
+      "TypeScript SDK and emulator for the Reseller REST API: register and renew domains without ever buying twice.",
   },
   ru: {
     label: "Русский",

@@ -35,7 +35,7 @@ export function guideDir(locale: Locale): string {
   return join(docsRoot, locale.prefix, "guides");
 }
 
-export function titleOf(markdown: string, fallback: string): string {
+function titleOf(markdown: string, fallback: string): string {
   return /^# (.+)$/m.exec(markdown)?.[1].trim() ?? fallback;
 }
 

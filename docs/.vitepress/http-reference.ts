@@ -32,8 +32,11 @@ function cell(value: unknown): string {
   return `\`${text.replace(/\|/g, "\\|")}\``;
 }
 
-export function extensionTable(op: Operation): string {
-  const keys = [...Object.keys(ALWAYS_SHOWN), ...Object.keys(op).filter((k) => k.startsWith("x-") && !(k in ALWAYS_SHOWN))];
+function extensionTable(op: Operation): string {
+  const keys = [
+    ...Object.keys(ALWAYS_SHOWN),
+    ...Object.keys(op).filter((k) => k.startsWith("x-") && !(k in ALWAYS_SHOWN)),
+  ];
   const rows = keys.map((k) => `| \`${k}\` | ${k in op ? cell(op[k]) : ALWAYS_SHOWN[k].absent} |`);
   return ["| vendor extension | value |", "|---|---|", ...rows].join("\n");
 }
@@ -67,7 +70,8 @@ const LOCAL_LOGO =
 function offline(bundle: string): string {
   if (!bundle.includes(CDN_LOGO)) return bundle;
   const out = bundle.split(CDN_LOGO).join(LOCAL_LOGO);
-  if (/https:\/\/cdn\.redoc\.ly/.test(out)) throw new Error("The Redoc bundle loads another file from cdn.redoc.ly: make it local.");
+  if (/https:\/\/cdn\.redoc\.ly/.test(out))
+    throw new Error("The Redoc bundle loads another file from cdn.redoc.ly: make it local.");
   return out;
 }
 

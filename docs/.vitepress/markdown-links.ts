@@ -19,7 +19,8 @@ export function operationLinks(md: MarkdownIt, options: OperationLinkOptions): v
     const html = code(tokens, idx, opts, env, self);
     const id = tokens[idx].content;
     // Inside a link already (`[x](…)`) the span stays plain: no nested anchors.
-    const inLink = tokens.slice(0, idx).filter((t) => t.type === "link_open").length >
+    const inLink =
+      tokens.slice(0, idx).filter((t) => t.type === "link_open").length >
       tokens.slice(0, idx).filter((t) => t.type === "link_close").length;
     return ids.has(id) && !inLink ? `<a class="operation-link" href="${href(id)}" target="_self">${html}</a>` : html;
   };

@@ -14,14 +14,19 @@ function typedocName(source: string): string {
 }
 
 function headingSlug(text: string): string {
-  return text.replace(/`/g, "").toLowerCase().replace(/[^\w\- ]/g, "").trim().replace(/\s+/g, "-");
+  return text
+    .replace(/`/g, "")
+    .toLowerCase()
+    .replace(/[^\w\- ]/g, "")
+    .trim()
+    .replace(/\s+/g, "-");
 }
 
 /**
  * typedoc-plugin-markdown numbers the anchor of a name it expects twice (`#emulatorcontrol-1`) even when
  * merged declarations give the page one heading of that name; such a link goes to the heading there is.
  */
-export function fixDuplicateAnchors(markdown: string): string {
+function fixDuplicateAnchors(markdown: string): string {
   const counts = new Map<string, number>();
   for (const m of markdown.matchAll(/^#{1,6} (.+)$/gm)) {
     const slug = headingSlug(m[1]);

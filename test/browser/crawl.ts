@@ -27,11 +27,16 @@ export interface Crawl {
 }
 
 /** Pages that are standalone documents handled by their own tests (the Redoc page). */
-export function isDocumentPage(path: string): boolean {
+function isDocumentPage(path: string): boolean {
   return path.endsWith(".html") || path.endsWith("/");
 }
 
-export async function crawl(context: BrowserContext, origin: string, entries: string[], skip: (path: string) => boolean): Promise<Crawl> {
+export async function crawl(
+  context: BrowserContext,
+  origin: string,
+  entries: string[],
+  skip: (path: string) => boolean,
+): Promise<Crawl> {
   const queue = [...entries];
   const seen = new Set(queue);
   const pages: PageReport[] = [];
@@ -45,7 +50,8 @@ export async function crawl(context: BrowserContext, origin: string, entries: st
   page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
   page.on("requestfailed", (r) => {
     // Leaving a page cancels the chunks VitePress prefetches for its links; `requested` still checks they exist.
-    if (r.failure()?.errorText !== "net::ERR_ABORTED") problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
+    if (r.failure()?.errorText !== "net::ERR_ABORTED")
+      problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
   });
   page.on("response", (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
@@ -86,7 +92,14 @@ export function idsOf(siteDir: string, path: string): Set<string> {
   const html = readFileSync(file, "utf8");
   const ids = new Set<string>();
   for (const m of html.matchAll(/\sid="([^"]+)"/g)) {
-    ids.add(m[1].replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">"));
+    ids.add(
+      m[1]
+        .replace(/&amp;/g, "&")
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">"),
+    );
   }
   idCache.set(`${siteDir}:${path}`, ids);
   return ids;

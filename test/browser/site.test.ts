@@ -25,13 +25,20 @@ beforeAll(async () => {
   server = await serveStatic(siteDir);
   browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
-  site = await crawl(browser.context, server.origin, ["/index.html", "/ru/index.html", REFERENCE], (p) => p === REFERENCE);
+  site = await crawl(
+    browser.context,
+    server.origin,
+    ["/index.html", "/ru/index.html", REFERENCE],
+    (p) => p === REFERENCE,
+  );
 }, 300_000);
 
 afterAll(async () => {
   if (site) {
     const distinct = new Set(site.links.map((l) => `${l.path}#${l.hash}`));
-    console.log(`docs site: ${site.pages.length} pages loaded, ${site.links.length} internal links (${distinct.size} distinct) checked`);
+    console.log(
+      `docs site: ${site.pages.length} pages loaded, ${site.links.length} internal links (${distinct.size} distinct) checked`,
+    );
   }
   await browser?.close();
   await server?.close();
@@ -57,7 +64,9 @@ describe("docs site (Chromium)", () => {
     expect(site.pages.filter((p) => p.path.startsWith("/ru/")).length).toBeGreaterThan(10);
     const broken = site.pages.filter((p) => p.problems.length > 0);
     expect(broken, JSON.stringify(broken, null, 2)).toEqual([]);
-    const missing = [...site.requested].filter((p) => !existsSync(join(siteDir, p.endsWith("/") ? `${p}index.html` : p)));
+    const missing = [...site.requested].filter(
+      (p) => !existsSync(join(siteDir, p.endsWith("/") ? `${p}index.html` : p)),
+    );
     expect(missing).toEqual([]);
   });
 
@@ -122,7 +131,10 @@ describe("docs site (Chromium)", () => {
     await page.close();
   });
 
-  for (const [lang, entry] of [["en", "/guides/"], ["ru", "/ru/guides/"]] as const) {
+  for (const [lang, entry] of [
+    ["en", "/guides/"],
+    ["ru", "/ru/guides/"],
+  ] as const) {
     it(`offline search finds "Idempotency-Key" (${lang}) and leads to a ${lang} guide`, async () => {
       const page = await open(entry);
       await page.locator(".VPNavBarSearch button").click();
@@ -139,9 +151,18 @@ describe("docs site (Chromium)", () => {
 
   it("the layout holds at a phone width: no horizontal scroll on landing, guides and references", async () => {
     const wide: string[] = [];
-    for (const path of ["/index.html", "/guides/rate-limits-and-retries.html", "/ru/guides/never-buy-twice.html", "/sdk/reseller-api.html", "/cli/reseller-emulator.html"]) {
+    for (const path of [
+      "/index.html",
+      "/guides/rate-limits-and-retries.html",
+      "/ru/guides/never-buy-twice.html",
+      "/sdk/reseller-api.html",
+      "/cli/reseller-emulator.html",
+    ]) {
       const page = await open(path, 375);
-      const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+      const [scroll, client] = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        document.documentElement.clientWidth,
+      ]);
       if (scroll > client) wide.push(`${path}: ${scroll}px > ${client}px`);
       await page.close();
     }

@@ -35,6 +35,7 @@ describe("docs: CLI reference", () => {
     const emulator = refs.find((r) => r.bin === "reseller-emulator")!;
     expect(emulator.pages[0].text).toMatch(/^Usage: reseller-emulator/);
     const page = cliPage(emulator, CLI_WORDS.en);
-    for (const flag of ["--port", "--window-ms", "--replay-ttl-ms", "--rate-limit", "--seed"]) expect(page).toContain(flag);
+    for (const flag of ["--port", "--window-ms", "--replay-ttl-ms", "--rate-limit", "--seed"])
+      expect(page).toContain(flag);
   });
 });

@@ -23,7 +23,7 @@ export interface Block {
   index: number;
 }
 
-export const examplesDir = join(repoRoot, ".tmp/guide-examples");
+const examplesDir = join(repoRoot, ".tmp/guide-examples");
 
 export function blocksOf(locale: Locale, guide: Guide): Block[] {
   const lines = readFileSync(guide.file, "utf8").split("\n");
@@ -63,15 +63,18 @@ export interface WrittenBlock extends Block {
 }
 
 /** `from "reseller-api/…"` → a relative import of the entry's source, from `fromDir`. */
-export function pointAtSources(code: string, fromDir: string): string {
+function pointAtSources(code: string, fromDir: string): string {
   const entries = publicEntries().sort((a, b) => b.specifier.length - a.specifier.length);
-  return code.replace(/(from\s+|import\()(["'])(reseller-api(?:\/[\w/-]+)?)\2/g, (all, lead: string, q: string, spec: string) => {
-    const entry = entries.find((e) => e.specifier === spec);
-    if (!entry) throw new Error(`A guide imports "${spec}", which package.json does not export.`);
-    let rel = relative(fromDir, join(repoRoot, entry.source)).replace(/\.ts$/, "");
-    if (!rel.startsWith(".")) rel = `./${rel}`;
-    return `${lead}${q}${rel}${q}`;
-  });
+  return code.replace(
+    /(from\s+|import\()(["'])(reseller-api(?:\/[\w/-]+)?)\2/g,
+    (all, lead: string, q: string, spec: string) => {
+      const entry = entries.find((e) => e.specifier === spec);
+      if (!entry) throw new Error(`A guide imports "${spec}", which package.json does not export.`);
+      let rel = relative(fromDir, join(repoRoot, entry.source)).replace(/\.ts$/, "");
+      if (!rel.startsWith(".")) rel = `./${rel}`;
+      return `${lead}${q}${rel}${q}`;
+    },
+  );
 }
 
 /** Writes the TypeScript blocks under .tmp/guide-examples/<lang>/<guide>/ (wiped first). */

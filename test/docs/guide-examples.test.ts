@@ -60,17 +60,25 @@ const drivers: Record<string, (value: unknown) => Promise<void>> = {
   checkContext: async (fn) => {
     const scopes = await (fn as (c: ResellerClient, e: "test" | "live") => Promise<string[]>)(client(), "test");
     expect(scopes).toContain("domains.write");
-    await expect((fn as (c: ResellerClient, e: string) => Promise<string[]>)(client(), "live")).rejects.toThrow(/expected a live key/);
+    await expect((fn as (c: ResellerClient, e: string) => Promise<string[]>)(client(), "live")).rejects.toThrow(
+      /expected a live key/,
+    );
   },
   describeOutcome: async (fn) => {
     const describe = fn as (o: Outcome) => string;
     expect(describe(await client().context.get())).toBe("ok 200");
-    const rejected = await client().domains.renew({ domainUuid: domainOf(token).uuid, body: { period: 77 } }, { idempotencyKey: `d-${++serial}` });
+    const rejected = await client().domains.renew(
+      { domainUuid: domainOf(token).uuid, body: { period: 77 } },
+      { idempotencyKey: `d-${++serial}` },
+    );
     expect(describe(rejected)).toBe("rejected 422 validation_failed");
   },
   fieldErrors: async (fn) => {
     const fieldErrors = fn as (o: Outcome) => Record<string, string[]>;
-    const rejected = await client().domains.renew({ domainUuid: domainOf(token).uuid, body: { period: 77 } }, { idempotencyKey: `f-${++serial}` });
+    const rejected = await client().domains.renew(
+      { domainUuid: domainOf(token).uuid, body: { period: 77 } },
+      { idempotencyKey: `f-${++serial}` },
+    );
     expect(Object.keys(fieldErrors(rejected))).toEqual(["period"]);
     expect(fieldErrors(await client().context.get())).toEqual({});
   },
@@ -82,7 +90,9 @@ const drivers: Record<string, (value: unknown) => Promise<void>> = {
     const first = (await register(c, checkout, domain)) as { uuid?: string };
     expect(first.uuid).toBeTruthy();
     expect(((await register(c, checkout, domain)) as { uuid?: string }).uuid).toBe(first.uuid); // the same command: no second order
-    const orders = server.emulator.control.effects().filter((e) => e.kind === "order.create" && e.idempotency_key === `order-${checkout}`);
+    const orders = server.emulator.control
+      .effects()
+      .filter((e) => e.kind === "order.create" && e.idempotency_key === `order-${checkout}`);
     expect(orders).toHaveLength(1);
   },
   afterStart: async (fn) => {
@@ -90,15 +100,27 @@ const drivers: Record<string, (value: unknown) => Promise<void>> = {
   },
   ticketFor: async (fn) => {
     // A real manual item: a `report` write whose answer was lost, which recover() hands to a person.
-    const c = createResellerClient({ baseUrl: server.baseUrl, token, journal: createMemoryJournal(), retry: { maxAttempts: 1 } });
+    const c = createResellerClient({
+      baseUrl: server.baseUrl,
+      token,
+      journal: createMemoryJournal(),
+      retry: { maxAttempts: 1 },
+    });
     server.emulator.control.addFault({ method: "POST", path: "/webhooks", kind: "error_500_after" });
-    const lost = await c.webhooks.create({ body: { url: "https://shop.example/hooks", events: ["domain.renewed"] } }, { idempotencyKey: `wh-${++serial}` });
+    const lost = await c.webhooks.create(
+      { body: { url: "https://shop.example/hooks", events: ["domain.renewed"] } },
+      { idempotencyKey: `wh-${++serial}` },
+    );
     expect(lost.kind).toBe("unknown");
     const [item] = (await c.recover()).manual;
     const ticketFor = fn as (live: ResellerClient, i: typeof item) => Promise<Outcome>;
     const ticket = await ticketFor(client({ live: true }), item);
     expect(ticket.kind).toBe("succeeded");
-    expect(server.emulator.control.effects().filter((e) => e.kind.startsWith("ticket.") && e.idempotency_key === `ticket-${item.commandId}`)).toHaveLength(1);
+    expect(
+      server.emulator.control
+        .effects()
+        .filter((e) => e.kind.startsWith("ticket.") && e.idempotency_key === `ticket-${item.commandId}`),
+    ).toHaveLength(1);
   },
   setup: async (fn) => {
     const made = (fn as () => { client: ResellerClient })();
@@ -130,7 +152,10 @@ describe("J1: guide examples run against the emulator", () => {
       const mod = (await import(block.path)) as Record<string, unknown>;
       for (const [name, value] of Object.entries(mod)) {
         const driver = drivers[name];
-        if (!driver) throw new Error(`${describeBlock(block)} exports ${name}, which no driver runs: add one to ${import.meta.filename}.`);
+        if (!driver)
+          throw new Error(
+            `${describeBlock(block)} exports ${name}, which no driver runs: add one to ${import.meta.filename}.`,
+          );
         await driver(value as Exported);
       }
       const store = (mod.client as { close?: () => Promise<void> } | undefined)?.close;

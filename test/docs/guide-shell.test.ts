@@ -19,17 +19,20 @@ interface ShellCommand {
 }
 
 const bins = new Map(binEntries().map((b) => [b.name, b.source]));
-const scripts = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
+const scripts = (
+  JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { scripts: Record<string, string> }
+).scripts;
 
 /** The command's argv as this checkout runs it (no build needed), or undefined if it is not ours. */
-export function translate(words: string[]): string[] | undefined {
+function translate(words: string[]): string[] | undefined {
   const [first, second, third, ...rest] = words;
   if (first === "npx" && second && bins.has(second)) return [bins.get(second)!, ...(third ? [third] : []), ...rest];
   if (bins.has(first)) return [bins.get(first)!, ...words.slice(1)];
   if (first === "npm" && second === "run" && third && scripts[third]) {
     const script = /^tsx (\S+)$/.exec(scripts[third]);
     const source = script?.[1];
-    if (source && [...bins.values()].includes(source)) return [source, ...rest.filter((w, i) => !(i === 0 && w === "--"))];
+    if (source && [...bins.values()].includes(source))
+      return [source, ...rest.filter((w, i) => !(i === 0 && w === "--"))];
   }
   return undefined;
 }
@@ -40,7 +43,10 @@ function commands(): ShellCommand[] {
     for (const raw of block.code.split("\n")) {
       const line = raw.replace(/^\$\s+/, "").trim();
       if (!line || line.startsWith("#")) continue;
-      const head = line.replace(/\s+#.*$/, "").replace(/\s*&$/, "").replace(/\s*>\s*\S+$/, "");
+      const head = line
+        .replace(/\s+#.*$/, "")
+        .replace(/\s*&$/, "")
+        .replace(/\s*>\s*\S+$/, "");
       const words = head.split(/\s+/);
       const ours = translate(words) !== undefined;
       const looksOurs = /^(npx\s+)?reseller/.test(head);
@@ -62,14 +68,23 @@ interface Ran {
 }
 
 /** Runs until it exits, or until it has printed its first stdout line and `whileRunning` is done. */
-function runCommand(argv: string[], cwd: string, env: NodeJS.ProcessEnv, whileRunning: (firstLine: string) => Promise<void>): Promise<Ran> {
+function runCommand(
+  argv: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  whileRunning: (firstLine: string) => Promise<void>,
+): Promise<Ran> {
   return new Promise((resolve, reject) => {
     // tsx resolved from here: the command runs in an empty temp dir, as a user's shell would.
-    const child = spawn(process.execPath, ["--import", import.meta.resolve("tsx"), join(repoRoot, argv[0]), ...argv.slice(1)], {
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, ...env, NO_COLOR: "1" },
-    });
+    const child = spawn(
+      process.execPath,
+      ["--import", import.meta.resolve("tsx"), join(repoRoot, argv[0]), ...argv.slice(1)],
+      {
+        cwd,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ...env, NO_COLOR: "1" },
+      },
+    );
     let stdout = "";
     let stderr = "";
     let checking = false;
@@ -135,12 +150,18 @@ describe("J1: guide shell commands run", () => {
     it(`${command.line} (${command.where.join(", ")})`, async () => {
       expect(command.unknown, `${command.line}: package.json has no such bin or script`).toBeFalsy();
       const [, comment = ""] = /\s#\s?(.*)$/.exec(command.line) ?? [];
-      const head = command.line.replace(/\s+#.*$/, "").replace(/\s*&$/, "").replace(/\s*>\s*\S+$/, "");
+      const head = command.line
+        .replace(/\s+#.*$/, "")
+        .replace(/\s*&$/, "")
+        .replace(/\s*>\s*\S+$/, "");
       const argv = translate(head.split(/\s+/))!;
       const cwd = mkdtempSync(join(tmpdir(), "guide-shell-"));
       try {
         const ran = await runCommand(argv, cwd, apiEnv(cwd), async (firstLine) => {
-          const info = JSON.parse(firstLine) as { baseUrl: string; keys: Array<{ token: string; environment: string }> };
+          const info = JSON.parse(firstLine) as {
+            baseUrl: string;
+            keys: Array<{ token: string; environment: string }>;
+          };
           const key = info.keys.find((k) => k.environment === "test") ?? info.keys[0];
           const res = await fetch(`${info.baseUrl}/context`, { headers: { authorization: `Bearer ${key.token}` } });
           expect(res.status).toBe(200);

@@ -8,7 +8,6 @@ import { blocksOf } from "./guide-blocks";
 
 const [en, ru] = LOCALES;
 
-
 /** Code without its comments: `// …` and `# …` after whitespace (never `://` inside a URL). */
 function withoutComments(code: string): string {
   return code
