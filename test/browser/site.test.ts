@@ -31,7 +31,7 @@ beforeAll(async () => {
     ["/index.html", "/ru/index.html", REFERENCE],
     (p) => p === REFERENCE,
   );
-}, 300_000);
+}, 600_000); // a stale site is rebuilt first (about two minutes on a busy two-core machine)
 
 afterAll(async () => {
   if (site) {
