@@ -72,9 +72,11 @@ export async function crawl(
       if (url.origin !== origin) continue;
       const hash = decodeURIComponent(url.hash.replace(/^#/, ""));
       links.push({ from: path, path: url.pathname, hash });
-      if (!seen.has(url.pathname) && isDocumentPage(url.pathname) && !skip(url.pathname)) {
-        seen.add(url.pathname);
-        queue.push(url.pathname);
+      // `/guides/` and `/guides/index.html` are one document: load it once.
+      const doc = url.pathname.endsWith("/") ? `${url.pathname}index.html` : url.pathname;
+      if (!seen.has(doc) && isDocumentPage(doc) && !skip(doc)) {
+        seen.add(doc);
+        queue.push(doc);
       }
     }
   }
