@@ -10,7 +10,7 @@ import { binEntries, repoRoot } from "./package-entries";
 
 const run = promisify(execFile);
 
-export interface HelpPage {
+interface HelpPage {
   /** `["reseller", "journal", "list"]`. */
   command: string[];
   text: string;

@@ -3,7 +3,7 @@
  * links to that operation in the HTTP reference. Links to the reference page load it as a document
  * (`target="_self"`), because it is a standalone Redoc page and not a VitePress route.
  */
-import type MarkdownIt from "markdown-it";
+import type { MarkdownRenderer as MarkdownIt } from "vitepress";
 
 export interface OperationLinkOptions {
   base: string;

@@ -36,7 +36,7 @@ function readPackageJson(): PackageJson {
 function tsupEntries(): Map<string, string> {
   const configs = Array.isArray(tsupConfig) ? tsupConfig : [tsupConfig];
   const out = new Map<string, string>();
-  for (const config of configs as Array<{ entry?: unknown }>) {
+  for (const config of configs as { entry?: unknown }[]) {
     const entry = config.entry;
     if (entry && typeof entry === "object" && !Array.isArray(entry)) {
       for (const [name, source] of Object.entries(entry as Record<string, string>)) out.set(name, source);
@@ -62,7 +62,7 @@ export function publicEntries(): PublicEntry[] {
   const out: PublicEntry[] = [];
   for (const [subpath, target] of Object.entries(pkg.exports)) {
     const file = typeof target === "string" ? target : target.import?.default;
-    if (!file || !file.startsWith("./dist/")) continue; // ./package.json
+    if (!file?.startsWith("./dist/")) continue; // ./package.json
     const specifier = subpath === "." ? pkg.name : `${pkg.name}/${subpath.replace(/^\.\//, "")}`;
     out.push({ specifier, source: sourceOf(entries, file, `exports["${subpath}"]`) });
   }

@@ -6,12 +6,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext } from "playwright-core";
 
-export interface PageReport {
+interface PageReport {
   path: string;
   problems: string[];
 }
 
-export interface Link {
+interface Link {
   from: string;
   /** Path of the target document, e.g. `/guides/never-buy-twice.html`. */
   path: string;

@@ -7,8 +7,8 @@ import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
-export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-export const siteDir = join(repoRoot, "docs/.vitepress/dist");
+const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+const siteDir = join(repoRoot, "docs/.vitepress/dist");
 
 /** Build output and generated pages: not inputs of the build. */
 const NOT_INPUTS = [

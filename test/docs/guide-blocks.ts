@@ -92,7 +92,7 @@ export function writeTsBlocks(): WrittenBlock[] {
 /** Type-checks the written blocks with the project's compiler options; diagnostics name the guide line. */
 export function typecheck(blocks: WrittenBlock[]): string[] {
   const configPath = join(repoRoot, "tsconfig.json");
-  const config = ts.readConfigFile(configPath, ts.sys.readFile);
+  const config = ts.readConfigFile(configPath, (path) => ts.sys.readFile(path));
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, repoRoot);
   const program = ts.createProgram(
     blocks.map((b) => b.path),

@@ -47,7 +47,6 @@ function domainOf(t: string): { uuid: string; name: string } {
   return server.emulator.control.domains(t)[0];
 }
 
-type Exported = (...args: never[]) => unknown;
 let serial = 0;
 
 /** One driver per exported name a guide uses: it calls the export the way the guide means it. */
@@ -156,7 +155,7 @@ describe("J1: guide examples run against the emulator", () => {
           throw new Error(
             `${describeBlock(block)} exports ${name}, which no driver runs: add one to ${import.meta.filename}.`,
           );
-        await driver(value as Exported);
+        await driver(value);
       }
       const store = (mod.client as { close?: () => Promise<void> } | undefined)?.close;
       if (store) await store();

@@ -160,7 +160,7 @@ describe("J1: guide shell commands run", () => {
         const ran = await runCommand(argv, cwd, apiEnv(cwd), async (firstLine) => {
           const info = JSON.parse(firstLine) as {
             baseUrl: string;
-            keys: Array<{ token: string; environment: string }>;
+            keys: { token: string; environment: string }[];
           };
           const key = info.keys.find((k) => k.environment === "test") ?? info.keys[0];
           const res = await fetch(`${info.baseUrl}/context`, { headers: { authorization: `Bearer ${key.token}` } });
