@@ -118,15 +118,20 @@ describe("docs site (Chromium)", () => {
   it("the language switch keeps the reader on the same page, both ways", async () => {
     const page = await open("/guides/never-buy-twice.html");
     const english = await page.locator("h1").first().innerText();
+    const englishText = await page.evaluate(() => document.querySelector("h1")?.textContent ?? "");
     await page.locator(".VPNavBarTranslations button").hover();
     await page.locator('.VPNavBarTranslations a:has-text("Русский")').click();
     await page.waitForURL("**/ru/guides/never-buy-twice.html");
+    // The router changes the URL first and the page right after: wait for the translated content.
+    await page.waitForFunction(() => document.documentElement.lang === "ru");
+    await page.waitForFunction((en) => document.querySelector("h1")?.textContent !== en, englishText);
     const russian = await page.locator("h1").first().innerText();
     expect(russian).not.toBe(english);
     expect(await page.getAttribute("html", "lang")).toBe("ru");
     await page.locator(".VPNavBarTranslations button").hover();
     await page.locator('.VPNavBarTranslations a:has-text("English")').click();
     await page.waitForURL("**/guides/never-buy-twice.html");
+    await page.waitForFunction(() => document.documentElement.lang === "en");
     expect(new URL(page.url()).pathname).toBe("/guides/never-buy-twice.html");
     await page.close();
   });
