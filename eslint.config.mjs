@@ -18,6 +18,13 @@ export default tseslint.config(
       "coverage/",
       "docs/reference/",
       "docs/.vitepress/cache/",
+      // The built documentation site and the reference pages npm run docs generates.
+      "docs/.vitepress/dist/",
+      "docs/public/reference/",
+      "docs/sdk/",
+      "docs/ru/sdk/",
+      "docs/cli/",
+      "docs/ru/cli/",
       "test/fixtures/",
     ],
   },

@@ -1,0 +1,108 @@
+/**
+ * Loads every page of the site reachable from the entry pages, in a real browser, and records what
+ * went wrong on each (console errors, failed or non-2xx requests) and every internal link it shows.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { BrowserContext } from "playwright-core";
+
+interface PageReport {
+  path: string;
+  problems: string[];
+}
+
+interface Link {
+  from: string;
+  /** Path of the target document, e.g. `/guides/never-buy-twice.html`. */
+  path: string;
+  /** The fragment without `#`, decoded, or "". */
+  hash: string;
+}
+
+export interface Crawl {
+  pages: PageReport[];
+  links: Link[];
+  /** Every same-origin path any page requested (documents, scripts, styles, fonts, search index). */
+  requested: Set<string>;
+}
+
+/** Pages that are standalone documents handled by their own tests (the Redoc page). */
+function isDocumentPage(path: string): boolean {
+  return path.endsWith(".html") || path.endsWith("/");
+}
+
+export async function crawl(
+  context: BrowserContext,
+  origin: string,
+  entries: string[],
+  skip: (path: string) => boolean,
+): Promise<Crawl> {
+  const queue = [...entries];
+  const seen = new Set(queue);
+  const pages: PageReport[] = [];
+  const links: Link[] = [];
+  const requested = new Set<string>();
+  const page = await context.newPage();
+  let problems: string[] = [];
+  page.on("console", (m) => {
+    if (m.type() === "error") problems.push(`console: ${m.text()}`);
+  });
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  page.on("requestfailed", (r) => {
+    // Leaving a page cancels the chunks VitePress prefetches for its links; `requested` still checks they exist.
+    if (r.failure()?.errorText !== "net::ERR_ABORTED")
+      problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
+  });
+  page.on("response", (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  page.on("request", (r) => {
+    const url = r.url();
+    if (url.startsWith(origin)) requested.add(new URL(url).pathname);
+    else if (!/^(data|blob):/.test(url)) problems.push(`off-site request: ${url}`);
+  });
+  while (queue.length > 0) {
+    const path = queue.shift()!;
+    problems = [];
+    await page.goto(origin + path, { waitUntil: "load" });
+    const hrefs = await page.$$eval("a[href]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
+    pages.push({ path, problems });
+    for (const href of hrefs) {
+      const url = new URL(href);
+      if (url.origin !== origin) continue;
+      const hash = decodeURIComponent(url.hash.replace(/^#/, ""));
+      links.push({ from: path, path: url.pathname, hash });
+      // `/guides/` and `/guides/index.html` are one document: load it once.
+      const doc = url.pathname.endsWith("/") ? `${url.pathname}index.html` : url.pathname;
+      if (!seen.has(doc) && isDocumentPage(doc) && !skip(doc)) {
+        seen.add(doc);
+        queue.push(doc);
+      }
+    }
+  }
+  await page.close();
+  return { pages, links, requested };
+}
+
+const idCache = new Map<string, Set<string>>();
+
+/** The ids a built page defines, read from its HTML as served (what an anchor jumps to). */
+export function idsOf(siteDir: string, path: string): Set<string> {
+  const cached = idCache.get(`${siteDir}:${path}`);
+  if (cached) return cached;
+  const file = join(siteDir, path.endsWith("/") ? `${path}index.html` : path);
+  const html = readFileSync(file, "utf8");
+  const ids = new Set<string>();
+  for (const m of html.matchAll(/\sid="([^"]+)"/g)) {
+    ids.add(
+      m[1]
+        .replace(/&amp;/g, "&")
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">"),
+    );
+  }
+  idCache.set(`${siteDir}:${path}`, ids);
+  return ids;
+}

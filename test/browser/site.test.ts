@@ -1,0 +1,188 @@
+// The documentation site in Debian's Chromium, served from its built folder by a plain static server on
+// loopback: every page clean, every internal link and anchor resolving, the HTTP reference complete,
+// the language switch, offline search, and a phone-width layout. Screenshots go to test/browser/screenshots/.
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { decorateSpec, HTTP_REFERENCE_FILE, readSpec } from "../../docs/.vitepress/http-reference";
+import { launchChromium, type Browser } from "./chromium";
+import { crawl, idsOf, type Crawl } from "./crawl";
+import { ensureSite } from "./site";
+import { serveStatic, type StaticServer } from "./static-server";
+
+const SCREENSHOTS = join(import.meta.dirname, "screenshots");
+const REFERENCE = `/${HTTP_REFERENCE_FILE}`;
+const operationIds = decorateSpec(readSpec()).operationIds;
+
+let siteDir: string;
+let server: StaticServer;
+let browser: Browser;
+let site: Crawl;
+
+beforeAll(async () => {
+  siteDir = ensureSite();
+  server = await serveStatic(siteDir);
+  browser = await launchChromium();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  site = await crawl(
+    browser.context,
+    server.origin,
+    ["/index.html", "/ru/index.html", REFERENCE],
+    (p) => p === REFERENCE,
+  );
+}, 600_000); // a stale site is rebuilt first (about two minutes on a busy two-core machine)
+
+afterAll(async () => {
+  if (site) {
+    const distinct = new Set(site.links.map((l) => `${l.path}#${l.hash}`));
+    console.log(
+      `docs site: ${site.pages.length} pages loaded, ${site.links.length} internal links (${distinct.size} distinct) checked`,
+    );
+  }
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(path: string, width = 1280): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width, height: 800 });
+  await page.goto(server.origin + path, { waitUntil: "load" });
+  return page;
+}
+
+/** The Redoc page, rendered: it builds its DOM from the inlined spec after load. */
+async function openReference(hash = ""): Promise<Page> {
+  const page = await open(`${REFERENCE}${hash}`);
+  await page.waitForSelector('[id^="operation/"]', { timeout: 30_000 });
+  return page;
+}
+
+describe("docs site (Chromium)", () => {
+  it("every page loads with no console error, no failed request and nothing off-site", () => {
+    expect(site.pages.length).toBeGreaterThan(20);
+    expect(site.pages.filter((p) => p.path.startsWith("/ru/")).length).toBeGreaterThan(10);
+    const broken = site.pages.filter((p) => p.problems.length > 0);
+    expect(broken, JSON.stringify(broken, null, 2)).toEqual([]);
+    const missing = [...site.requested].filter(
+      (p) => !existsSync(join(siteDir, p.endsWith("/") ? `${p}index.html` : p)),
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it("every internal link resolves to a built file, and every anchor to an id on that page", () => {
+    const bad: string[] = [];
+    const distinct = new Map(site.links.map((l) => [`${l.path}#${l.hash}`, l]));
+    for (const link of distinct.values()) {
+      const file = join(siteDir, link.path.endsWith("/") ? `${link.path}index.html` : link.path);
+      if (!existsSync(file)) bad.push(`${link.from} → ${link.path}: no such file`);
+      else if (link.hash && link.path !== REFERENCE && !idsOf(siteDir, link.path).has(link.hash)) {
+        bad.push(`${link.from} → ${link.path}#${link.hash}: no such id`);
+      }
+    }
+    expect(site.links.length).toBeGreaterThan(200);
+    expect(bad).toEqual([]);
+  });
+
+  it("J1: every operationId a guide links resolves to that operation in the HTTP reference", async () => {
+    const anchors = [...new Set(site.links.filter((l) => l.path === REFERENCE && l.hash).map((l) => l.hash))];
+    expect(anchors).toContain("operation/domains.renew");
+    const page = await openReference();
+    const ids = await page.$$eval("[id]", (els) => els.map((e) => e.id));
+    expect(anchors.filter((a) => !ids.includes(a))).toEqual([]);
+    await page.close();
+  });
+
+  it("J3: the HTTP reference lists all 27 operations of the spec and loads nothing off-site", async () => {
+    const page = await openReference();
+    const ids = await page.$$eval('[id^="operation/"]', (els) => els.map((e) => e.id.slice("operation/".length)));
+    expect(operationIds).toHaveLength(27);
+    expect([...ids].sort()).toEqual([...operationIds].sort());
+    const problems = site.pages.find((p) => p.path === REFERENCE)?.problems;
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("B1, F1, E4: domains.renew shows its vendor extensions — live-only, async, unknown-outcome policy", async () => {
+    const page = await openReference("#operation/domains.renew");
+    const section = page.locator('[data-section-id="tag/domains/operation/domains.renew"]');
+    const text = await section.innerText();
+    expect(text).toMatch(/x-live-only\s+false/);
+    expect(text).toMatch(/x-async-operation\s+true/);
+    expect(text).toMatch(/x-unknown-outcome\s+resend/);
+    await section.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: join(SCREENSHOTS, "renew-operation.png") });
+    await page.close();
+  });
+
+  it("the language switch keeps the reader on the same page, both ways", async () => {
+    const page = await open("/guides/never-buy-twice.html");
+    const english = await page.locator("h1").first().innerText();
+    const englishText = await page.evaluate(() => document.querySelector("h1")?.textContent ?? "");
+    await page.locator(".VPNavBarTranslations button").hover();
+    await page.locator('.VPNavBarTranslations a:has-text("Русский")').click();
+    await page.waitForURL("**/ru/guides/never-buy-twice.html");
+    // The router changes the URL first and the page right after: wait for the translated content.
+    await page.waitForFunction(() => document.documentElement.lang === "ru");
+    await page.waitForFunction((en) => document.querySelector("h1")?.textContent !== en, englishText);
+    const russian = await page.locator("h1").first().innerText();
+    expect(russian).not.toBe(english);
+    expect(await page.getAttribute("html", "lang")).toBe("ru");
+    await page.locator(".VPNavBarTranslations button").hover();
+    await page.locator('.VPNavBarTranslations a:has-text("English")').click();
+    await page.waitForURL("**/guides/never-buy-twice.html");
+    await page.waitForFunction(() => document.documentElement.lang === "en");
+    expect(new URL(page.url()).pathname).toBe("/guides/never-buy-twice.html");
+    await page.close();
+  });
+
+  for (const [lang, entry] of [
+    ["en", "/guides/"],
+    ["ru", "/ru/guides/"],
+  ] as const) {
+    it(`offline search finds "Idempotency-Key" (${lang}) and leads to a ${lang} guide`, async () => {
+      const page = await open(entry);
+      await page.locator(".VPNavBarSearch button").click();
+      await page.locator("input.search-input").fill("Idempotency-Key");
+      const results = page.locator(".result");
+      await results.first().waitFor();
+      const hrefs = await results.evaluateAll((els) => els.map((e) => new URL((e as HTMLAnchorElement).href).pathname));
+      expect(hrefs.length).toBeGreaterThan(1);
+      for (const href of hrefs) expect(href.startsWith("/ru/")).toBe(lang === "ru");
+      expect(hrefs.some((h) => h.includes("/guides/never-buy-twice"))).toBe(true);
+      await page.close();
+    });
+  }
+
+  it("the layout holds at a phone width: no horizontal scroll on landing, guides and references", async () => {
+    const wide: string[] = [];
+    for (const path of [
+      "/index.html",
+      "/guides/rate-limits-and-retries.html",
+      "/ru/guides/never-buy-twice.html",
+      "/sdk/reseller-api.html",
+      "/cli/reseller-emulator.html",
+    ]) {
+      const page = await open(path, 375);
+      const [scroll, client] = await page.evaluate(() => [
+        document.documentElement.scrollWidth,
+        document.documentElement.clientWidth,
+      ]);
+      if (scroll > client) wide.push(`${path}: ${scroll}px > ${client}px`);
+      await page.close();
+    }
+    expect(wide).toEqual([]);
+  });
+
+  it("writes screenshots of the landing page and a guide", async () => {
+    const landing = await open("/index.html");
+    await landing.screenshot({ path: join(SCREENSHOTS, "landing.png"), fullPage: true });
+    await landing.close();
+    const guide = await open("/guides/never-buy-twice.html");
+    await guide.screenshot({ path: join(SCREENSHOTS, "guide-never-buy-twice.png") });
+    await guide.close();
+    for (const name of ["landing.png", "guide-never-buy-twice.png", "renew-operation.png"]) {
+      expect(existsSync(join(SCREENSHOTS, name))).toBe(true);
+    }
+  });
+});
