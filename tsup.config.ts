@@ -10,6 +10,8 @@
  * `dependencies` and `peerDependencies` stay external; dev-only runtime code the emulator uses
  * (e.g. hono) is bundled, so installing the package never needs devDependencies.
  */
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { defineConfig, type Options } from "tsup";
 
 /**
@@ -42,6 +44,24 @@ const sdkAsExternal: NonNullable<Options["esbuildPlugins"]>[number] = {
     });
   },
 };
+
+/**
+ * esbuild marks where each source module starts with a `// core/errors.ts` line; those name files
+ * that are not in the package, so they are dropped after the build (there are no source maps to shift).
+ */
+function stripModuleMarkers(only: (file: string) => boolean, dir = "dist"): void {
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    if (statSync(file).isDirectory()) stripModuleMarkers(only, file);
+    else if (/\.(?:js|cjs)$/.test(name) && only(file)) {
+      const text = readFileSync(file, "utf8");
+      const stripped = text
+        .replace(/^\/\/ (?:[\w-]+\/)+[\w.-]+\.ts\n/gm, "")
+        .replace(/;\/\/ (?:[\w-]+\/)+[\w.-]+\.ts$/gm, ";");
+      if (stripped !== text) writeFileSync(file, stripped);
+    }
+  }
+}
 
 const shared = {
   outDir: "dist",
@@ -76,6 +96,9 @@ export default defineConfig([
     shims: true,
     // Both configs run in parallel: this one cleans dist/ but leaves the CLI build's files alone.
     clean: ["!cli.js", "!reseller.js"],
+    // The configs build in parallel: each strips only its own files.
+    onSuccess: async () =>
+      stripModuleMarkers((file) => ![join("dist", "cli.js"), join("dist", "reseller.js")].includes(file)),
   },
   {
     ...shared,
@@ -85,6 +108,7 @@ export default defineConfig([
     clean: false,
     splitting: false,
     banner: { js: "#!/usr/bin/env node" },
+    onSuccess: async () => stripModuleMarkers((file) => file === join("dist", "cli.js")),
   },
   {
     ...shared,
@@ -100,5 +124,6 @@ export default defineConfig([
     // The CLI's own libraries are devDependencies bundled here, so SDK users never install them.
     noExternal: ["commander", "cli-table3", "csv-parse", "log-update"],
     esbuildPlugins: [sdkAsExternal],
+    onSuccess: async () => stripModuleMarkers((file) => file === join("dist", "reseller.js")),
   },
 ]);

@@ -2,8 +2,9 @@
  * Errors the client throws. Programmer errors (bad options, arguments, tokens, transport rules)
  * throw BEFORE anything is sent; an HTTP result never throws — it becomes an Outcome.
  * Transport failures (NetworkError, TimeoutError) are separate from HTTP errors (like ky's
- * NetworkError vs HTTPError) and travel inside an `unknown` Outcome (E4).
- * A4: no message here ever contains the token; callers pass field names, never values.
+ * NetworkError vs HTTPError) and travel inside an `unknown` Outcome (E4: a failure after sending
+ * means the result is unknown). No message here ever contains the token (A4): callers pass field
+ * names, never values.
  */
 
 /**
@@ -29,7 +30,8 @@ export type ResellerErrorCode =
   | "invalid_transition"
   | "duplicate_command"
   | "unknown_command"
-  | "sensitive_data";
+  | "sensitive_data"
+  | "missing_dependency";
 
 /** Base class of every error the package throws. */
 export class ResellerClientError extends Error {
@@ -80,12 +82,39 @@ export class InvalidTokenError extends ResellerClientError {
   override readonly code = "invalid_token" as const;
 }
 
-/** B1–B4: a live-only operation was called with a test key (the server would answer 403). */
+/**
+ * A live-only operation (support tickets, balance, ledger) was called with a test key; the server
+ * would answer 403 (B1–B4). Nothing was sent. `allowLiveOnlyWithTestKey` sends it anyway.
+ */
 export class LiveOnlyError extends ResellerClientError {
   override readonly name = "LiveOnlyError";
   override readonly code = "live_only" as const;
   constructor(readonly operationId: string) {
-    super(`${operationId} is available only to live credentials (B1–B3); a test key would get 403.`);
+    super(
+      `${operationId} is live-only: support and finance resources answer 403 to a test key, so nothing was sent. ` +
+        "Use a rsl_live_ key, or set the client option allowLiveOnlyWithTestKey: true to send it anyway " +
+        "(the server's 403 then comes back as a rejected outcome, useful to test that path).",
+    );
+  }
+}
+
+/**
+ * An optional peer dependency that a store needs (better-sqlite3, pg, ioredis) is not installed.
+ * Install it next to reseller-api; nothing was created or sent.
+ */
+export class MissingDependencyError extends ResellerClientError {
+  override readonly name = "MissingDependencyError";
+  override readonly code = "missing_dependency" as const;
+  constructor(
+    /** The npm package to install, e.g. `better-sqlite3`. */
+    readonly packageName: string,
+    /** What needs it, e.g. `reseller-api/stores/sqlite`. */
+    readonly feature: string,
+  ) {
+    super(
+      `${feature} needs the package "${packageName}", which is not installed (it is an optional peer ` +
+        `dependency of reseller-api). Install it: npm install ${packageName}`,
+    );
   }
 }
 
@@ -148,3 +177,4 @@ export const isRequestAbortedError = errorGuard<RequestAbortedError>("request_ab
 export const isPaginationError = errorGuard<PaginationError>("pagination_failed");
 export const isNetworkError = errorGuard<NetworkError>("network_error");
 export const isTimeoutError = errorGuard<TimeoutError>("timeout");
+export const isMissingDependencyError = errorGuard<MissingDependencyError>("missing_dependency");

@@ -1,4 +1,5 @@
 // The only way into core/ from outside it (see README.md).
+export * from "./defaults";
 export * from "./errors";
 export * from "./events";
 export type * from "./outcome";

@@ -1,12 +1,6 @@
 /**
- * The result of every call: a discriminated union on `kind`. An HTTP-level result never throws (E4).
- * - succeeded: 2xx data; `replayed` from Idempotency-Replayed: true (D5, D9).
- * - accepted: 202 + Operation on an async operation (F1): keep `operationUuid` and poll.
- * - rejected: a definitive answer that nothing happened (400/401/403/404/405/422, or 429 after the
- *   rate-limit retries ran out): fix the cause; do not repeat unchanged (G5).
- * - conflict: 409 — reconcile via the journal and a GET; never a new key (D6, E4).
- * - unknown: timeout, reset, 5xx, or a non-JSON/truncated/empty body where JSON was expected: the
- *   side effect may have happened (E4, E5). Reconcile; do not buy again.
+ * The result of every call: a discriminated union on `kind`. An HTTP-level result never throws
+ * (E4: every failure is classified as definitive or unknown, never guessed).
  */
 import type { OperationId } from "../generated/operations";
 import type { ApiError } from "../generated/errors";
@@ -27,13 +21,13 @@ export interface AttemptInfo {
   replayed?: boolean;
 }
 
-/** C10: the last snapshot the server sent; null fields when absent (e.g. on the limiter's 429). */
+/** The last X-RateLimit-Limit/Remaining the server sent (C10); null when absent (e.g. on the limiter's 429). */
 export interface RateLimitSnapshot {
   limit: number | null;
   remaining: number | null;
 }
 
-/** The async operation resource (F2); `status` stays open to future values (F3). */
+/** The async operation resource (F2); `status` stays open to future values (F3: unknown statuses are not failures). */
 export interface OperationResource {
   uuid: string;
   domain_uuid?: string | null;
@@ -58,15 +52,24 @@ interface OutcomeBase {
   requestId?: string;
 }
 
+/**
+ * A 2xx with the operation's data. `replayed` is true when the server answered from its idempotency
+ * record (D5, D9: the same key and bytes return the first response; nothing happened twice).
+ */
 export interface SucceededOutcome<D = unknown> extends OutcomeBase {
   kind: "succeeded";
   status: number;
   data: D;
+  /** The server replayed the first response to this Idempotency-Key (header Idempotency-Replayed: true). */
   replayed: boolean;
   /** orders.create only: the result was found by external_id after an unknown outcome (F5, I4). */
   reconciled?: boolean;
 }
 
+/**
+ * A 202 from an async domain operation (F1: acceptance, not the registry's result). Keep
+ * `operationUuid` and poll it with `client.operations.wait()`.
+ */
 export interface AcceptedOutcome<D = unknown> extends OutcomeBase {
   kind: "accepted";
   status: number;
@@ -76,6 +79,10 @@ export interface AcceptedOutcome<D = unknown> extends OutcomeBase {
   replayed: boolean;
 }
 
+/**
+ * A definitive answer that nothing happened (400, 401, 403, 404, 405, 422, or a 429 after the
+ * rate-limit retries ran out). Fix the cause; do not repeat the call unchanged (G5).
+ */
 export interface RejectedOutcome extends OutcomeBase {
   kind: "rejected";
   status: number;
@@ -85,6 +92,10 @@ export interface RejectedOutcome extends OutcomeBase {
   snippet?: string;
 }
 
+/**
+ * A 409: the Idempotency-Key is in use by a request still running, or belongs to other bytes (D6).
+ * Reconcile with the journal and a GET; never retry with a new key.
+ */
 export interface ConflictOutcome extends OutcomeBase {
   kind: "conflict";
   status: 409;
@@ -92,6 +103,7 @@ export interface ConflictOutcome extends OutcomeBase {
   snippet?: string;
 }
 
+/** Why an outcome is unknown. */
 export type UnknownReason =
   | "timeout"
   | "network"
@@ -101,6 +113,11 @@ export type UnknownReason =
   | "aborted"
   | "retry_budget_exhausted";
 
+/**
+ * The side effect MAY have happened: a timeout, a reset connection, a 5xx, or a non-JSON, truncated or
+ * empty body where JSON was expected (E4, E5). Reconcile (the journal, `client.recover()`, a GET);
+ * do not buy again.
+ */
 export interface UnknownOutcome extends OutcomeBase {
   kind: "unknown";
   reason: UnknownReason;
@@ -114,6 +131,16 @@ export interface UnknownOutcome extends OutcomeBase {
   reconciliation?: string;
 }
 
+/**
+ * What every call resolves to, a union on `kind`; switch on it (TypeScript checks exhaustiveness):
+ * - `succeeded`: 2xx data ({@link SucceededOutcome});
+ * - `accepted`: 202 for an async operation, poll `operationUuid` ({@link AcceptedOutcome});
+ * - `rejected`: nothing happened, fix the cause ({@link RejectedOutcome});
+ * - `conflict`: 409, reconcile, never a new key ({@link ConflictOutcome});
+ * - `unknown`: it may have happened, reconcile, never buy again ({@link UnknownOutcome}).
+ *
+ * An HTTP result never throws; only a mistake found before sending does (a `ResellerClientError`).
+ */
 export type Outcome<D = unknown> =
   | SucceededOutcome<D>
   | AcceptedOutcome<D>
@@ -121,4 +148,5 @@ export type Outcome<D = unknown> =
   | ConflictOutcome
   | UnknownOutcome;
 
+/** `"succeeded" | "accepted" | "rejected" | "conflict" | "unknown"`. */
 export type OutcomeKind = Outcome["kind"];

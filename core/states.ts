@@ -1,6 +1,6 @@
 /**
- * The journal's command states (I5), shared by events, outcomes and the journal. The allowed
- * transitions between them live in journal/command-state.ts.
+ * The journal's command states (I5: every command is tracked in a state machine), shared by events,
+ * outcomes and the journal. `canTransition` says which moves between them are allowed.
  */
 export type CommandState =
   | "recorded"

@@ -3,11 +3,13 @@
  * is sent. None of them ever puts the token into a message (A4).
  */
 import type { OperationMeta } from "../generated/operations";
-import { InsecureTransportError, InvalidArgumentError, InvalidTokenError, LiveOnlyError } from "./errors";
+import { InsecureTransportError, InvalidArgumentError, InvalidOptionsError, InvalidTokenError, LiveOnlyError } from "./errors";
 
 const TOKEN_RE = /^rsl_(test|live)_([A-Za-z0-9]{24})\.([A-Za-z0-9_-]{64})$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+/** Every operation path in the spec is relative to this base path. */
+export const API_BASE_PATH = "/api/reseller/v1";
 
 export interface ParsedToken {
   environment: "test" | "live";
@@ -20,41 +22,55 @@ export interface ParsedToken {
 /** A3: `rsl_(test|live)_{24 alnum}.{64 base64url}`. */
 export function parseToken(token: unknown): ParsedToken {
   if (typeof token !== "string" || token.length === 0) {
-    throw new InvalidTokenError("A reseller API token is required (A3): rsl_test_… or rsl_live_….");
+    throw new InvalidTokenError("A reseller API token is required (A3: a reseller key, rsl_test_… or rsl_live_…).");
   }
   const m = TOKEN_RE.exec(token);
   if (!m) {
     // A4: describe the expected shape only; never echo the value or its length.
     throw new InvalidTokenError(
-      "The token is not a reseller API key (A3): expected rsl_test_|rsl_live_ + 24 letters/digits + '.' + 64 base64url characters. A dashboard key is not a reseller key.",
+      "The token is not a reseller API key (A3: the key format): expected rsl_test_|rsl_live_ + 24 letters/digits + '.' + 64 base64url characters. A dashboard key is not a reseller key.",
     );
   }
   return { environment: m[1] as "test" | "live", publicKeyId: m[2], secret: m[3] };
 }
 
-/** A1/A4: HTTPS, except loopback hosts or an explicit opt-in. */
+/**
+ * A1/A4: HTTPS, except loopback hosts or an explicit opt-in; and the path must end with the API base
+ * path, or every call would reach a route the server does not have (a bare 404) — refused, not
+ * guessed, because a gateway may mount the API under a prefix of its own.
+ */
 export function checkBaseUrl(baseUrl: unknown, allowInsecureHttp: boolean): URL {
   let url: URL;
   try {
     url = new URL(String(baseUrl));
   } catch {
-    throw new InsecureTransportError("baseUrl must be an absolute https:// URL (A1).");
+    throw new InsecureTransportError(
+      `baseUrl must be an absolute https:// URL ending in ${API_BASE_PATH}, e.g. https://reseller.example.kz${API_BASE_PATH}.`,
+    );
   }
-  if (url.protocol === "https:") return url;
-  if (url.protocol === "http:" && (LOOPBACK_HOSTS.has(url.hostname) || allowInsecureHttp)) return url;
-  throw new InsecureTransportError(
-    `baseUrl must use https:// (A1, A4): the token would travel in clear text to ${url.host}. Only loopback hosts may use http:// unless allowInsecureHttp is set.`,
-  );
+  if (!(url.protocol === "https:" || (url.protocol === "http:" && (LOOPBACK_HOSTS.has(url.hostname) || allowInsecureHttp)))) {
+    throw new InsecureTransportError(
+      `baseUrl must use https:// (A1: the API is HTTPS only): the token would travel in clear text to ${url.host}. Only loopback hosts may use http:// unless allowInsecureHttp is set.`,
+    );
+  }
+  const path = url.pathname.replace(/\/+$/, "");
+  if (!path.endsWith(API_BASE_PATH) || url.search !== "" || url.hash !== "") {
+    throw new InvalidOptionsError(
+      `baseUrl must end with the API base path ${API_BASE_PATH} (got "${url.pathname}${url.search}"), or every call reaches a route the server does not have: use ${url.origin}${path.endsWith(API_BASE_PATH) ? path : path + API_BASE_PATH}.`,
+      "baseUrl",
+    );
+  }
+  return url;
 }
 
 /** D2: trimmed, 1..160 characters. Returns the trimmed key. */
 export function validateIdempotencyKey(key: unknown): string {
   if (typeof key !== "string")
-    throw new InvalidArgumentError("idempotencyKey must be a string (D2).", "idempotencyKey");
+    throw new InvalidArgumentError("idempotencyKey must be a string (D2: your own id of the command).", "idempotencyKey");
   const trimmed = key.trim();
   if (trimmed.length < 1 || trimmed.length > 160) {
     throw new InvalidArgumentError(
-      `idempotencyKey must be 1..160 characters after trimming (D2); got ${trimmed.length}.`,
+      `idempotencyKey must be 1..160 characters after trimming (D2: the Idempotency-Key format); got ${trimmed.length}.`,
       "idempotencyKey",
     );
   }
@@ -67,7 +83,7 @@ export function validatePathParams(op: OperationMeta, path: Record<string, unkno
     const value = path?.[name];
     if (typeof value !== "string" || !UUID_RE.test(value)) {
       throw new InvalidArgumentError(
-        `${name} must be a UUID exactly as the API returned it (A9); ${op.operationId} would answer ${
+        `${name} must be a UUID exactly as the API returned it (A9: ids are UUIDs); ${op.operationId} would answer ${
           op.malformedUuidStatus ?? 422
         } to a malformed one.`,
         name,
@@ -84,11 +100,11 @@ export function validateQuery(op: OperationMeta, query: Record<string, unknown> 
   if (perPage !== undefined && perPage !== null) {
     const n = typeof perPage === "string" && /^\d+$/.test(perPage) ? Number(perPage) : perPage;
     if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > 100) {
-      throw new InvalidArgumentError("per_page must be an integer 1..100 (H1).", "per_page");
+      throw new InvalidArgumentError("per_page must be an integer 1..100 (H1: pagination limits).", "per_page");
     }
   }
   if (query.cursor !== undefined && query.cursor !== null && typeof query.cursor !== "string") {
-    throw new InvalidArgumentError("cursor must be the opaque string from meta.next_cursor (H1).", "cursor");
+    throw new InvalidArgumentError("cursor must be the opaque string from meta.next_cursor (H1: cursor pagination).", "cursor");
   }
   for (const name of Object.keys(query)) {
     if (!op.queryParams.includes(name)) {

@@ -1,9 +1,10 @@
 // `reseller-emulator`: the reference emulator on a loopback port. stdout carries exactly one JSON line
 // (where to connect and which keys to use) so scripts can read it; everything else goes to stderr.
 // No shebang here: tsup adds it to dist/cli.js.
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { currentParentage, onParentExit } from "./parent-watch";
 import { isLoopbackAddress, startEmulatorServer, type EmulatorServerOptions } from "./server";
 import type { EmulatorSeed } from "./types";
 
@@ -15,13 +16,16 @@ Starts the Reseller API emulator and prints one JSON line to stdout:
 Options:
   --host HOST            interface to bind (default 127.0.0.1; loopback only is recommended)
   --port PORT            TCP port, 0 = ephemeral (default 0)
-  --window-ms MS         rate-limit window length (default 60000, C3)
-  --replay-ttl-ms MS     idempotency replay TTL (default 86400000, D6)
-  --rate-limit N         default requests per window for new keys, 1..10000 (default 120, C1)
+  --window-ms MS         fixed rate-limit window length (default 60000)
+  --replay-ttl-ms MS     how long an Idempotency-Key replays its first response (default 86400000 = 24 h)
+  --rate-limit N         default requests per window for new keys, 1..10000 (default 120)
   --seed FILE            JSON seed file ({"keys": [...], "domains": [...]}); replaces the default keys
+  --print-to FILE        also write the JSON line to FILE (written whole, then renamed into place)
+  --keep-alive           keep running after the process that started this one exits
   --help                 show this help
 
-SIGTERM / SIGINT stop the server and exit 0.`;
+SIGTERM / SIGINT stop the server and exit 0. So does the exit of the process that started it (a
+shell job, npx, a test runner), unless --keep-alive is given.`;
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -30,6 +34,8 @@ export class UsageError extends Error {
 export interface CliOptions extends EmulatorServerOptions {
   help: boolean;
   seedFile?: string;
+  printTo?: string;
+  keepAlive: boolean;
 }
 
 function integer(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
@@ -57,6 +63,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         "replay-ttl-ms": { type: "string" },
         "rate-limit": { type: "string" },
         seed: { type: "string" },
+        "print-to": { type: "string" },
+        "keep-alive": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -66,6 +74,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   const v = parsed.values;
   if (v.host?.trim() === "") throw new UsageError("--host must not be empty");
   if (v.seed?.trim() === "") throw new UsageError("--seed must name a file");
+  if (v["print-to"]?.trim() === "") throw new UsageError("--print-to must name a file");
   return {
     help: v.help === true,
     host: v.host?.trim(),
@@ -74,6 +83,8 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     replayTtlMs: integer("--replay-ttl-ms", v["replay-ttl-ms"], 1, Number.MAX_SAFE_INTEGER),
     defaultRateLimit: integer("--rate-limit", v["rate-limit"], 1, 10_000),
     seedFile: v.seed,
+    printTo: v["print-to"],
+    keepAlive: v["keep-alive"] === true,
   };
 }
 
@@ -102,6 +113,8 @@ export function readSeed(file: string): EmulatorSeed {
 
 /** Starts the server, prints the JSON line, and stops on SIGTERM/SIGINT. Returns the exit code. */
 export async function main(argv: readonly string[]): Promise<number> {
+  // Read before the server starts, so a parent that dies during start-up is still noticed.
+  const parentage = currentParentage();
   let options: CliOptions;
   try {
     options = parseCliArgs(argv);
@@ -117,7 +130,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
 
-  const { help: _help, seedFile, ...serverOptions } = options;
+  const { help: _help, seedFile, printTo, keepAlive, ...serverOptions } = options;
   let seed: EmulatorSeed | undefined;
   try {
     seed = seedFile === undefined ? undefined : readSeed(seedFile);
@@ -141,15 +154,27 @@ export async function main(argv: readonly string[]): Promise<number> {
     scopes: key.scopes,
     rate_limit_per_minute: key.rate_limit_per_minute,
   }));
-  process.stdout.write(JSON.stringify({ baseUrl: server.baseUrl, controlUrl: server.controlUrl, keys }) + "\n");
+  const line = JSON.stringify({ baseUrl: server.baseUrl, controlUrl: server.controlUrl, keys }) + "\n";
+  if (printTo !== undefined) {
+    try {
+      // Whole or not at all: a script polling for the file never reads half a line.
+      writeFileSync(`${printTo}.tmp-${process.pid}`, line, { mode: 0o600 });
+      renameSync(`${printTo}.tmp-${process.pid}`, printTo);
+    } catch (error) {
+      await server.close();
+      process.stderr.write(`reseller-emulator: --print-to: cannot write ${printTo}: ${(error as Error).message}\n`);
+      return 2;
+    }
+  }
+  process.stdout.write(line);
   process.stderr.write(`reseller-emulator: listening on ${server.baseUrl} (control ${server.controlUrl})\n`);
 
   return new Promise<number>((resolve) => {
     let stopping = false;
-    const stop = (signal: NodeJS.Signals) => {
+    const stop = (why: string) => {
       if (stopping) return;
       stopping = true;
-      process.stderr.write(`reseller-emulator: ${signal}, closing\n`);
+      process.stderr.write(`reseller-emulator: ${why}, closing\n`);
       server.close().then(
         () => resolve(0),
         (error: unknown) => {
@@ -160,6 +185,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     };
     process.once("SIGTERM", stop);
     process.once("SIGINT", stop);
+    if (!keepAlive) onParentExit((pid) => stop(`the process that started it (pid ${pid}) exited`), parentage);
   });
 }
 

@@ -66,7 +66,7 @@ const MESSAGES: Catalog = {
   },
   not_found: { en: "Resource not found.", ru: "Ресурс не найден.", kk: "Ресурс табылмады." },
   route_not_found: { en: "Route not found.", ru: "Маршрут не найден.", kk: "Маршрут табылмады." },
-  // C11: left in English, as seed 000 shows.
+  // C11: the limiter's message stays in English in every language.
   rate_limited: { en: "API rate limit exceeded." },
   idempotency_key_invalid: {
     en: "The Idempotency-Key header is required and must contain 1 to 160 characters.",

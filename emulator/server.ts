@@ -36,10 +36,17 @@ export interface ServedHandler {
   close(): Promise<void>;
 }
 
-/** Starts a fresh emulator behind a node:http server. */
+/**
+ * Starts a fresh emulator behind a node:http server on 127.0.0.1 and an ephemeral port. Like the
+ * `reseller-emulator` CLI it has one test and one live key unless a `seed` is given or
+ * `withDefaultKeys: false`; `server.emulator.control.keys()` lists them.
+ */
 export async function startEmulatorServer(options: EmulatorServerOptions = {}): Promise<EmulatorServer> {
   const { host, port, ...emulatorOptions } = options;
-  const emulator = createEmulator(emulatorOptions);
+  const emulator = createEmulator({
+    ...emulatorOptions,
+    withDefaultKeys: emulatorOptions.withDefaultKeys ?? emulatorOptions.seed === undefined,
+  });
   let served: ServedHandler;
   try {
     served = await serveEmulator(emulator, { host, port });

@@ -80,6 +80,10 @@ export interface EmulatorOptions {
   defaultRateLimit?: number;
   random?: () => number;
   seed?: EmulatorSeed;
+  /**
+   * One test and one live key (same reseller, every scope) with three domains each.
+   * Default: false for `createEmulator`; for `startEmulatorServer`, true unless a `seed` is given (as the CLI).
+   */
   withDefaultKeys?: boolean;
   operationPolicy?: OperationPolicy;
   language?: Language;

@@ -32,7 +32,7 @@ export function keySecret(random: Random): string {
   return pick(random, B64URL, 64);
 }
 
-/** shapes.md: "whsec_" + 43 base64url characters. */
+/** A webhook signing secret: "whsec_" + 43 base64url characters. */
 export function signingSecret(random: Random): string {
   return "whsec_" + pick(random, B64URL, 43);
 }

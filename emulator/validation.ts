@@ -1,4 +1,4 @@
-// Request-body validation per shapes.md: 422 validation_failed with a field → [messages] map (E1, E2).
+// Request-body validation per the spec: 422 validation_failed with a field → [messages] map (E1, E2).
 import { validationError, type FieldErrors } from "./errors";
 import type { Translate } from "./i18n";
 

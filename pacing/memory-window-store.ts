@@ -1,7 +1,7 @@
 /**
  * In-process WindowStore (I1: enough when one process owns the API key). The state transitions are
- * exported as pure functions so that the Redis Lua port (stores/redis-window-store.ts) can be
- * tested against exactly the same semantics. See window-store.ts for the model.
+ * exported as pure functions so that the Redis store's Lua port can be tested against exactly the
+ * same semantics. `WindowStore` describes the model.
  */
 import type {
   ObserveParams,

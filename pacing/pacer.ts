@@ -4,7 +4,7 @@
  * a 429 (C12). The client middleware calls acquire() before every HTTP attempt and
  * ticket.release() when the attempt ends. All waiting goes through the injected Clock.
  */
-import type { PacingEvent, WaitKind } from "../core";
+import { DEFAULT_PACING, type PacingEvent, type WaitKind } from "../core";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createMemoryWindowStore, MemoryWindowStore } from "./memory-window-store";
 import { parseRetryAfter, pauseAfter429, type PauseOptions } from "./retry-timing";
@@ -13,11 +13,20 @@ import type { ReserveDecision, WindowSnapshot, WindowStore } from "./window-stor
 export interface PacerOptions {
   /** Shared window state (default: in-process memory store; Redis across processes, I1). */
   store?: WindowStore;
-  /** Server window length (C3: 60 000 ms). */
+  /**
+   * The server's fixed window length, ms (C3: one counter per key per fixed window).
+   * @default DEFAULT_PACING.windowMs (60 000)
+   */
   windowMs?: number;
-  /** Limit assumed until one is learned (C1: 120). */
+  /**
+   * Requests per window assumed until the key's limit is learned (C1).
+   * @default DEFAULT_PACING.initialLimit (120)
+   */
   initialLimit?: number;
-  /** In-flight requests per key in this process (C8; default 4). */
+  /**
+   * Requests of one key in flight at once in this process (C8).
+   * @default DEFAULT_PACING.maxConcurrency (4)
+   */
   maxConcurrency?: number;
   clock?: Clock;
   /** Uniform in [0, 1), for the 429 margin and backoff jitter (default Math.random). */
@@ -30,7 +39,7 @@ export interface PacerOptions {
    * one-way latency stays below the guard.
    */
   guardMs?: number;
-  /** Floors and margins of the 429 pause (retry-timing.ts pauseAfter429). */
+  /** Floors and margins of the pause after a 429 (see `pauseAfter429`). */
   pause?: Omit<PauseOptions, "random">;
   onEvent?: (e: PacingEvent) => void;
 }
@@ -117,9 +126,9 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   // The in-process store needs no promise per operation: use its synchronous transitions directly.
   const memory = store instanceof MemoryWindowStore ? store : null;
   const clock = options.clock ?? systemClock;
-  const windowMs = options.windowMs ?? 60_000;
-  const initialLimit = options.initialLimit ?? 120;
-  const maxConcurrency = Math.max(1, options.maxConcurrency ?? 4);
+  const windowMs = options.windowMs ?? DEFAULT_PACING.windowMs;
+  const initialLimit = options.initialLimit ?? DEFAULT_PACING.initialLimit;
+  const maxConcurrency = Math.max(1, options.maxConcurrency ?? DEFAULT_PACING.maxConcurrency);
   const guardMs = options.guardMs ?? Math.min(1000, Math.max(25, windowMs / 200));
   const random = options.random ?? Math.random;
   const emit = (e: PacingEvent) => {

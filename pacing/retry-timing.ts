@@ -2,6 +2,7 @@
  * Pure retry timing (C12, I2): Retry-After parsing, exponential backoff with jitter, and the pause
  * after a 429. No clock, no I/O: `now` and `random` are passed in so every branch is testable.
  */
+import { DEFAULT_RETRY } from "../core";
 
 /** Longest wait we ever honour from a Retry-After header (1 hour). Larger values are clamped. */
 export const MAX_RETRY_AFTER_MS = 3_600_000;
@@ -82,9 +83,15 @@ export function parseRetryAfter(value: string | null | undefined, nowMs: number)
 }
 
 export interface BackoffOptions {
-  /** Delay before jitter for attempt 0 (default 1000 ms; I2: base 1 s). */
+  /**
+   * Delay before jitter for attempt 0, ms.
+   * @default DEFAULT_RETRY.baseMs (1000)
+   */
   baseMs?: number;
-  /** The delay never exceeds this, jitter included (default 32 000 ms; I2: cap 32 s). */
+  /**
+   * The delay never exceeds this, jitter included, ms.
+   * @default DEFAULT_RETRY.capMs (32 000)
+   */
   capMs?: number;
   /** Uniform in [0, 1) (default Math.random). Out-of-range results are clamped. */
   random?: () => number;
@@ -96,17 +103,16 @@ function unit(random: () => number): number {
 }
 
 /**
- * I2 (seed 002): `delay = min(cap, base·2^attempt) · random(0.5, 1.5)` — with the cap applied
- * AFTER the jitter too, so the delay never exceeds capMs ("Maximale Verzögerung: begrenzen Sie
- * die Backoff-Verzögerung"). Instead of clipping (which would pile half of all late retries onto
+ * I2 (bounded exponential backoff with jitter): `delay = min(cap, base·2^attempt) · random(0.5, 1.5)`,
+ * with the cap applied AFTER the jitter too, so the delay never exceeds capMs. Instead of clipping (which would pile half of all late retries onto
  * exactly capMs and resynchronise them — the herd the jitter exists to break), the jitter range
  * [0.5·d, 1.5·d] is clipped to [0.5·d, min(1.5·d, cap)] and drawn uniformly from that.
- * While 1.5·base·2^attempt ≤ cap this is exactly the seed's formula.
+ * While 1.5·base·2^attempt ≤ cap this is exactly the formula above.
  * `attempt` is 0 for the first retry; negative/NaN counts as 0.
  */
 export function backoffDelay(attempt: number, opts: BackoffOptions = {}): number {
-  const baseMs = Math.max(0, opts.baseMs ?? 1000);
-  const capMs = Math.max(0, opts.capMs ?? 32_000);
+  const baseMs = Math.max(0, opts.baseMs ?? DEFAULT_RETRY.baseMs);
+  const capMs = Math.max(0, opts.capMs ?? DEFAULT_RETRY.capMs);
   const a = Number.isFinite(attempt) && attempt > 0 ? Math.floor(attempt) : 0;
   // 2^1024 = Infinity: still capped (and 0 · Infinity would be NaN, hence the baseMs test).
   const d = baseMs === 0 ? 0 : Math.min(capMs, baseMs * 2 ** Math.min(a, 1024));

@@ -1,8 +1,8 @@
 /**
  * Where the client keeps its view of the server's FIXED rate-limit window (C2, C3, C4, C12, I1, I3).
- * Owner: PACING helper. FROZEN interface — stores/redis-window-store.ts implements it (one Lua
- * script per method); pacing/memory-window-store.ts is the in-process implementation AND the
- * reference semantics (`applyReserve` & co. there are pure functions a Lua port must mirror).
+ * A stable interface: the Redis store (`reseller-api/stores/redis`) implements it with one Lua script
+ * per method; the in-process memory store is the other implementation AND the reference semantics
+ * (`applyReserve` & co. there are pure functions a Lua port must mirror).
  *
  * Model. Per API key (C2: one counter per key record) the store keeps ONE open window at most:
  *   - `windowStart`: our first send in the window. The server's window (C3) starts at the server's

@@ -5,10 +5,10 @@
  * only inside the replay TTL (or past it for async domain operations, whose key → task binding is
  * durable, D7), and never creating a second business command. What cannot be decided becomes
  * `needs_manual_check` with every id a support ticket needs (F4). Every move goes through the
- * journal, whose state machine (command-state.ts) is the single authority.
+ * journal, whose state machine (`canTransition`) is the single authority.
  */
 import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../journal";
-import { RequestAbortedError } from "../core";
+import { DEFAULT_RECOVER, RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
   RECOVERABLE_STATES,
@@ -39,9 +39,9 @@ class Skip extends Error {}
 export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions = {}): Promise<RecoverSummary> {
   const { journal, clock, redactor } = deps;
   const plan: PlanOptions = {
-    replayTtlMs: options.replayTtlMs ?? 86_400_000,
-    safetyMarginMs: options.safetyMarginMs ?? 3_600_000,
-    asyncResendPastTtl: options.asyncResendPastTtl ?? true,
+    replayTtlMs: options.replayTtlMs ?? DEFAULT_RECOVER.replayTtlMs,
+    safetyMarginMs: options.safetyMarginMs ?? DEFAULT_RECOVER.safetyMarginMs,
+    asyncResendPastTtl: options.asyncResendPastTtl ?? DEFAULT_RECOVER.asyncResendPastTtl,
   };
   const emit = (e: RecoveryEvent) => {
     try {
@@ -50,9 +50,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       // a broken logger must not change what recovery does
     }
   };
-  const states = options.recheckManual ? [...RECOVERABLE_STATES, "needs_manual_check" as const] : RECOVERABLE_STATES;
+  const states = (options.recheckManual ?? DEFAULT_RECOVER.recheckManual) ? [...RECOVERABLE_STATES, "needs_manual_check" as const] : RECOVERABLE_STATES;
   // updatedAt comes from the journal's own clock (Date.now by default), so compare against that.
-  const staleAfterMs = options.staleAfterMs ?? 0;
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_RECOVER.staleAfterMs;
   const staleBefore = Date.now() - staleAfterMs;
   const records = (await journal.listByState(states)).filter(
     (r) =>
@@ -93,7 +93,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, records.length)) }, lane));
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? DEFAULT_RECOVER.concurrency, records.length)) }, lane));
   return summary;
 
   async function recoverOne(record: CommandRecord): Promise<void> {

@@ -7,29 +7,45 @@ import type { CallOptions } from "../runner";
 import type { CommandState, Journal, ManualCheck } from "../journal";
 import type { Outcome, RecoveryEvent, Redactor } from "../core";
 
+/** Options of `client.recover()` and of `recoverOnStart`. */
 export interface RecoverOptions {
-  /** D6: the provider's replay TTL (default 24 h). */
+  /**
+   * The provider's idempotency replay TTL, ms (D6: a key replays its first response for 24 hours).
+   * @default DEFAULT_RECOVER.replayTtlMs (86 400 000)
+   */
   replayTtlMs?: number;
-  /** No resend later than `createdAt + replayTtlMs − safetyMarginMs` (default 1 h). */
+  /**
+   * No resend later than `createdAt + replayTtlMs − safetyMarginMs`, ms.
+   * @default DEFAULT_RECOVER.safetyMarginMs (3 600 000)
+   */
   safetyMarginMs?: number;
   /**
-   * D7: past the TTL, resend async domain operations (renew, sync, nameservers) with the same key
-   * and bytes, relying on the provider's durable key → task binding (default true). false → they
-   * become needs_manual_check, listing the domain's recent operations.
+   * Past the TTL, resend async domain operations (renew, sync, nameservers) with the same key and
+   * bytes, relying on the provider's durable key → task binding (D7). false → they become
+   * needs_manual_check, listing the domain's recent operations.
+   * @default DEFAULT_RECOVER.asyncResendPastTtl (true)
    */
   asyncResendPastTtl?: boolean;
   /**
-   * Only commands not updated for this long (default 0). With several live processes on one
-   * journal, set it above your longest command so recover() never races another process's call.
+   * Only commands not updated for this long, ms. With several live processes on one journal, set it
+   * above your longest command so recover() never races another process's call.
+   * @default DEFAULT_RECOVER.staleAfterMs (0)
    */
   staleAfterMs?: number;
-  /** Also re-examine needs_manual_check commands (default false). */
+  /**
+   * Also re-examine needs_manual_check commands.
+   * @default DEFAULT_RECOVER.recheckManual (false)
+   */
   recheckManual?: boolean;
-  /** Commands reconciled in parallel (default 4; all requests still go through the key's pacer). */
+  /**
+   * Commands reconciled in parallel; every request still goes through the key's pacer.
+   * @default DEFAULT_RECOVER.concurrency (4)
+   */
   concurrency?: number;
   /**
-   * C12 across a restart: a 429 journalled this recently pauses recovery until `its time + this`
-   * (default: the pacing window, 60 s — the limiter's own Retry-After never exceeds one window).
+   * A 429 journalled this recently pauses recovery until `its time + this`, ms (C12: after a 429 the
+   * whole key waits). The limiter's own Retry-After never exceeds one window.
+   * @default the client's `pacing.windowMs` (DEFAULT_PACING.windowMs, 60 000)
    */
   pauseAfter429Ms?: number;
   /** Stop early; commands not yet examined are left as they are. */

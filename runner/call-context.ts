@@ -10,14 +10,25 @@ import type { AttemptController } from "./attempt-signal";
 
 export const CALL_CONTEXT_KEY = "resellerCall";
 
+/** Options of one call, the second argument of every facade method. */
 export interface CallOptions {
-  /** D1/D2: the logical command's key; a UUID is generated when absent. */
+  /**
+   * Your own id of the logical command, the same on every retry and resend (D1, D2: 1..160
+   * characters, sent as Idempotency-Key on writes). Writes only.
+   * @default a random UUID
+   */
   idempotencyKey?: string;
-  /** Caller cancellation. A write already (possibly) sent ends as `unknown`; otherwise it throws. */
+  /** Caller cancellation. A write that may already have been sent ends as `unknown`; otherwise it throws. */
   signal?: AbortSignal;
-  /** Per-attempt timeout, ms. */
+  /**
+   * Per-attempt timeout for this call, ms.
+   * @default the client's `timeoutMs` (DEFAULT_TIMEOUTS.attemptMs, 30 000)
+   */
   timeoutMs?: number;
-  /** E6: X-Language for this call (ru | en | kk, regional suffix allowed). */
+  /**
+   * `X-Language` of this call's error messages: ru, en or kk, a regional suffix allowed (E6).
+   * @default the client's `language`
+   */
   language?: string;
 }
 

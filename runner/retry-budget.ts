@@ -2,19 +2,33 @@
  * Retry budget (I2, "bound the number of retries"): a token bucket shared by every command of one
  * client, like the AWS SDK's retry quota. Each retry spends tokens, each success refills a little.
  * During a total outage the bucket drains, after which every command makes exactly one attempt —
- * retries stop amplifying the outage (bench/outage.ts: attempts per command ≤ 1.1 once spent).
+ * retries stop amplifying the outage (about one attempt per command once it is spent).
  * 429 retries are NOT charged: the limiter's answer means nothing happened, and the pacer already
  * pauses the whole key (C12).
  */
 
+import { DEFAULT_RETRY_BUDGET } from "../core";
+
 export interface RetryBudgetOptions {
-  /** Bucket size in tokens (default 500). */
+  /**
+   * Bucket size in tokens.
+   * @default DEFAULT_RETRY_BUDGET.capacity (500)
+   */
   capacity?: number;
-  /** Cost of a retry after a 5xx / network error / malformed body (default 5). */
+  /**
+   * Cost of a retry after a 5xx, a network error or a malformed body.
+   * @default DEFAULT_RETRY_BUDGET.retryCost (5)
+   */
   retryCost?: number;
-  /** Cost of a retry after a timeout — timeouts hold resources longer (default 10). */
+  /**
+   * Cost of a retry after a timeout (timeouts hold resources longer).
+   * @default DEFAULT_RETRY_BUDGET.timeoutCost (10)
+   */
   timeoutCost?: number;
-  /** Tokens returned by every successful attempt that needed no retry (default 1). */
+  /**
+   * Tokens returned by every successful attempt that needed no retry.
+   * @default DEFAULT_RETRY_BUDGET.successRefill (1)
+   */
   successRefill?: number;
 }
 
@@ -27,12 +41,6 @@ export interface RetryBudget {
   available(): number;
 }
 
-export const DEFAULT_RETRY_BUDGET: Required<RetryBudgetOptions> = {
-  capacity: 500,
-  retryCost: 5,
-  timeoutCost: 10,
-  successRefill: 1,
-};
 
 export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
   const cfg = { ...DEFAULT_RETRY_BUDGET, ...options };

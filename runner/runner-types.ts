@@ -8,7 +8,7 @@ import type { Redactor } from "../core";
 import type { RetryBudget } from "./retry-budget";
 
 interface RetryOptions {
-  /** Attempts per command for 5xx/network/timeout/malformed bodies, first included (default 6 = 1 + 5 retries, seed 002). */
+  /** Attempts per command for 5xx/network/timeout/malformed bodies, first included (DEFAULT_RETRY.maxAttempts: 6 = 1 + 5 retries, I2). */
   maxAttempts: number;
   baseMs: number;
   capMs: number;

@@ -4,64 +4,42 @@
  * idempotency + journal (D1–D4, G1) → language (E6) → request id (G2) → attempt loop (pacing,
  * retries, classification, reconciliation — E4, C12, I2, I4).
  */
-import createClient, { createQuerySerializer, type Client } from "openapi-fetch";
+import createClient, { createQuerySerializer } from "openapi-fetch";
 import type { paths } from "../generated/schema";
-import { createFacade, type OperationData, type ResourceFacade } from "../generated/client";
+import { createFacade } from "../generated/client";
 import { operationTable, type OperationId } from "../generated/operations";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createAttemptLoopMiddleware } from "../middleware";
 import { AttemptController } from "../runner";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner";
-import { InvalidArgumentError, ResellerClientError } from "../core";
+import {
+  DEFAULT_PACING,
+  DEFAULT_RETRY,
+  DEFAULT_TIMEOUTS,
+  InvalidArgumentError,
+  InvalidOptionsError,
+  ResellerClientError,
+} from "../core";
 import { createEventSink, guardTelemetry } from "../core";
 import { bindTelemetry, eventHandlerOf } from "./observers";
 import { createIdempotencyMiddleware } from "../middleware";
 import { createLanguageMiddleware, validateLanguage } from "../middleware";
 import { createLocalValidationMiddleware } from "../middleware";
 import type { Outcome } from "../core";
-import { createPacer, type Pacer } from "../pacing";
+import { createPacer } from "../pacing";
 import { createMemoryWindowStore } from "../pacing";
 import type { WindowStore } from "../pacing";
 import { createRedactor } from "../core";
 import { createRequestIdMiddleware, randomRequestId } from "../middleware";
-import { createRetryBudget, type RetryBudget } from "../runner";
+import { createRetryBudget } from "../runner";
 import { checkBaseUrl, parseToken, validateIdempotencyKey } from "../core";
 import { checkOptions, type ResellerClientOptions } from "./options";
-import { createPagedCall, type PagedCall } from "./paged-call";
-import { waitForOperation, type WaitOptions, type WaitResult } from "./operations-wait";
+import { createPagedCall } from "./paged-call";
+import type { ResellerClient, ResultMap } from "./client-type";
+import { waitForOperation, type WaitOptions } from "./operations-wait";
 import { recoverCommands, type RecoverOptions, type RecoverSummary } from "../recovery";
 
-type Meta = typeof operationTable;
-type ItemOf<K extends OperationId> = OperationData[K] extends { data: readonly (infer I)[] } ? I : unknown;
-
-/** What each facade method returns: a PagedCall for list operations, else a Promise of the Outcome. */
-export type ResultMap = {
-  [K in OperationId]: Meta[K]["pagination"] extends null
-    ? Promise<Outcome<OperationData[K]>>
-    : PagedCall<ItemOf<K>, OperationData[K]>;
-};
-
-export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "operations"> & {
-  operations: ResourceFacade<ResultMap, CallOptions>["operations"] & {
-    /** F1–F4: poll an async operation until completed/failed or the deadline. Never throws for HTTP results. */
-    wait(operationUuid: string, options?: WaitOptions): Promise<WaitResult>;
-  };
-  /** The underlying openapi-fetch client, with the same middleware registered. */
-  http: Client<paths>;
-  /** This client's pacer (shared queue of its key, C12/I1). */
-  pacer: Pacer;
-  /** Tokens left in the retry budget (I2). */
-  retryBudget: RetryBudget;
-  /** Environment and public key id from the token (never the secret). */
-  credential: { environment: "test" | "live"; publicKeyId: string };
-  /**
-   * G4/I5/F4: settle this key's journalled commands left in recorded/sending/unknown/conflict/
-   * reconciling/accepted (recovery/). Needs a journal. Never a new key or new bytes.
-   */
-  recover(options?: RecoverOptions): Promise<RecoverSummary>;
-  /** The start-up recovery (`recoverOnStart`), or undefined when it was not requested. */
-  recovery: Promise<RecoverSummary> | undefined;
-};
+export type { ResellerClient, ResultMap } from "./client-type";
 
 /** Exact body bytes pass through untouched (D4: a resend from the journal); anything else is JSON once. */
 function bodySerializer(body: unknown): unknown {
@@ -107,6 +85,31 @@ function takesSignalAsInit(fetch: ResellerClientOptions["fetch"]): boolean {
   return fetch === undefined || fetch === globalThis.fetch || fetch.length >= 2;
 }
 
+/**
+ * Creates a client of the Reseller API.
+ *
+ * Every call resolves to an {@link Outcome} (`succeeded`, `accepted`, `rejected`, `conflict` or
+ * `unknown`) and never throws for an HTTP result. A write is journalled before it is sent (with
+ * `journal`), keeps one Idempotency-Key and the same bytes on every retry, and is paced to the key's
+ * fixed rate-limit window, so it is never bought twice, lost or throttled.
+ *
+ * Mistakes in the options (a `baseUrl` without `/api/reseller/v1`, a malformed token, `http://` to
+ * a remote host…) throw a `ResellerClientError` here, before anything is sent.
+ *
+ * @example
+ * ```ts
+ * import { createResellerClient } from "reseller-api";
+ * import { createSqliteJournal } from "reseller-api/stores/sqlite";
+ *
+ * const client = createResellerClient({
+ *   baseUrl: "https://reseller.example.kz/api/reseller/v1",
+ *   token: process.env.RESELLER_TOKEN!,
+ *   journal: createSqliteJournal({ filename: "commands.sqlite" }),
+ * });
+ * const outcome = await client.domains.renew({ domainUuid, body: { period: 1 } }, { idempotencyKey: "renew-42" });
+ * ```
+ * @see https://github.com/reseller-api/reseller-api/blob/main/docs/contract.md for the behaviour and its rule IDs.
+ */
 export function createResellerClient(options: ResellerClientOptions): ResellerClient {
   checkOptions(options);
   const credential = parseToken(options.token);
@@ -130,7 +133,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       onEvent: events.enabled ? (event) => events.emit({ type: "pacing", event }) : undefined,
     });
   const budget = createRetryBudget(options.retry?.budget);
-  if (telemetry) telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
+  if (telemetry)
+    telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
   const signalViaInit = takesSignalAsInit(options.fetch);
   // The global fetch only builds a Request from `init`, which follows the lightweight signal; a custom
   // fetch may do anything with `init.signal`, so it gets a genuine AbortSignal.
@@ -163,12 +167,12 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       random,
       budget,
       retry: {
-        maxAttempts: options.retry?.maxAttempts ?? 6,
-        baseMs: options.retry?.baseMs ?? 1000,
-        capMs: options.retry?.capMs ?? 32_000,
-        maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? 10,
+        maxAttempts: options.retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+        baseMs: options.retry?.baseMs ?? DEFAULT_RETRY.baseMs,
+        capMs: options.retry?.capMs ?? DEFAULT_RETRY.capMs,
+        maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? DEFAULT_RETRY.maxRateLimitRetries,
       },
-      timeoutMs: options.timeoutMs ?? 30_000,
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUTS.attemptMs,
       journal: options.journal,
       events,
       redactor,
@@ -273,7 +277,14 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     );
   Object.assign(facade.operations, { wait });
   const recover = (recoverOptions?: RecoverOptions): Promise<RecoverSummary> => {
-    if (!options.journal) return Promise.reject(new InvalidArgumentError("recover() needs a journal (G1).", "journal"));
+    // Thrown, not rejected: a forgotten journal is a set-up mistake, and an un-awaited rejected promise
+    // would surface later as an unhandled rejection that names nothing.
+    if (!options.journal) {
+      throw new InvalidOptionsError(
+        "recover() needs the journal option: create the client with journal (e.g. createSqliteJournal from reseller-api/stores/sqlite), the journal its commands were recorded in.",
+        "journal",
+      );
+    }
     return recoverCommands(
       {
         journal: options.journal,
@@ -282,7 +293,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         environment: credential.environment,
         call: (id, args, o) => call(id, args, o),
         redactor,
-        windowMs: options.pacing?.windowMs ?? 60_000,
+        windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
       },
       // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
       events.observed

@@ -1,7 +1,6 @@
 /**
  * Package entry of `reseller-api`. Every export is listed by name, so a spec change or a new internal
- * module can never change the public surface silently; `etc/reseller-api.api.md` records it and CI
- * fails when that report is stale.
+ * module can never change the public surface silently.
  */
 
 // The client.
@@ -41,6 +40,7 @@ export {
   PaginationError,
   NetworkError,
   TimeoutError,
+  MissingDependencyError,
   isResellerClientError,
   isInvalidOptionsError,
   isInvalidArgumentError,
@@ -51,6 +51,7 @@ export {
   isPaginationError,
   isNetworkError,
   isTimeoutError,
+  isMissingDependencyError,
 } from "../core";
 export type { ResellerErrorCode } from "../core";
 export {
@@ -141,6 +142,9 @@ export type {
 // Pacing and retry budget: types for options; constructors live in reseller-api/pacing.
 export type { Pacer, PacerOptions, PacingSnapshot, WindowStore } from "../pacing";
 export type { RetryBudget, RetryBudgetOptions } from "../runner";
+
+// Every option default, one object per option group (cited by the options' @default tags).
+export { DEFAULT_RETRY, DEFAULT_RETRY_BUDGET, DEFAULT_PACING, DEFAULT_TIMEOUTS, DEFAULT_RECOVER } from "../core";
 
 // Time, injectable (tests share a VirtualClock with the emulator).
 export { systemClock, VirtualClock } from "../runtime/clock";

@@ -2,10 +2,10 @@
  * Who observes a client: onEvent, the `logger` and the `telemetry` option. Built once per client;
  * with none of them, the event sink is disabled and the runner skips every observation (I7).
  */
-import type { ClientTelemetry, EventHandler } from "../core";
+import { DEFAULT_RETRY_BUDGET, type ClientTelemetry, type EventHandler } from "../core";
 import { LOCK_HOLDING_STATES, type Journal } from "../journal";
 import type { Pacer } from "../pacing";
-import { DEFAULT_RETRY_BUDGET, type RetryBudget } from "../runner";
+import type { RetryBudget } from "../runner";
 import { createLogHandler } from "./logging";
 import type { ResellerClientOptions } from "./options";
 

@@ -5,17 +5,26 @@
  * `failed` end the wait. HTTP results never throw; the caller's abort does.
  */
 import type { Clock } from "../runtime/clock";
-import { RequestAbortedError } from "../core";
+import { DEFAULT_TIMEOUTS, RequestAbortedError } from "../core";
 import type { Journal } from "../journal";
 import type { OperationResource, Outcome } from "../core";
 
 export interface WaitOptions {
   signal?: AbortSignal;
-  /** Give up at this time (ms since epoch, the client's clock). Default: now + 15 minutes. */
+  /**
+   * Give up at this time (ms since epoch, on the client's clock).
+   * @default now + DEFAULT_TIMEOUTS.waitDeadlineMs (15 minutes)
+   */
   deadline?: number;
-  /** Never poll more often than this (default 2000 ms). */
+  /**
+   * Never poll more often than this, ms.
+   * @default DEFAULT_TIMEOUTS.waitMinIntervalMs (2000)
+   */
   minIntervalMs?: number;
-  /** Longest pause between polls when the server gives no next_check_at (default 60 000 ms). */
+  /**
+   * Longest pause between polls when the server gives no `next_check_at`, ms.
+   * @default DEFAULT_TIMEOUTS.waitMaxIntervalMs (60 000)
+   */
   maxIntervalMs?: number;
   /** The journal command that started the operation (outcome.commandId): moved to completed/failed (I5). */
   commandId?: string;
@@ -51,9 +60,9 @@ export async function waitForOperation(
     return result;
   };
   const { signal } = options;
-  const deadline = options.deadline ?? clock.now() + 15 * 60_000;
-  const minInterval = Math.max(0, options.minIntervalMs ?? 2000);
-  const maxInterval = Math.max(minInterval, options.maxIntervalMs ?? 60_000);
+  const deadline = options.deadline ?? clock.now() + DEFAULT_TIMEOUTS.waitDeadlineMs;
+  const minInterval = Math.max(0, options.minIntervalMs ?? DEFAULT_TIMEOUTS.waitMinIntervalMs);
+  const maxInterval = Math.max(minInterval, options.maxIntervalMs ?? DEFAULT_TIMEOUTS.waitMaxIntervalMs);
   let lastOperation: OperationResource | undefined;
   let lastOutcome: Outcome | undefined;
   let misses = 0;

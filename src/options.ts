@@ -12,55 +12,108 @@ import type { Pacer } from "../pacing";
 import { InvalidOptionsError } from "../core";
 import type { RecoverOptions } from "../recovery";
 
+/**
+ * Options of {@link createResellerClient}. Every one is checked when the client is created: a mistake
+ * throws {@link InvalidOptionsError} (or another `ResellerClientError`) naming the option, before
+ * anything is sent. Rule IDs in brackets (A1, C3, …) refer to the behaviour document shipped as
+ * `docs/contract.md` in the package.
+ */
 export interface ResellerClientOptions {
-  /** The HTTPS origin + /api/reseller/v1 the provider handed out (A1). */
+  /**
+   * The API's base URL: the HTTPS origin the provider handed out followed by the API base path
+   * `/api/reseller/v1`, e.g. `https://reseller.example.kz/api/reseller/v1` (A1: HTTPS only). A URL
+   * without that path is refused. `http://` is accepted for loopback hosts (the emulator) only,
+   * unless `allowInsecureHttp` is set.
+   */
   baseUrl: string;
-  /** rsl_test_… or rsl_live_… (A3). Kept in memory only; redacted everywhere else (A4). */
+  /**
+   * The reseller API key: `rsl_test_…` or `rsl_live_…` (A3). Kept in memory only and redacted from
+   * every event, error and journal record (A4: never logged).
+   */
   token: string;
   /**
-   * Custom fetch (tests pass the emulator's in-process fetch). Declared with two parameters
+   * A `fetch` to send requests with (tests pass the emulator's in-process fetch). Declared with two parameters
    * `(input, init)`, it gets the first attempt's AbortSignal (timeout, your `signal`) as `init.signal`
    * — pass `init` on to the fetch you call, or a timed-out attempt cannot close its connection; with
    * one parameter (and on retries), the signal is on the Request (`input.signal`). The attempt ends on
    * time either way.
+   * @default globalThis.fetch
    */
   fetch?: (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
+  /** Source of time for backoff, pacing and deadlines; tests pass a `VirtualClock`. @default systemClock */
   clock?: Clock;
-  /** Uniform in [0, 1): backoff jitter and pacing margins. */
+  /** Uniform in [0, 1): backoff jitter and pacing margins. @default Math.random */
   random?: () => number;
-  /** E6: default X-Language. */
+  /** Default `X-Language` of error messages (E6), e.g. `"en"`. @default the server's own default */
   language?: string;
-  /** Per-attempt timeout, ms (default 30 000). */
+  /**
+   * Per-attempt timeout, ms. An attempt without a complete response by then ends as a timeout: an
+   * `unknown` outcome for a write, which is reconciled rather than blindly resent.
+   * @default DEFAULT_TIMEOUTS.attemptMs (30 000)
+   */
   timeoutMs?: number;
+  /** Retries after a 5xx, a network error, a timeout or a 429 (I2: bounded, with backoff and jitter). */
   retry?: {
-    /** Attempts per command after 5xx/network/timeout, first included (default 6 = 1 + 5 retries, seed 002). */
+    /**
+     * Attempts per command after a 5xx, network error or timeout, the first one included.
+     * @default DEFAULT_RETRY.maxAttempts (6 = 1 + 5 retries)
+     */
     maxAttempts?: number;
-    /** Backoff base (default 1000 ms, I2). */
+    /**
+     * Backoff base, ms: the n-th retry waits about `baseMs · 2^(n−1)`, jittered.
+     * @default DEFAULT_RETRY.baseMs (1000)
+     */
     baseMs?: number;
-    /** Backoff cap, jitter included (default 32 000 ms, I2). */
+    /**
+     * Backoff cap, ms, jitter included.
+     * @default DEFAULT_RETRY.capMs (32 000)
+     */
     capMs?: number;
-    /** 429 retries per command (default 10); each waits out the key's pause (C12). */
+    /**
+     * 429 retries per command; each first waits out the key's pause (C12: after a 429 the whole key waits).
+     * @default DEFAULT_RETRY.maxRateLimitRetries (10)
+     */
     maxRateLimitRetries?: number;
+    /** The retry budget shared by every command of this client. @default DEFAULT_RETRY_BUDGET */
     budget?: RetryBudgetOptions;
   };
+  /** Pacing that fits the server's fixed per-key window, so the client is not throttled (C1–C12). */
   pacing?: {
-    /** Server window (C3, default 60 000 ms). */
+    /**
+     * The server's fixed rate-limit window, ms (C3).
+     * @default DEFAULT_PACING.windowMs (60 000)
+     */
     windowMs?: number;
-    /** Shared window store (Redis across processes, I1). */
+    /**
+     * Where the window's counters live. Clients of one key in one process share an in-memory store;
+     * pass the Redis store (`reseller-api/stores/redis`) to share the window across processes (I1).
+     * @default one in-memory store per clock, shared by the clients of this process
+     */
     store?: WindowStore;
-    /** In-flight requests per key in this process (C8, default 4). */
+    /**
+     * Requests of one key in flight at once in this process (C8).
+     * @default DEFAULT_PACING.maxConcurrency (4)
+     */
     maxConcurrency?: number;
-    /** Limit assumed until one is learned (C1, default 120). */
+    /**
+     * Requests per window assumed until the key's own limit is learned from `context.get` (C1).
+     * @default DEFAULT_PACING.initialLimit (120)
+     */
     initialLimit?: number;
   };
   /** A pacer shared by several clients of the SAME key in one process (advanced; overrides `pacing`). */
   pacer?: Pacer;
-  /** G1: the command journal; every write is recorded before its first byte is sent. */
+  /**
+   * The command journal (G1: every write is recorded before its first byte is sent, so a crash never
+   * loses or doubles a command). Needed by `recover()` and `recoverOnStart`. Journals live in
+   * `reseller-api/stores/{memory,sqlite,postgres}`.
+   * @default none: commands are not journalled
+   */
   journal?: Journal;
-  /** I7: attempt/retry/pause/replay/unknown-outcome/reconcile/outcome events, already redacted. */
+  /** Attempt, retry, pause, replay, unknown-outcome, reconcile and outcome events, already redacted (I7: log every retry and failure). */
   onEvent?: EventHandler;
   /**
-   * I7: a standard logger for the same events as structured lines — `console`, a pino logger, or any
+   * A standard logger for the same events (I7) as structured lines — `console`, a pino logger, or any
    * object with `info`/`warn`/`error` (and optionally `debug`). Levels: debug per attempt, info per
    * command outcome and retry, warn on 429 pauses, retry-budget exhaustion and unknown outcomes,
    * error on needs_manual_check. Lines are redacted like events: never the token or a secret field.
@@ -73,13 +126,22 @@ export interface ResellerClientOptions {
    * @default undefined (no telemetry)
    */
   telemetry?: ClientTelemetry;
-  /** B4: send live-only operations with a test key anyway (the server answers 403). */
+  /**
+   * Send live-only operations (B1–B4: support tickets, balance and ledger) with a test key anyway.
+   * The server answers 403 to them, so this is only useful to test that answer.
+   * @default false: such a call throws LiveOnlyError before anything is sent
+   */
   allowLiveOnlyWithTestKey?: boolean;
-  /** A1: allow http:// to a non-loopback host. Loopback hosts never need it. */
+  /**
+   * Allow `http://` to a non-loopback host (A1: the token must not travel in clear text). Loopback
+   * hosts never need it.
+   * @default false
+   */
   allowInsecureHttp?: boolean;
   /**
-   * G4/I5: run `client.recover()` as soon as the client is created (needs `journal`). Writes made
-   * through the facade wait until it has finished; its summary is `client.recovery`.
+   * Run `client.recover()` as soon as the client is created (needs `journal`). Writes made through
+   * the facade wait until it has finished; its summary is `client.recovery`.
+   * @default false
    */
   recoverOnStart?: boolean | RecoverOptions;
 }
@@ -129,6 +191,10 @@ export function checkOptions(options: ResellerClientOptions): void {
   if (options.recoverOnStart !== undefined && options.recoverOnStart !== false) {
     if (options.recoverOnStart !== true && typeof options.recoverOnStart !== "object")
       throw new InvalidOptionsError("recoverOnStart must be a boolean or recover() options.", "recoverOnStart");
-    if (!options.journal) throw new InvalidOptionsError("recoverOnStart needs a journal (G1).", "recoverOnStart");
+    if (!options.journal)
+      throw new InvalidOptionsError(
+        "recoverOnStart needs the journal option: pass journal (e.g. createSqliteJournal from reseller-api/stores/sqlite).",
+        "recoverOnStart",
+      );
   }
 }

@@ -30,6 +30,10 @@ export interface MemoryJournalOptions {
   clock?: JournalClock;
 }
 
+/**
+ * A journal in memory: the same rules as the durable stores (state machine, domain lock, no secrets)
+ * but lost with the process. For tests and tools; production uses SQLite or PostgreSQL.
+ */
 export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal {
   const clock = options.clock ?? defaultJournalClock;
   const byId = new Map<string, CommandRecord>(); // insertion order = tie-break for equal createdAt

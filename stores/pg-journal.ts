@@ -4,7 +4,8 @@
  * lock is a unique partial index, so every process sharing the database sees it. Migrations run
  * on creation under pg_advisory_xact_lock, so concurrent starters are safe.
  */
-import pg from "pg";
+import type pg from "pg";
+import { loadPeer } from "./optional-peer";
 import { assertTransition, holdsLock } from "../journal";
 import {
   DomainLockedError,
@@ -35,9 +36,27 @@ import type { Migration } from "./migrations/sqlite";
 
 type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
 
+/**
+ * The part of a `pg.Pool` the journal uses. Structural, so the published types compile without
+ * `@types/pg`; a real `pg.Pool` fits it.
+ */
+export interface PgPool {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed by the caller, as in pg
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  connect(): Promise<PgPoolClient>;
+  end(): Promise<void>;
+}
+
+/** A client checked out of a {@link PgPool}. */
+export interface PgPoolClient {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed by the caller, as in pg
+  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  release(error?: Error | boolean): void;
+}
+
 export interface PgJournalOptions {
-  /** An existing pool (not ended by close()), or … */
-  pool?: pg.Pool;
+  /** An existing `pg.Pool` (not ended by close()), or … */
+  pool?: PgPool;
   /** … a connection string for a pool the journal owns (ended by close()). */
   connectionString?: string;
   /** Schema holding the tables; created if missing. Default "reseller_api". */
@@ -75,11 +94,12 @@ async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise
  * versions applied now; running it again is a no-op that returns [].
  */
 export async function migratePg(
-  pool: pg.Pool,
+  poolLike: PgPool,
   schema = "reseller_api",
   migrations: readonly Migration[] = pgMigrations,
 ): Promise<number[]> {
   const s = quoteIdent(schema);
+  const pool = poolLike as unknown as pg.Pool;
   return inTransaction(pool, async (c) => {
     await c.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_NAMESPACE, schema]);
     await c.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
@@ -106,7 +126,8 @@ export async function migratePg(
  * failover): the error surfaces on the next query instead, where the caller handles it.
  */
 function ownedPool(connectionString: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString });
+  const { Pool } = loadPeer<typeof pg>("pg", "reseller-api/stores/postgres");
+  const pool = new Pool({ connectionString });
   pool.on("error", () => undefined);
   pool.on("connect", (client) => client.on("error", () => undefined));
   return pool;
@@ -117,11 +138,16 @@ interface PgError extends Error {
   constraint?: string;
 }
 
+/**
+ * A command journal in PostgreSQL, shared by every process of a deployment (G1: a command is
+ * committed before its first byte is sent). Creates its schema on first use. Needs the optional
+ * peer `pg` (`npm install pg`) when given a `connectionString`; throws MissingDependencyError without it.
+ */
 export async function createPgJournal(options: PgJournalOptions): Promise<Journal> {
   if (!options.pool && !options.connectionString)
     throw new TypeError("createPgJournal needs a pool or a connectionString.");
   const ownsPool = !options.pool;
-  const pool = options.pool ?? ownedPool(options.connectionString!);
+  const pool = (options.pool as pg.Pool | undefined) ?? ownedPool(options.connectionString!);
   const schema = options.schema ?? "reseller_api";
   const s = quoteIdent(schema);
   const clock = options.clock ?? defaultJournalClock;

@@ -1,14 +1,16 @@
 /**
  * WindowStore in Redis (I1): the fixed-window counter, the even-spacing cursor and the shared
  * "paused until" of each API key live in one Redis hash, and every decision is one atomic Lua
- * script (stores/redis-window-lua.ts, a port of pacing/memory-window-store.ts), so N processes
- * on one key together stay inside the server's window (C3, C8, C12).
+ * script (a port of the in-process memory store's transitions), so N processes on one key together
+ * stay inside the server's window (C3: one fixed window per key; C8: spread evenly; C12: one pause
+ * for the whole key after a 429).
  *
  * When Redis fails (error or timeout) the store fails over to local pacing at `share` of the limit
- * and says so through onEvent; it never stops granting silently and never exceeds the limit — see
- * the failover rules in stores/README.md.
+ * and says so through onEvent (`store-failover`, then `store-recovered`); it never stops granting
+ * silently and never exceeds the limit.
  */
-import Redis, { type RedisOptions } from "ioredis";
+import type { Redis, RedisOptions } from "ioredis";
+import { loadPeer } from "./optional-peer";
 import {
   applyConfirm,
   applyObserve,
@@ -93,6 +95,11 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
+/**
+ * A window store in Redis, so every process using one API key draws from one rate-limit window
+ * (I1: pace across instances through a shared store). Pass it as the client's `pacing.store`. Needs
+ * the optional peer `ioredis` (`npm install ioredis`); throws MissingDependencyError without it.
+ */
 export function createRedisWindowStore(options: RedisWindowStoreOptions): WindowStore {
   const prefix = options.keyPrefix ?? "reseller-api:";
   const share = options.failover?.share ?? 1 / 4;
@@ -102,11 +109,13 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
   const grace = options.ttlGraceMs ?? 3_600_000;
   const onEvent = options.onEvent ?? (() => undefined);
 
-  const owns = !(options.redis instanceof Redis);
+  const driver = loadPeer<typeof Redis & { default?: typeof Redis }>("ioredis", "reseller-api/stores/redis");
+  const RedisClient = driver.default ?? driver;
+  const owns = !(options.redis instanceof RedisClient);
   const redis = (
-    options.redis instanceof Redis
+    options.redis instanceof RedisClient
       ? options.redis
-      : new Redis({
+      : new RedisClient({
           // Fail fast while disconnected: a queued reserve would stall the pacer instead of failing over.
           enableOfflineQueue: false,
           maxRetriesPerRequest: 0,

@@ -1,6 +1,6 @@
 /**
  * SQLite Journal (better-sqlite3): one file in WAL mode, busy_timeout so several processes can
- * share it. `synchronous` picks what a committed write survives (see stores/README.md): "full"
+ * share it. `synchronous` picks what a committed write survives: "full"
  * (default) fsyncs every commit, so record() is on disk before the first byte is sent even across
  * a power cut (G1); "normal" survives a killed process but not a power cut, at a fraction of the
  * cost. The I6 domain lock is a unique partial index, so it also holds between processes.
@@ -10,7 +10,7 @@
  * one guarded `UPDATE … RETURNING` plus the attempts read, addAttempt() one UPDATE plus one INSERT —
  * and only the columns a patch changes are serialised and written.
  */
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { allowedTransitions, assertTransition, holdsLock, isTerminal } from "../journal";
 import {
   DomainLockedError,
@@ -32,21 +32,26 @@ import {
   type JournalClock,
 } from "./journal-common";
 import { insertedRow, newRecordFrom, rowState, rowToRecord, type AttemptRow, type CommandRow } from "./journal-rows";
-import { migrateSqlite } from "./sqlite-migrate";
+import { migrateSqlite, type SqliteDatabase, type SqliteStatement } from "./sqlite-migrate";
+import { loadPeer } from "./optional-peer";
 
 export { migrateSqlite };
+export type { SqliteDatabase, SqliteStatement };
 
 type Db = Database.Database;
 type Statement = Database.Statement;
 
-/** What a committed write survives; see stores/README.md ("Durability: synchronous"). */
+/** What a committed write survives: see {@link SqliteJournalOptions.synchronous}. */
 export type SqliteSynchronous = "full" | "normal";
 export const DEFAULT_SQLITE_SYNCHRONOUS: SqliteSynchronous = "full";
 
 export interface SqliteJournalOptions {
   /** Database file; created with its schema on first use. */
   filename: string;
-  /** How long a write waits for another process's lock, ms (SQLite busy_timeout). Default 5000. */
+  /**
+   * How long a write waits for another process's lock, ms (SQLite busy_timeout).
+   * @default 5000
+   */
   busyTimeoutMs?: number;
   /**
    * "full" (default): every commit is fsynced — survives a killed process AND a power cut/kernel
@@ -65,7 +70,7 @@ function isUniqueViolation(e: unknown): e is Error & { code: string } {
 
 /** A Journal with its better-sqlite3 handle exposed (for backups, inspection and tests). */
 export interface SqliteJournal extends Journal {
-  readonly database: Db;
+  readonly database: SqliteDatabase;
 }
 
 /** In-flight commands whose last written row a handle keeps, to skip reading it back. */
@@ -79,13 +84,19 @@ function fromStatesSql(to: CommandState): string | null {
   return from.length === 0 ? null : from.map((s) => `'${s}'`).join(", ");
 }
 
+/**
+ * A command journal in one SQLite file (G1: a command is on disk before its first byte is sent),
+ * safe to share between processes on one machine. Creates its schema on first use. Needs the
+ * optional peer `better-sqlite3` (`npm install better-sqlite3`); throws MissingDependencyError without it.
+ */
 export function createSqliteJournal(options: SqliteJournalOptions): SqliteJournal {
   const clock = options.clock ?? defaultJournalClock;
   const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
   if (synchronous !== "full" && synchronous !== "normal") {
     throw new TypeError(`SqliteJournalOptions.synchronous must be "full" or "normal", got ${String(synchronous)}.`);
   }
-  const db: Db = new Database(options.filename, { timeout: options.busyTimeoutMs ?? 5000 });
+  const Driver = loadPeer<typeof Database>("better-sqlite3", "reseller-api/stores/sqlite");
+  const db: Db = new Driver(options.filename, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
     db.pragma("journal_mode = WAL");
     db.pragma(`synchronous = ${synchronous.toUpperCase()}`); // G1: see the option's doc

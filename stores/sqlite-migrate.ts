@@ -1,11 +1,30 @@
 /**
- * The SQLite migration runner (used by stores/sqlite-journal.ts when a journal is opened; exported
- * from there as `migrateSqlite`). Migrations themselves live in migrations/sqlite.ts.
+ * The SQLite migration runner, run when a journal is opened and exported as `migrateSqlite`.
  */
-import type Database from "better-sqlite3";
 import { sqliteMigrations, type Migration } from "./migrations/sqlite";
 
-type Db = Database.Database;
+/**
+ * The part of a better-sqlite3 `Database` handle the SQLite journal exposes and `migrateSqlite` takes.
+ * Structural, so the published types compile without `@types/better-sqlite3`; a real handle fits it.
+ */
+export interface SqliteDatabase {
+  readonly open: boolean;
+  readonly name: string;
+  prepare(source: string): SqliteStatement;
+  exec(source: string): unknown;
+  pragma(source: string, options?: { simple?: boolean }): unknown;
+  transaction<R>(fn: () => R): { (): R; immediate(): R; deferred(): R; exclusive(): R };
+  close(): unknown;
+}
+
+/** A prepared statement of {@link SqliteDatabase}. */
+export interface SqliteStatement {
+  run(...params: unknown[]): { changes: number; lastInsertRowid: number | bigint };
+  get(...params: unknown[]): unknown;
+  all(...params: unknown[]): unknown[];
+}
+
+type Db = SqliteDatabase;
 
 /**
  * Applies every migration newer than the database's version, each recorded in schema_migrations,

@@ -1,7 +1,6 @@
 /**
  * Versioned SQLite migrations for the command journal. Append new versions; never edit an applied
- * one. Applied by stores/sqlite-journal.ts in one IMMEDIATE transaction, recorded in
- * `schema_migrations`.
+ * one. `migrateSqlite` applies them in one IMMEDIATE transaction, recorded in `schema_migrations`.
  */
 export interface Migration {
   version: number;

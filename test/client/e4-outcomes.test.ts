@@ -171,7 +171,7 @@ describe("client: E4 decision table", () => {
     expect(out.status).toBe(502);
     expect(out.snippet).toContain("502 Bad Gateway");
     expect(new TextEncoder().encode(out.snippet).byteLength).toBeLessThanOrEqual(2048);
-    expect(out.attempts).toHaveLength(6); // 1 + 5 retries (seed 002)
+    expect(out.attempts).toHaveLength(6); // 1 + 5 retries (I2: bounded retries)
   });
 
   it("E5: a huge HTML error body is kept as a ≤ 2 KiB snippet", async () => {

@@ -1,5 +1,5 @@
 // C12/G4: a 429 pauses the WHOLE queue of that key for Retry-After (+ margin), then the same commands
-// go again; Retry-After: 0 is not a busy loop. The pacer itself is the PACING helper's; this checks
+// go again; Retry-After: 0 is not a busy loop. The pacer has its own tests; this checks
 // that the client routes every attempt of every command through it.
 import { describe, expect, it } from "vitest";
 import { setup } from "./harness";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { createResellerClient, type ResellerClient } from "../../src/index";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
 
-/** Connects to the emulator that `npx reseller-emulator > emulator.json` started, and renews one domain. */
+/** Connects to the emulator that `npx reseller-emulator --print-to emulator.json` started, and renews one domain. */
 export async function main(emulatorJson = "emulator.json", journalFile = "commands.sqlite"): Promise<string> {
   const { baseUrl, keys } = JSON.parse(readFileSync(emulatorJson, "utf8"));
   const token: string = keys.find((k: { environment: string }) => k.environment === "test").token; // A3: a test key

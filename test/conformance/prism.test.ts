@@ -51,7 +51,7 @@ function freePort(): Promise<number> {
 }
 
 async function startPrism(upstream: string): Promise<string> {
-  if (!existsSync(SPEC)) throw new Error(`spec missing: ${SPEC} (the SPEC helper writes it; run after it lands)`);
+  if (!existsSync(SPEC)) throw new Error(`spec missing: ${SPEC} (run npm run generate)`);
   const port = await freePort();
   const child = spawn(
     process.execPath,

@@ -9,7 +9,6 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { parseCliArgs, UsageError } from "../../emulator/cli";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const TSX = join(ROOT, "node_modules", ".bin", "tsx");
 const CLI = join(ROOT, "emulator", "cli.ts");
 
 interface Started {
@@ -32,7 +31,9 @@ afterEach(() => {
 });
 
 function run(args: string[]) {
-  const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  // `node --import tsx`, not the tsx wrapper: the wrapper SIGKILLs a child that does not acknowledge a
+  // relayed signal within 30 ms, which a loaded machine misses.
+  const child = spawn(process.execPath, ["--import", "tsx", CLI, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   let stdout = "";
   let stderr = "";

@@ -1,8 +1,8 @@
-// Resource shapes and body validation per notes/shapes.md.
+// Resource shapes and body validation as spec/openapi.yaml describes them.
 import { describe, expect, it } from "vitest";
 import { call, firstDomain, json, setup } from "./helpers";
 
-describe("resources and validation (shapes.md)", () => {
+describe("resources and validation", () => {
   it("Domain shape and auth-code (domains.write, stable per domain)", async () => {
     const { emu, test } = setup();
     const domain = (await json(await call(emu, test.token, `/domains/${await firstDomain(emu, test.token)}`))).data;

