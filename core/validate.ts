@@ -3,13 +3,19 @@
  * is sent. None of them ever puts the token into a message (A4).
  */
 import type { OperationMeta } from "../generated/operations";
-import { InsecureTransportError, InvalidArgumentError, InvalidOptionsError, InvalidTokenError, LiveOnlyError } from "./errors";
+import {
+  InsecureTransportError,
+  InvalidArgumentError,
+  InvalidOptionsError,
+  InvalidTokenError,
+  LiveOnlyError,
+} from "./errors";
 
 const TOKEN_RE = /^rsl_(test|live)_([A-Za-z0-9]{24})\.([A-Za-z0-9_-]{64})$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 /** Every operation path in the spec is relative to this base path. */
-export const API_BASE_PATH = "/api/reseller/v1";
+const API_BASE_PATH = "/api/reseller/v1";
 
 export interface ParsedToken {
   environment: "test" | "live";
@@ -48,7 +54,10 @@ export function checkBaseUrl(baseUrl: unknown, allowInsecureHttp: boolean): URL 
       `baseUrl must be an absolute https:// URL ending in ${API_BASE_PATH}, e.g. https://reseller.example.kz${API_BASE_PATH}.`,
     );
   }
-  if (!(url.protocol === "https:" || (url.protocol === "http:" && (LOOPBACK_HOSTS.has(url.hostname) || allowInsecureHttp)))) {
+  if (!(
+    url.protocol === "https:" ||
+    (url.protocol === "http:" && (LOOPBACK_HOSTS.has(url.hostname) || allowInsecureHttp))
+  )) {
     throw new InsecureTransportError(
       `baseUrl must use https:// (A1: the API is HTTPS only): the token would travel in clear text to ${url.host}. Only loopback hosts may use http:// unless allowInsecureHttp is set.`,
     );
@@ -66,7 +75,10 @@ export function checkBaseUrl(baseUrl: unknown, allowInsecureHttp: boolean): URL 
 /** D2: trimmed, 1..160 characters. Returns the trimmed key. */
 export function validateIdempotencyKey(key: unknown): string {
   if (typeof key !== "string")
-    throw new InvalidArgumentError("idempotencyKey must be a string (D2: your own id of the command).", "idempotencyKey");
+    throw new InvalidArgumentError(
+      "idempotencyKey must be a string (D2: your own id of the command).",
+      "idempotencyKey",
+    );
   const trimmed = key.trim();
   if (trimmed.length < 1 || trimmed.length > 160) {
     throw new InvalidArgumentError(
@@ -104,7 +116,10 @@ export function validateQuery(op: OperationMeta, query: Record<string, unknown> 
     }
   }
   if (query.cursor !== undefined && query.cursor !== null && typeof query.cursor !== "string") {
-    throw new InvalidArgumentError("cursor must be the opaque string from meta.next_cursor (H1: cursor pagination).", "cursor");
+    throw new InvalidArgumentError(
+      "cursor must be the opaque string from meta.next_cursor (H1: cursor pagination).",
+      "cursor",
+    );
   }
   for (const name of Object.keys(query)) {
     if (!op.queryParams.includes(name)) {

@@ -32,7 +32,7 @@ function alive(pid: number): boolean {
  * The processes whose exit should stop us: the parent, and — when the parent is a shell that npm or
  * npx started (`npm_command` is set) — that shell's parent, the npm process itself.
  */
-export function watchedAncestors(): number[] {
+function watchedAncestors(): number[] {
   const parent = process.ppid;
   const watched = [parent];
   const stat = procStat(parent);
@@ -54,7 +54,11 @@ export function currentParentage(): Parentage {
  * Calls `onGone` once when the parent (or npm above a shell) has exited, including when it exited
  * between `parentage` being read and this call. The timer never keeps the process alive.
  */
-export function onParentExit(onGone: (pid: number) => void, parentage = currentParentage(), intervalMs = 250): () => void {
+export function onParentExit(
+  onGone: (pid: number) => void,
+  parentage = currentParentage(),
+  intervalMs = 250,
+): () => void {
   const { parent: startParent, watched } = parentage;
   const timer = setInterval(() => {
     // Re-parenting (ppid changes to init or a subreaper) is how the parent's death shows on every OS.

@@ -41,7 +41,6 @@ export interface RetryBudget {
   available(): number;
 }
 
-
 export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
   const cfg = { ...DEFAULT_RETRY_BUDGET, ...options };
   for (const [k, v] of Object.entries(cfg)) {

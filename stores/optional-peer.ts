@@ -9,9 +9,10 @@ import { MissingDependencyError } from "../core";
 
 const requireHere = createRequire(import.meta.url);
 
-export function loadPeer<T>(packageName: string, feature: string): T {
+/** The module's exports; the caller states their type, as it would for `require`. */
+export function loadPeer(packageName: string, feature: string): unknown {
   try {
-    return requireHere(packageName) as T;
+    return requireHere(packageName);
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     const message = error instanceof Error ? error.message : "";

@@ -126,7 +126,7 @@ export async function migratePg(
  * failover): the error surfaces on the next query instead, where the caller handles it.
  */
 function ownedPool(connectionString: string): pg.Pool {
-  const { Pool } = loadPeer<typeof pg>("pg", "reseller-api/stores/postgres");
+  const { Pool } = loadPeer("pg", "reseller-api/stores/postgres") as typeof pg;
   const pool = new Pool({ connectionString });
   pool.on("error", () => undefined);
   pool.on("connect", (client) => client.on("error", () => undefined));

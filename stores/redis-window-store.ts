@@ -109,7 +109,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
   const grace = options.ttlGraceMs ?? 3_600_000;
   const onEvent = options.onEvent ?? (() => undefined);
 
-  const driver = loadPeer<typeof Redis & { default?: typeof Redis }>("ioredis", "reseller-api/stores/redis");
+  const driver = loadPeer("ioredis", "reseller-api/stores/redis") as typeof Redis & { default?: typeof Redis };
   const RedisClient = driver.default ?? driver;
   const owns = !(options.redis instanceof RedisClient);
   const redis = (

@@ -95,7 +95,7 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
   if (synchronous !== "full" && synchronous !== "normal") {
     throw new TypeError(`SqliteJournalOptions.synchronous must be "full" or "normal", got ${String(synchronous)}.`);
   }
-  const Driver = loadPeer<typeof Database>("better-sqlite3", "reseller-api/stores/sqlite");
+  const Driver = loadPeer("better-sqlite3", "reseller-api/stores/sqlite") as typeof Database;
   const db: Db = new Driver(options.filename, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
     db.pragma("journal_mode = WAL");

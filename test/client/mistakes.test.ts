@@ -1,11 +1,6 @@
 // A new user's mistakes fail before anything is sent, with a typed error whose message says the fix.
 import { describe, expect, it } from "vitest";
-import {
-  InvalidOptionsError,
-  LiveOnlyError,
-  MissingDependencyError,
-  isMissingDependencyError,
-} from "../../src/index";
+import { InvalidOptionsError, LiveOnlyError, MissingDependencyError, isMissingDependencyError } from "../../src/index";
 import { loadPeer } from "../../stores/optional-peer";
 import { setup } from "./harness";
 
@@ -89,6 +84,6 @@ describe("mistakes that say the fix", () => {
   });
 
   it("a driver that is installed loads, and an error inside it keeps its own message", () => {
-    expect(typeof loadPeer<unknown>("better-sqlite3", "reseller-api/stores/sqlite")).toBe("function");
+    expect(typeof loadPeer("better-sqlite3", "reseller-api/stores/sqlite")).toBe("function");
   });
 });

@@ -35,8 +35,8 @@ function spawnTracked(cmd: string, args: string[]) {
   const child = spawn(cmd, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let out = "";
-  child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-  child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+  child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+  child.stderr.on("data", (b: Buffer) => (out += b.toString()));
   const exited = new Promise<void>((r) => child.on("exit", () => r()));
   return { child, exited, output: () => out };
 }
@@ -67,7 +67,8 @@ async function portFrom(file: string, output: () => string): Promise<number> {
   return Number(new URL(JSON.parse(readFileSync(file, "utf8")).baseUrl).port);
 }
 
-const freed = (port: number) => until(`port ${port} to be freed`, async () => ((await accepts(port)) ? undefined : true), 15_000);
+const freed = (port: number) =>
+  until(`port ${port} to be freed`, async () => ((await accepts(port)) ? undefined : true), 15_000);
 
 describe("reseller-emulator lifecycle", () => {
   it("--print-to writes exactly the stdout JSON line to the file", async () => {
@@ -138,7 +139,9 @@ describe("reseller-emulator lifecycle", () => {
       expect(keys.map((k) => k.environment)).toEqual(["test", "live"]);
       expect(keys[0].scopes).toEqual(keys[1].scopes);
       expect(keys[0].scopes).toContain("domains.write");
-      const response = await fetch(`${server.baseUrl}/context`, { headers: { authorization: `Bearer ${keys[0].token}` } });
+      const response = await fetch(`${server.baseUrl}/context`, {
+        headers: { authorization: `Bearer ${keys[0].token}` },
+      });
       expect(response.status).toBe(200);
     } finally {
       await server.close();

@@ -55,7 +55,9 @@ export async function packAndInstall(): Promise<Installed> {
 /** The fenced block between `<!-- NAME:begin -->` and `<!-- NAME:end -->` in the README. */
 export function readmeBlock(name: string): string {
   const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const m = new RegExp(`<!-- ${name}:begin -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(readme);
+  const m = new RegExp(`<!-- ${name}:begin -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\`\\s*<!-- ${name}:end -->`).exec(
+    readme,
+  );
   if (!m) throw new Error(`README.md has no ${name} block`);
   return m[1];
 }
@@ -69,13 +71,17 @@ export interface Background {
 export function background(cmd: string, args: string[], cwd: string): Background {
   const child = spawn(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
-  child.stdout!.on("data", (b: Buffer) => (out += b.toString()));
-  child.stderr!.on("data", (b: Buffer) => (out += b.toString()));
+  child.stdout.on("data", (b: Buffer) => (out += b.toString()));
+  child.stderr.on("data", (b: Buffer) => (out += b.toString()));
   const exited = new Promise<number | null>((done) => child.on("exit", (code) => done(code)));
   return { child, output: () => out, exited };
 }
 
-export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 30_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => T | undefined | Promise<T | undefined>,
+  ms = 30_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await probe();

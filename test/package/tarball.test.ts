@@ -63,17 +63,28 @@ function accepts(port: number): Promise<boolean> {
 async function startEmulator(file: string): Promise<{ npx: Background; port: number }> {
   const npx = background("npx", ["--no-install", "reseller-emulator", "--print-to", file], app.dir);
   started.push(npx);
-  await waitFor(`the emulator to write ${file} (${npx.output()})`, () => (existsSync(join(app.dir, file)) ? true : undefined));
+  await waitFor(`the emulator to write ${file} (${npx.output()})`, () =>
+    existsSync(join(app.dir, file)) ? true : undefined,
+  );
   return { npx, port: portOf(join(app.dir, file)) };
 }
 
 describe("the packed package, installed into an empty project", () => {
   it("ships dist, the spec, docs/contract.md and a README whose relative links all resolve inside the package", () => {
-    for (const f of ["README.md", "docs/contract.md", "spec/openapi.yaml", "dist/index.js", "dist/index.cjs", "dist/cli.js"]) {
+    for (const f of [
+      "README.md",
+      "docs/contract.md",
+      "spec/openapi.yaml",
+      "dist/index.js",
+      "dist/index.cjs",
+      "dist/cli.js",
+    ]) {
       expect(app.files).toContain(f);
     }
     const readme = readFileSync(join(app.dir, "node_modules/reseller-api/README.md"), "utf8");
-    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((m) => m[1]).filter((l) => !/^[a-z]+:/.test(l));
+    const links = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+      .map((m) => m[1])
+      .filter((l) => !/^[a-z]+:/.test(l));
     expect(links.length).toBeGreaterThan(0);
     expect(links.filter((l) => !app.files.includes(l))).toEqual([]);
     const pkg = JSON.parse(readFileSync(join(app.dir, "node_modules/reseller-api/package.json"), "utf8"));
@@ -85,7 +96,9 @@ describe("the packed package, installed into an empty project", () => {
   it("J2: no published comment or message points at a repository file, the contract source or a seed", () => {
     const dist = join(app.dir, "node_modules/reseller-api/dist");
     const files = (function walk(dir: string): string[] {
-      return readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)]));
+      return readdirSync(dir).flatMap((n) =>
+        statSync(join(dir, n)).isDirectory() ? walk(join(dir, n)) : [join(dir, n)],
+      );
     })(dist);
     const repoPath =
       /\b(?:src|core|journal|pacing|runner|middleware|recovery|stores|emulator|generator|generated|bench|test|runtime)\/[\w./-]+\.(?:ts|md)\b/;
@@ -131,7 +144,11 @@ describe("the packed package, installed into an empty project", () => {
 
   it("A5, G1, F1: the verbatim quickstart compiles as the README says and prints `renewed` against `npx reseller-emulator`", async () => {
     await startEmulator("emulator.json");
-    await sh("node", [TSC["5.9"], "--strict", "--module", "nodenext", "--target", "es2022", "renew.ts", "run.ts"], app.dir);
+    await sh(
+      "node",
+      [TSC["5.9"], "--strict", "--module", "nodenext", "--target", "es2022", "renew.ts", "run.ts"],
+      app.dir,
+    );
     const out = await sh("node", ["run.js"], app.dir);
     expect(out.stdout.trim()).toMatch(/^[a-z0-9.-]+: renewed$/);
     expect(existsSync(join(app.dir, "commands.sqlite"))).toBe(true); // G1: the journal the quickstart names
@@ -143,13 +160,20 @@ describe("the packed package, installed into an empty project", () => {
     expect(out.stdout.trim()).toBe("context: succeeded");
   });
 
-  it.each(["SIGTERM", "SIGKILL"] as const)("killing the npx process (%s) stops the emulator and frees its port", async (signal) => {
-    const { npx, port } = await startEmulator(`emulator-${signal}.json`);
-    expect(await accepts(port)).toBe(true);
-    npx.child.kill(signal);
-    await npx.exited;
-    await waitFor(`port ${port} to be freed after ${signal} to npx`, async () => ((await accepts(port)) ? undefined : true), 15_000);
-  });
+  it.each(["SIGTERM", "SIGKILL"] as const)(
+    "killing the npx process (%s) stops the emulator and frees its port",
+    async (signal) => {
+      const { npx, port } = await startEmulator(`emulator-${signal}.json`);
+      expect(await accepts(port)).toBe(true);
+      npx.child.kill(signal);
+      await npx.exited;
+      await waitFor(
+        `port ${port} to be freed after ${signal} to npx`,
+        async () => ((await accepts(port)) ? undefined : true),
+        15_000,
+      );
+    },
+  );
 
   it("a missing optional driver (pg) is a MissingDependencyError naming `npm install pg`; nothing is sent", async () => {
     let connections = 0;

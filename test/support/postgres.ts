@@ -47,7 +47,9 @@ function postgresUser(): { uid: number; gid: number } | undefined {
     .split("\n")
     .find((l) => l.startsWith("postgres:"));
   if (!line)
-    throw new Error("Running as root but there is no 'postgres' user to run PostgreSQL as: run `bash scripts/setup.sh` (it creates one).");
+    throw new Error(
+      "Running as root but there is no 'postgres' user to run PostgreSQL as: run `bash scripts/setup.sh` (it creates one).",
+    );
   const [, , uid, gid] = line.split(":");
   return { uid: Number(uid), gid: Number(gid) };
 }
