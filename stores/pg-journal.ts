@@ -41,16 +41,14 @@ type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
  * `@types/pg`; a real `pg.Pool` fits it.
  */
 export interface PgPool {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed by the caller, as in pg
-  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
   connect(): Promise<PgPoolClient>;
   end(): Promise<void>;
 }
 
 /** A client checked out of a {@link PgPool}. */
 export interface PgPoolClient {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows are typed by the caller, as in pg
-  query(text: string, values?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
   release(error?: Error | boolean): void;
 }
 
