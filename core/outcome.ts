@@ -142,11 +142,7 @@ export interface UnknownOutcome extends OutcomeBase {
  * An HTTP result never throws; only a mistake found before sending does (a `ResellerClientError`).
  */
 export type Outcome<D = unknown> =
-  | SucceededOutcome<D>
-  | AcceptedOutcome<D>
-  | RejectedOutcome
-  | ConflictOutcome
-  | UnknownOutcome;
+  SucceededOutcome<D> | AcceptedOutcome<D> | RejectedOutcome | ConflictOutcome | UnknownOutcome;
 
 /** `"succeeded" | "accepted" | "rejected" | "conflict" | "unknown"`. */
 export type OutcomeKind = Outcome["kind"];

@@ -7,7 +7,13 @@
  * `needs_manual_check` with every id a support ticket needs (F4). Every move goes through the
  * journal, whose state machine (`canTransition`) is the single authority.
  */
-import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../journal";
+import {
+  InvalidTransitionError,
+  type CommandPatch,
+  type CommandRecord,
+  type CommandState,
+  type ManualCheck,
+} from "../journal";
 import { DEFAULT_RECOVER, RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
@@ -50,7 +56,10 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       // a broken logger must not change what recovery does
     }
   };
-  const states = (options.recheckManual ?? DEFAULT_RECOVER.recheckManual) ? [...RECOVERABLE_STATES, "needs_manual_check" as const] : RECOVERABLE_STATES;
+  const states =
+    (options.recheckManual ?? DEFAULT_RECOVER.recheckManual)
+      ? [...RECOVERABLE_STATES, "needs_manual_check" as const]
+      : RECOVERABLE_STATES;
   // updatedAt comes from the journal's own clock (Date.now by default), so compare against that.
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_RECOVER.staleAfterMs;
   const staleBefore = Date.now() - staleAfterMs;
@@ -93,13 +102,24 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? DEFAULT_RECOVER.concurrency, records.length)) }, lane));
+  await Promise.all(
+    Array.from(
+      { length: Math.max(1, Math.min(options.concurrency ?? DEFAULT_RECOVER.concurrency, records.length)) },
+      lane,
+    ),
+  );
   return summary;
 
   async function recoverOne(record: CommandRecord): Promise<void> {
     const from = record.state;
     const decision = planRecovery(record, clock.now(), plan);
-    emit({ type: "recovery-step", commandId: record.id, operationId: record.operationId, from, action: decision.action });
+    emit({
+      type: "recovery-step",
+      commandId: record.id,
+      operationId: record.operationId,
+      from,
+      action: decision.action,
+    });
     const extraIds: (string | undefined)[] = [];
     let note: string | undefined;
     switch (decision.action) {
@@ -124,7 +144,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
           return void report(record, from, to);
         }
         if (found.kind === "failed") {
-          await move(record.id, "unknown", { reconciliation: `order lookup failed (${found.why}); do not create it again` });
+          await move(record.id, "unknown", {
+            reconciliation: `order lookup failed (${found.why}); do not create it again`,
+          });
           return void pending(record, from, "unknown", `order lookup by external_id failed: ${found.why}`);
         }
         if (!decision.resendAllowed) {
@@ -135,7 +157,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
             extraIds,
           );
         }
-        await move(record.id, "unknown", { reconciliation: `no order with external_id ${decision.externalId}: resending the same key and bytes` });
+        await move(record.id, "unknown", {
+          reconciliation: `no order with external_id ${decision.externalId}: resending the same key and bytes`,
+        });
         return resend(record, from, note);
       }
       case "resend": {
@@ -149,7 +173,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
             extraIds.push(ops.requestId);
             note = `past the replay TTL; domain operations since the command: ${ops.uuids.join(", ") || "none"}; resent with the same key (D7)`;
           }
-          await move(record.id, "unknown", { reconciliation: note ?? "past the replay TTL; resent with the same key (D7)" });
+          await move(record.id, "unknown", {
+            reconciliation: note ?? "past the replay TTL; resent with the same key (D7)",
+          });
         }
         return resend(record, from, note);
       }
@@ -184,7 +210,10 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     if (record.body !== null) args.body = record.body; // exact bytes: the client sends a Uint8Array untouched
     let outcome: Outcome;
     try {
-      outcome = await deps.call(op.operationId, args, { idempotencyKey: record.idempotencyKey, signal: options.signal });
+      outcome = await deps.call(op.operationId, args, {
+        idempotencyKey: record.idempotencyKey,
+        signal: options.signal,
+      });
     } catch (error) {
       if (error instanceof InvalidTransitionError) throw error; // another process moved it first
       if (error instanceof RequestAbortedError) throw new Skip("aborted");
@@ -210,7 +239,12 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
           ids,
         );
       case "unknown":
-        return void pending(after, from, "unknown", `resend outcome unknown (${outcome.kind === "unknown" ? outcome.reason : outcome.kind})`);
+        return void pending(
+          after,
+          from,
+          "unknown",
+          `resend outcome unknown (${outcome.kind === "unknown" ? outcome.reason : outcome.kind})`,
+        );
       default:
         if (TERMINAL.includes(after.state)) return void report(after, from, after.state, note);
         return void pending(after, from, after.state, `after resend: ${outcome.kind}`);
@@ -231,12 +265,27 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       return void pending(record, from, "accepted", `operation ${operationUuid} is ${op?.status ?? "unreadable"}`);
     }
     if (outcome.kind === "rejected" && outcome.status === 404) {
-      return manual(record, from, `operation ${operationUuid} is not visible (404)`, outcome.attempts.map((a) => a.requestId));
+      return manual(
+        record,
+        from,
+        `operation ${operationUuid} is not visible (404)`,
+        outcome.attempts.map((a) => a.requestId),
+      );
     }
-    return void pending(record, from, "accepted", `operation poll: ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}`);
+    return void pending(
+      record,
+      from,
+      "accepted",
+      `operation poll: ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}`,
+    );
   }
 
-  async function manual(record: CommandRecord, from: CommandState, reason: string, extraIds: (string | undefined)[]): Promise<void> {
+  async function manual(
+    record: CommandRecord,
+    from: CommandState,
+    reason: string,
+    extraIds: (string | undefined)[],
+  ): Promise<void> {
     const fresh = (await journal.get(record.id)) ?? record;
     const params = pathParamsOf(operationOf(record)!, record.path) ?? {};
     const check: ManualCheck = {

@@ -53,7 +53,6 @@ export interface RecoverOptions {
   onEvent?: (event: RecoveryEvent) => void;
 }
 
-
 export interface RecoveryTransition {
   commandId: string;
   operationId: string;
@@ -81,9 +80,12 @@ export interface RecoverDeps {
   apiKeyId: string;
   environment: "test" | "live";
   /** The client's own call path (validation, idempotency, pacing, journal) — no middleware bypass. */
-  call: (operationId: OperationId, args: Record<string, unknown> | undefined, options?: CallOptions) => Promise<Outcome>;
+  call: (
+    operationId: OperationId,
+    args: Record<string, unknown> | undefined,
+    options?: CallOptions,
+  ) => Promise<Outcome>;
   redactor: Redactor;
   /** The pacing window (default bound for pauseAfter429Ms). */
   windowMs: number;
 }
-

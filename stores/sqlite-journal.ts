@@ -76,7 +76,11 @@ export interface SqliteJournal extends Journal {
 /** In-flight commands whose last written row a handle keeps, to skip reading it back. */
 const CACHE_MAX = 4096;
 
-const RESOURCE_COLUMNS = { orderUuid: "order_uuid", domainUuid: "domain_uuid", operationUuid: "operation_uuid" } as const;
+const RESOURCE_COLUMNS = {
+  orderUuid: "order_uuid",
+  domainUuid: "domain_uuid",
+  operationUuid: "operation_uuid",
+} as const;
 
 /** Which states may move to `to` (the inverse of allowedTransitions), as an SQL list. */
 function fromStatesSql(to: CommandState): string | null {
@@ -228,7 +232,17 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
       transport_error: a.transportError ?? null,
       replayed: a.replayed === undefined ? null : a.replayed ? 1 : 0,
     } satisfies AttemptRow;
-    q.addAttempt.run(id, id, values.at, values.delay_ms, values.status, values.error_code, values.request_id, values.transport_error, values.replayed);
+    q.addAttempt.run(
+      id,
+      id,
+      values.at,
+      values.delay_ms,
+      values.status,
+      values.error_code,
+      values.request_id,
+      values.transport_error,
+      values.replayed,
+    );
     const hit = cache.get(id);
     if (hit && hit.row.version + 1 === res.version) {
       hit.row = { ...hit.row, version: res.version, updated_at: now };
@@ -299,8 +313,12 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
         // Which rule refused it: the domain lock first (I6), then the key (D7), then the id.
         const holder = c.lockKey === null ? undefined : q.lockHolder.get(c.environment, c.lockKey);
         if (holder) throw new DomainLockedError(c.lockKey!, holder.id);
-        if (c.lockKey !== null && e.message.includes('lock_key')) throw new DomainLockedError(c.lockKey, "?");
-        throw new DuplicateCommandError(c.apiKeyId, c.idempotencyKey, q.byKey.get(c.apiKeyId, c.idempotencyKey)?.id ?? c.id);
+        if (c.lockKey !== null && e.message.includes("lock_key")) throw new DomainLockedError(c.lockKey, "?");
+        throw new DuplicateCommandError(
+          c.apiKeyId,
+          c.idempotencyKey,
+          q.byKey.get(c.apiKeyId, c.idempotencyKey)?.id ?? c.id,
+        );
       }
       const rec = newRecordFrom(c);
       remember(insertedRow(c), []);
