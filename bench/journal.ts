@@ -80,7 +80,9 @@ async function measure(journal: Journal, n: number, run: string): Promise<number
   return times;
 }
 
-export async function runJournalBench(options: { commands?: number; postgres?: boolean } = {}): Promise<JournalBenchRow[]> {
+export async function runJournalBench(
+  options: { commands?: number; postgres?: boolean } = {},
+): Promise<JournalBenchRow[]> {
   const n = options.commands ?? 2000;
   const dir = mkdtempSync(join(tmpdir(), "reseller-journal-bench-"));
   const rows: JournalBenchRow[] = [];
@@ -99,11 +101,23 @@ export async function runJournalBench(options: { commands?: number; postgres?: b
     const dflt = DEFAULT_SQLITE_SYNCHRONOUS;
     // WAL + NORMAL survives a killed process (the crash test's failure), not a power cut: no fsync per commit.
     const normal = createSqliteJournal({ filename: join(dir, "bench-normal.db"), synchronous: "normal" });
-    rows.push(row(`sqlite (WAL, synchronous=NORMAL${dflt === "normal" ? ": default" : ""})`, await measure(normal, n, "sqlite-normal"), "median ≤ 100 µs"));
+    rows.push(
+      row(
+        `sqlite (WAL, synchronous=NORMAL${dflt === "normal" ? ": default" : ""})`,
+        await measure(normal, n, "sqlite-normal"),
+        "median ≤ 100 µs",
+      ),
+    );
     await normal.close();
     // WAL + FULL: every commit fsynced, so it also survives a power cut; the cost is the disk's fsync.
     const full = createSqliteJournal({ filename: join(dir, "bench-full.db"), synchronous: "full" });
-    rows.push(row(`sqlite (WAL, synchronous=FULL${dflt === "full" ? ": default" : ""})`, await measure(full, n, "sqlite-full"), "information (fsync-bound)"));
+    rows.push(
+      row(
+        `sqlite (WAL, synchronous=FULL${dflt === "full" ? ": default" : ""})`,
+        await measure(full, n, "sqlite-full"),
+        "information (fsync-bound)",
+      ),
+    );
     await full.close();
     if (options.postgres !== false) {
       const server = await startPostgres();
@@ -123,7 +137,12 @@ export async function runJournalBench(options: { commands?: number; postgres?: b
 
 export async function reportJournalBench(rows: JournalBenchRow[]): Promise<string> {
   printTable(
-    rows.map((r) => ({ ...r, median_us: Math.round(r.median_us), p95_us: Math.round(r.p95_us), vs_memory: Number(r.vs_memory.toFixed(1)) })),
+    rows.map((r) => ({
+      ...r,
+      median_us: Math.round(r.median_us),
+      p95_us: Math.round(r.p95_us),
+      vs_memory: Number(r.vs_memory.toFixed(1)),
+    })),
     { title: "journal overhead per command: record + transition(sending) + addAttempt + transition(succeeded)" },
   );
   return writeResult("journal", rows);
@@ -156,7 +175,11 @@ export async function runRecoveryBench(
   const n = options.commands ?? 1000;
   const dir = mkdtempSync(join(tmpdir(), "reseller-recovery-bench-"));
   const clock = new VirtualClock();
-  const emulator = createEmulator({ clock, defaultRateLimit: 10_000, operationPolicy: { pendingMs: 100, processingMs: 100 } });
+  const emulator = createEmulator({
+    clock,
+    defaultRateLimit: 10_000,
+    operationPolicy: { pendingMs: 100, processingMs: 100 },
+  });
   const key = emulator.control.createKey({ environment: "test", rate_limit_per_minute: 10_000 });
   const file = join(dir, "recover.db");
   const setup = createSqliteJournal({ filename: file, synchronous });
@@ -196,7 +219,9 @@ export async function runRecoveryBench(
       const data = (await res.json()) as { data: { uuid: string } };
       if (res.status >= 300) throw new Error(`setup ${path}: ${res.status} ${JSON.stringify(data)}`);
       if (!isOrder) {
-        await setup.transition(rec.id, "accepted", { resources: { operationUuid: data.data.uuid, domainUuid: domain!.uuid } });
+        await setup.transition(rec.id, "accepted", {
+          resources: { operationUuid: data.data.uuid, domainUuid: domain!.uuid },
+        });
       }
     }
     clock.advance(10_000); // every operation has completed by now

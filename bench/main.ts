@@ -25,7 +25,10 @@ interface Verdict {
   pass: boolean;
 }
 
-interface Bench { name: string; run: () => Promise<Verdict[]> }
+interface Bench {
+  name: string;
+  run: () => Promise<Verdict[]>;
+}
 
 const benches: Bench[] = [
   {
@@ -34,8 +37,20 @@ const benches: Bench[] = [
       const r = await runEmulatorLoad();
       await reportEmulatorLoad(r);
       return [
-        { bench: "load", measure: "emulator requests/s (1,000 req, 20 clients)", value: r.requestsPerSecond.toFixed(0), target: "report", pass: true },
-        { bench: "load", measure: "double executions / counters exact", value: `${r.exactlyOnce ? 0 : "≥1"} / ${r.countersExact}`, target: "0 / true", pass: r.exactlyOnce && r.countersExact },
+        {
+          bench: "load",
+          measure: "emulator requests/s (1,000 req, 20 clients)",
+          value: r.requestsPerSecond.toFixed(0),
+          target: "report",
+          pass: true,
+        },
+        {
+          bench: "load",
+          measure: "double executions / counters exact",
+          value: `${r.exactlyOnce ? 0 : "≥1"} / ${r.countersExact}`,
+          target: "0 / true",
+          pass: r.exactlyOnce && r.countersExact,
+        },
       ];
     },
   },
@@ -45,7 +60,9 @@ const benches: Bench[] = [
       const rows = await runPacingBench();
       await reportPacingBench(rows);
       const ours = rows.find((r) => r.strategy.startsWith("pacer"));
-      const others = rows.filter((r) => r !== ours).map((r) => `${r.strategy}: ${(r.utilisation * 100).toFixed(1)} %, ${r.count429}×429`);
+      const others = rows
+        .filter((r) => r !== ours)
+        .map((r) => `${r.strategy}: ${(r.utilisation * 100).toFixed(1)} %, ${r.count429}×429`);
       return [
         {
           bench: "pacing",
@@ -111,7 +128,15 @@ const benches: Bench[] = [
     async run() {
       const r = await runOutageBench();
       await reportOutageBench(r);
-      return [{ bench: "outage", measure: "attempts per command once the budget is spent", value: r.attemptsPerCommandAfterSpent.toFixed(3), target: "≤ 1.1", pass: r.pass }];
+      return [
+        {
+          bench: "outage",
+          measure: "attempts per command once the budget is spent",
+          value: r.attemptsPerCommandAfterSpent.toFixed(3),
+          target: "≤ 1.1",
+          pass: r.pass,
+        },
+      ];
     },
   },
   {
@@ -160,7 +185,10 @@ const benches: Bench[] = [
     async run() {
       const rows = await runJournalBench({ postgres: true });
       await reportJournalBench(rows);
-      const recovery = [await runRecoveryBench({ synchronous: "normal" }), await runRecoveryBench({ synchronous: "full" })];
+      const recovery = [
+        await runRecoveryBench({ synchronous: "normal" }),
+        await runRecoveryBench({ synchronous: "full" }),
+      ];
       await reportRecoveryBench(recovery);
       const verdicts: Verdict[] = rows
         .filter((r) => r.target.startsWith("median"))
@@ -198,10 +226,19 @@ async function main(): Promise<void> {
     try {
       verdicts.push(...(await bench.run()));
     } catch (error) {
-      verdicts.push({ bench: bench.name, measure: "run", value: error instanceof Error ? error.message : String(error), target: "completes", pass: false });
+      verdicts.push({
+        bench: bench.name,
+        measure: "run",
+        value: error instanceof Error ? error.message : String(error),
+        target: "completes",
+        pass: false,
+      });
     }
   }
-  printTable(verdicts.map((v) => ({ ...v, pass: v.pass ? "yes" : "NO" })), { title: "summary (targets from the issues)" });
+  printTable(
+    verdicts.map((v) => ({ ...v, pass: v.pass ? "yes" : "NO" })),
+    { title: "summary (targets from the issues)" },
+  );
   await writeResult("summary", { at: new Date().toISOString(), node: process.version, verdicts });
   process.exit(verdicts.every((v) => v.pass) ? 0 : 1);
 }

@@ -9,7 +9,6 @@ import type { CommandState } from "../core";
 
 export type { CommandState };
 
-
 /** One HTTP attempt of a command (H2). */
 export interface AttemptRecord {
   /** When the attempt was sent (ms since epoch, from the client's clock). */
@@ -85,9 +84,7 @@ export interface CommandRecord extends NewCommand {
 }
 
 /** Fields a transition may update atomically with the new state (G3). */
-export type CommandPatch = Partial<
-  Pick<CommandRecord, "response" | "resources" | "reconciliation" | "manualCheck">
->;
+export type CommandPatch = Partial<Pick<CommandRecord, "response" | "resources" | "reconciliation" | "manualCheck">>;
 
 export interface Journal {
   /** G1/D3: persist the command in state "recorded". A rejection must abort the send. */

@@ -82,7 +82,12 @@ export async function runAttempts(
         const attempts = [info];
         if (events.enabled) events.emit(attemptEvent(ctx, info, 1));
         if (info.replayed) events.emit(replayEvent(ctx, info));
-        const outcome = buildOutcome({ ctx, attempts, rateLimit: attempt.rateLimit ?? { limit: null, remaining: null }, last });
+        const outcome = buildOutcome({
+          ctx,
+          attempts,
+          rateLimit: attempt.rateLimit ?? { limit: null, remaining: null },
+          last,
+        });
         deps.budget.onSuccess(0);
         return { outcome, raw: transport.raw };
       }
@@ -145,7 +150,7 @@ export async function runAttempts(
         if (state === "unknown" && target !== "unknown") await move("reconciling");
         if (!(state === "unknown" && target === "unknown")) {
           const patch = journalPatch(outcome, redactor);
-          const reconciliation = outcome.kind === "unknown" ? outcome.reconciliation ?? null : input.note;
+          const reconciliation = outcome.kind === "unknown" ? (outcome.reconciliation ?? null) : input.note;
           await move(target, { ...patch, reconciliation });
         }
       }
@@ -165,16 +170,17 @@ export async function runAttempts(
       if (pending) {
         ({ attempt, classified } = pending);
         pending = undefined;
-      } else try {
-        if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
-        if (state === "recorded" || state === "reconciling") await move("sending");
-        const first = prepared;
-        prepared = undefined; // a Request is sent once; later attempts are rebuilt from the template
-        attempt = await paced(first ?? templateOf(), rateLimited);
-      } catch (error) {
-        if (signal?.aborted) return aborted(signal.reason);
-        throw error;
-      }
+      } else
+        try {
+          if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
+          if (state === "recorded" || state === "reconciling") await move("sending");
+          const first = prepared;
+          prepared = undefined; // a Request is sent once; later attempts are rebuilt from the template
+          attempt = await paced(first ?? templateOf(), rateLimited);
+        } catch (error) {
+          if (signal?.aborted) return aborted(signal.reason);
+          throw error;
+        }
       const { transport, requestId, waitedMs } = attempt;
       const info: AttemptInfo = { delayMs: waitBefore + waitedMs, requestId };
       waitBefore = 0;
@@ -209,7 +215,10 @@ export async function runAttempts(
       });
       const transportUnknown = transport.ok
         ? undefined
-        : { reason: transport.error === "timeout" ? ("timeout" as const) : ("network" as const), cause: transport.cause };
+        : {
+            reason: transport.error === "timeout" ? ("timeout" as const) : ("network" as const),
+            cause: transport.cause,
+          };
       switch (decision.action) {
         case "stop":
           return finish({ last: classified });
@@ -224,7 +233,8 @@ export async function runAttempts(
             status: 429,
             retryAfter: transport.ok ? transport.raw.headers.get("retry-after") : null,
             requestId: info.requestId,
-            source: classified?.kind === "rate_limited" && classified.error?.code === "rate_limit_exceeded" ? "api" : "proxy",
+            source:
+              classified?.kind === "rate_limited" && classified.error?.code === "rate_limit_exceeded" ? "api" : "proxy",
             idempotencyKey: ctx.sentIdempotencyKey,
             commandId: ctx.commandId,
           });
@@ -282,10 +292,10 @@ export async function runAttempts(
           tail?.error === "timeout"
             ? "timeout"
             : tail?.error === "network"
-            ? "network"
-            : lastClassified?.kind === "unknown"
-            ? lastClassified.reason
-            : "server_error";
+              ? "network"
+              : lastClassified?.kind === "unknown"
+                ? lastClassified.reason
+                : "server_error";
         return { reason, reconciliation: why } as const;
       };
       await move("unknown");
@@ -337,7 +347,9 @@ export async function runAttempts(
         await move("unknown");
         return finish({
           last: lastClassified,
-          unknown: unknownOf("no order with this external_id yet; retry bound reached — resend later with the same key"),
+          unknown: unknownOf(
+            "no order with this external_id yet; retry bound reached — resend later with the same key",
+          ),
         });
       }
       spent += cost;

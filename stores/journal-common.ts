@@ -2,14 +2,7 @@
  * What every journal store shares: secret screening (A4, H2), defensive redaction of stored
  * responses, patch merging (G3) and copying records so callers never alias stored state.
  */
-import type {
-  AttemptRecord,
-  CommandPatch,
-  CommandRecord,
-  CommandResources,
-  ManualCheck,
-  NewCommand,
-} from "../journal";
+import type { AttemptRecord, CommandPatch, CommandRecord, CommandResources, ManualCheck, NewCommand } from "../journal";
 import { SensitiveDataError } from "../journal";
 
 const REDACTED = "[REDACTED]";
@@ -186,7 +179,9 @@ export function cleanPatch(patch: CommandPatch | undefined): CleanPatch {
   }
   if (patch.response !== undefined) {
     out.response =
-      patch.response === null ? null : { status: patch.response.status, body: redactSensitive(patch.response.body ?? null) };
+      patch.response === null
+        ? null
+        : { status: patch.response.status, body: redactSensitive(patch.response.body ?? null) };
   }
   if (patch.reconciliation !== undefined) {
     out.reconciliation = patch.reconciliation === null ? null : scrubString(patch.reconciliation);

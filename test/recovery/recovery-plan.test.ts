@@ -46,7 +46,9 @@ describe("recovery plan", () => {
   it("G1: `recorded` with no attempt was never sent → send; with an attempt it may have been", () => {
     expect(planRecovery(rec({ state: "recorded" }), NOW, opts)).toEqual({ action: "send" });
     expect(possiblySent(rec({ state: "recorded", attempts: [{ at: NOW, delayMs: 0 }] }))).toBe(true);
-    expect(planRecovery(rec({ state: "recorded", attempts: [{ at: NOW, delayMs: 0 }] }), NOW, opts).action).toBe("resend");
+    expect(planRecovery(rec({ state: "recorded", attempts: [{ at: NOW, delayMs: 0 }] }), NOW, opts).action).toBe(
+      "resend",
+    );
   });
 
   it("F1: accepted → poll its operation; accepted without an operation UUID → manual", () => {
@@ -76,7 +78,11 @@ describe("recovery plan", () => {
 
   it("I4/F5: orders.create → look up by external_id first; resend allowed only inside the TTL", () => {
     const order = rec({ operationId: "orders.create", path: "/orders", externalId: "ext-1" });
-    expect(planRecovery(order, NOW, opts)).toEqual({ action: "lookup_order", externalId: "ext-1", resendAllowed: true });
+    expect(planRecovery(order, NOW, opts)).toEqual({
+      action: "lookup_order",
+      externalId: "ext-1",
+      resendAllowed: true,
+    });
     expect(planRecovery({ ...order, createdAt: NOW - 30 * H }, NOW, opts)).toEqual({
       action: "lookup_order",
       externalId: "ext-1",

@@ -111,7 +111,8 @@ describe("I5: command state machine", () => {
     const seen = new Set<CommandState>(["recorded"]);
     const queue: CommandState[] = ["recorded"];
     while (queue.length)
-      for (const n of allowedTransitions[queue.shift()!]) if (!seen.has(n)) {
+      for (const n of allowedTransitions[queue.shift()!])
+        if (!seen.has(n)) {
           seen.add(n);
           queue.push(n);
         }
