@@ -29,7 +29,8 @@ export type ResellerErrorCode =
   | "invalid_transition"
   | "duplicate_command"
   | "unknown_command"
-  | "sensitive_data";
+  | "sensitive_data"
+  | "lease_lost";
 
 /** Base class of every error the package throws. */
 export class ResellerClientError extends Error {
@@ -55,7 +56,10 @@ export function errorGuard<E extends ResellerClientError>(code: E["code"]): (val
 export class InvalidOptionsError extends ResellerClientError {
   override readonly name = "InvalidOptionsError";
   override readonly code = "invalid_options" as const;
-  constructor(message: string, readonly option: string) {
+  constructor(
+    message: string,
+    readonly option: string,
+  ) {
     super(message);
   }
 }
@@ -102,7 +106,10 @@ export class InsecureTransportError extends ResellerClientError {
 export class RequestAbortedError extends ResellerClientError {
   override readonly name = "RequestAbortedError";
   override readonly code = "request_aborted" as const;
-  constructor(readonly operationId: string, readonly reason?: unknown) {
+  constructor(
+    readonly operationId: string,
+    readonly reason?: unknown,
+  ) {
     super(`${operationId} was aborted by the caller before a result arrived.`);
   }
 }
@@ -111,7 +118,10 @@ export class RequestAbortedError extends ResellerClientError {
 export class PaginationError extends ResellerClientError {
   override readonly name = "PaginationError";
   override readonly code = "pagination_failed" as const;
-  constructor(readonly outcome: { kind: string; operationId: string }, readonly pageIndex: number) {
+  constructor(
+    readonly outcome: { kind: string; operationId: string },
+    readonly pageIndex: number,
+  ) {
     super(`Page ${pageIndex + 1} of ${outcome.operationId} ended as "${outcome.kind}".`);
   }
 }

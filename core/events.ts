@@ -41,7 +41,9 @@ export type RecoveryEvent =
         requestIds: string[];
       };
     }
-  | { type: "recovery-skip"; commandId: string; operationId: string; reason: string };
+  | { type: "recovery-skip"; commandId: string; operationId: string; reason: string }
+  /** A background (fleet) recovery round failed; the next round tries again. */
+  | { type: "recovery-error"; error: unknown };
 
 export type ClientEvent =
   | {
@@ -113,7 +115,14 @@ export type ClientEvent =
     }
   | { type: "pacing"; event: PacingEvent }
   /** What client.recover() did to a journalled command (I7: log every retry and reconciliation). */
-  | { type: "recovery"; event: RecoveryEvent };
+  | { type: "recovery"; event: RecoveryEvent }
+  /**
+   * Fleet mode: this worker lost its lease on a command (it paused longer than the lease, or could
+   * not reach the journal) and another worker took it over; this worker will not write or send it again.
+   */
+  | { type: "lease-lost"; commandId: string; workerId: string; currentOwner: string | null }
+  /** Fleet mode: a heartbeat could not reach the journal; leases run out unless a later one succeeds. */
+  | { type: "lease-renew-failed"; workerId: string; commands: number; error: unknown };
 
 export type EventHandler = (event: ClientEvent) => void;
 

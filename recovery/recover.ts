@@ -7,7 +7,14 @@
  * `needs_manual_check` with every id a support ticket needs (F4). Every move goes through the
  * journal, whose state machine (command-state.ts) is the single authority.
  */
-import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../journal";
+import {
+  InvalidTransitionError,
+  LeaseLostError,
+  type CommandPatch,
+  type CommandRecord,
+  type CommandState,
+  type ManualCheck,
+} from "../journal";
 import { RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
@@ -51,55 +58,95 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     }
   };
   const states = options.recheckManual ? [...RECOVERABLE_STATES, "needs_manual_check" as const] : RECOVERABLE_STATES;
-  // updatedAt comes from the journal's own clock (Date.now by default), so compare against that.
   const staleAfterMs = options.staleAfterMs ?? 0;
-  const staleBefore = Date.now() - staleAfterMs;
-  const records = (await journal.listByState(states)).filter(
-    (r) =>
-      r.apiKeyId === deps.apiKeyId &&
-      r.environment === deps.environment &&
-      (staleAfterMs <= 0 || r.updatedAt <= staleBefore),
-  );
-  const summary: RecoverSummary = { examined: records.length, resolved: [], manual: [], stillPending: [], skipped: [] };
-  emit({ type: "recovery-start", examined: records.length, apiKeyId: deps.apiKeyId });
-  if (records.length === 0) return summary;
-
-  // C12: the previous process may have been honouring a Retry-After when it died.
-  const pauseUntil = pauseAfterJournalled429(records, options.pauseAfter429Ms ?? deps.windowMs);
-  if (pauseUntil > clock.now()) {
-    emit({ type: "recovery-pause", untilMs: pauseUntil, reason: "journalled-429" });
-    await clock.sleep(pauseUntil - clock.now(), options.signal);
+  const maxCommands = options.maxCommands ?? 10_000;
+  const { leases } = deps;
+  const lease = leases?.lease;
+  let records: CommandRecord[];
+  if (leases) {
+    // Fleet mode: one atomic claim takes the batch — expired leases, our own, and unowned commands
+    // past staleAfterMs — so a live worker's command is never touched and each has one recoverer.
+    records = await journal.claim({
+      ...leases.lease,
+      apiKeyId: deps.apiKeyId,
+      environment: deps.environment,
+      states,
+      limit: maxCommands,
+      unownedStaleAfterMs: staleAfterMs,
+      excludeIds: leases.busy(), // ours, but a call of this process is sending it right now
+    });
+    for (const r of records) leases.adopt(r.id);
+  } else {
+    // updatedAt and leaseUntil come from the journal's own clock (Date.now by default).
+    const now = Date.now();
+    records = (await journal.listByState(states))
+      .filter(
+        (r) =>
+          r.apiKeyId === deps.apiKeyId &&
+          r.environment === deps.environment &&
+          !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's
+          (staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs),
+      )
+      .slice(0, maxCommands);
   }
-
+  const summary: RecoverSummary = { examined: records.length, resolved: [], manual: [], stillPending: [], skipped: [] };
   let next = 0;
-  const lane = async () => {
-    while (next < records.length) {
-      const record = records[next++];
-      if (options.signal?.aborted) {
-        summary.skipped.push({ commandId: record.id, reason: "aborted" });
-        continue;
-      }
-      try {
-        await recoverOne(record);
-      } catch (thrown) {
-        const error = thrown instanceof RequestAbortedError ? new Skip("aborted") : thrown;
-        if (error instanceof Skip || error instanceof InvalidTransitionError) {
-          const reason = error instanceof Skip ? error.message : `claimed elsewhere (${error.message})`;
-          summary.skipped.push({ commandId: record.id, reason });
-          emit({ type: "recovery-skip", commandId: record.id, operationId: record.operationId, reason });
+  try {
+    emit({ type: "recovery-start", examined: records.length, apiKeyId: deps.apiKeyId });
+    if (records.length === 0) return summary;
+
+    // C12: the previous process may have been honouring a Retry-After when it died.
+    const pauseUntil = pauseAfterJournalled429(records, options.pauseAfter429Ms ?? deps.windowMs);
+    if (pauseUntil > clock.now()) {
+      emit({ type: "recovery-pause", untilMs: pauseUntil, reason: "journalled-429" });
+      await clock.sleep(pauseUntil - clock.now(), options.signal);
+    }
+
+    const lane = async () => {
+      while (next < records.length) {
+        const record = records[next++];
+        if (options.signal?.aborted) {
+          leases?.release(record.id);
+          summary.skipped.push({ commandId: record.id, reason: "aborted" });
           continue;
         }
-        throw error;
+        try {
+          await recoverOne(record);
+        } catch (thrown) {
+          leases?.release(record.id);
+          const error = thrown instanceof RequestAbortedError ? new Skip("aborted") : thrown;
+          if (error instanceof Skip || error instanceof InvalidTransitionError || error instanceof LeaseLostError) {
+            const reason =
+              error instanceof Skip
+                ? error.message
+                : error instanceof LeaseLostError
+                  ? `taken over by worker ${error.currentOwner ?? "?"} (this worker's lease ran out)`
+                  : `claimed elsewhere (${error.message})`;
+            summary.skipped.push({ commandId: record.id, reason });
+            emit({ type: "recovery-skip", commandId: record.id, operationId: record.operationId, reason });
+            continue;
+          }
+          throw error;
+        }
+        leases?.release(record.id); // settled or left open: ours until the lease runs out, no more heartbeats
       }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, records.length)) }, lane));
-  return summary;
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? 4, records.length)) }, lane));
+    return summary;
+  } finally {
+    for (let i = next; i < records.length; i++) leases?.release(records[i].id); // never reached (a pause was aborted)
+  }
 
   async function recoverOne(record: CommandRecord): Promise<void> {
     const from = record.state;
     const decision = planRecovery(record, clock.now(), plan);
-    emit({ type: "recovery-step", commandId: record.id, operationId: record.operationId, from, action: decision.action });
+    emit({
+      type: "recovery-step",
+      commandId: record.id,
+      operationId: record.operationId,
+      from,
+      action: decision.action,
+    });
     const extraIds: (string | undefined)[] = [];
     let note: string | undefined;
     switch (decision.action) {
@@ -108,8 +155,6 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         return manual(record, from, decision.reason, extraIds);
       case "poll_operation":
         return poll(record, from, decision.operationUuid);
-      case "send":
-        return resend(record, from, "never sent: sent now with its journalled key and bytes");
       case "lookup_order": {
         await claim(record);
         const found = await lookupOrderByExternalId(deps.call, decision.externalId, options.signal);
@@ -124,7 +169,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
           return void report(record, from, to);
         }
         if (found.kind === "failed") {
-          await move(record.id, "unknown", { reconciliation: `order lookup failed (${found.why}); do not create it again` });
+          await move(record.id, "unknown", {
+            reconciliation: `order lookup failed (${found.why}); do not create it again`,
+          });
           return void pending(record, from, "unknown", `order lookup by external_id failed: ${found.why}`);
         }
         if (!decision.resendAllowed) {
@@ -135,7 +182,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
             extraIds,
           );
         }
-        await move(record.id, "unknown", { reconciliation: `no order with external_id ${decision.externalId}: resending the same key and bytes` });
+        await move(record.id, "unknown", {
+          reconciliation: `no order with external_id ${decision.externalId}: resending the same key and bytes`,
+        });
         return resend(record, from, note);
       }
       case "resend": {
@@ -149,7 +198,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
             extraIds.push(ops.requestId);
             note = `past the replay TTL; domain operations since the command: ${ops.uuids.join(", ") || "none"}; resent with the same key (D7)`;
           }
-          await move(record.id, "unknown", { reconciliation: note ?? "past the replay TTL; resent with the same key (D7)" });
+          await move(record.id, "unknown", {
+            reconciliation: note ?? "past the replay TTL; resent with the same key (D7)",
+          });
         }
         return resend(record, from, note);
       }
@@ -160,11 +211,11 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   async function claim(record: CommandRecord): Promise<void> {
     const path = TO_RECONCILING[record.state];
     if (!path) throw new Skip(`state ${record.state} cannot be reconciled`);
-    for (const s of path) await journal.transition(record.id, s);
+    for (const s of path) await journal.transition(record.id, s, undefined, lease);
   }
 
   async function move(id: string, to: CommandState, patch?: CommandPatch): Promise<CommandState> {
-    const rec = await journal.transition(id, to, patch);
+    const rec = await journal.transition(id, to, patch, lease);
     return rec.state;
   }
 
@@ -173,10 +224,10 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     const op = operationOf(record)!;
     const current = await journal.get(record.id);
     if (!current) throw new Skip("command disappeared from the journal");
-    if (current.state === "reconciling") await journal.transition(record.id, "unknown");
+    if (current.state === "reconciling") await journal.transition(record.id, "unknown", undefined, lease);
     else if (current.state === "needs_manual_check") {
-      await journal.transition(record.id, "reconciling");
-      await journal.transition(record.id, "unknown");
+      await journal.transition(record.id, "reconciling", undefined, lease);
+      await journal.transition(record.id, "unknown", undefined, lease);
     }
     const params = pathParamsOf(op, record.path);
     if (!params) return manual(record, from, `journalled path ${record.path} does not match ${op.path}`, []);
@@ -184,9 +235,12 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     if (record.body !== null) args.body = record.body; // exact bytes: the client sends a Uint8Array untouched
     let outcome: Outcome;
     try {
-      outcome = await deps.call(op.operationId, args, { idempotencyKey: record.idempotencyKey, signal: options.signal });
+      outcome = await deps.call(op.operationId, args, {
+        idempotencyKey: record.idempotencyKey,
+        signal: options.signal,
+      });
     } catch (error) {
-      if (error instanceof InvalidTransitionError) throw error; // another process moved it first
+      if (error instanceof InvalidTransitionError || error instanceof LeaseLostError) throw error; // another process moved it first
       if (error instanceof RequestAbortedError) throw new Skip("aborted");
       // A local refusal (e.g. a journalled path that no longer validates, A9): never work around it
       // with other bytes or another key — a human decides (F4).
@@ -202,7 +256,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       }
       case "conflict":
         // D6: still processing (or another fingerprint) — never a new key; a human checks it (F4).
-        await journal.transition(record.id, "reconciling");
+        await journal.transition(record.id, "reconciling", undefined, lease);
         return manual(
           after,
           from,
@@ -210,7 +264,12 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
           ids,
         );
       case "unknown":
-        return void pending(after, from, "unknown", `resend outcome unknown (${outcome.kind === "unknown" ? outcome.reason : outcome.kind})`);
+        return void pending(
+          after,
+          from,
+          "unknown",
+          `resend outcome unknown (${outcome.kind === "unknown" ? outcome.reason : outcome.kind})`,
+        );
       default:
         if (TERMINAL.includes(after.state)) return void report(after, from, after.state, note);
         return void pending(after, from, after.state, `after resend: ${outcome.kind}`);
@@ -231,12 +290,27 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       return void pending(record, from, "accepted", `operation ${operationUuid} is ${op?.status ?? "unreadable"}`);
     }
     if (outcome.kind === "rejected" && outcome.status === 404) {
-      return manual(record, from, `operation ${operationUuid} is not visible (404)`, outcome.attempts.map((a) => a.requestId));
+      return manual(
+        record,
+        from,
+        `operation ${operationUuid} is not visible (404)`,
+        outcome.attempts.map((a) => a.requestId),
+      );
     }
-    return void pending(record, from, "accepted", `operation poll: ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}`);
+    return void pending(
+      record,
+      from,
+      "accepted",
+      `operation poll: ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}`,
+    );
   }
 
-  async function manual(record: CommandRecord, from: CommandState, reason: string, extraIds: (string | undefined)[]): Promise<void> {
+  async function manual(
+    record: CommandRecord,
+    from: CommandState,
+    reason: string,
+    extraIds: (string | undefined)[],
+  ): Promise<void> {
     const fresh = (await journal.get(record.id)) ?? record;
     const params = pathParamsOf(operationOf(record)!, record.path) ?? {};
     const check: ManualCheck = {
@@ -250,9 +324,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     if (domainUuid) check.domainUuid = domainUuid;
     if (orderUuid) check.orderUuid = orderUuid;
     if (fresh.state !== "reconciling" && fresh.state !== "accepted") {
-      for (const s of TO_RECONCILING[fresh.state] ?? []) await journal.transition(record.id, s);
+      for (const s of TO_RECONCILING[fresh.state] ?? []) await journal.transition(record.id, s, undefined, lease);
     }
-    await journal.transition(record.id, "needs_manual_check", { manualCheck: check, reconciliation: reason });
+    await journal.transition(record.id, "needs_manual_check", { manualCheck: check, reconciliation: reason }, lease);
     summary.manual.push({ ...base(record, from, "needs_manual_check"), manualCheck: check });
     emit({
       type: "recovery-result",

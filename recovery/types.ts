@@ -4,7 +4,7 @@
 import type { OperationId } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import type { CallOptions } from "../runner";
-import type { CommandState, Journal, ManualCheck } from "../journal";
+import type { CommandState, Journal, LeaseKeeper, ManualCheck } from "../journal";
 import type { Outcome, RecoveryEvent, Redactor } from "../core";
 
 export interface RecoverOptions {
@@ -19,10 +19,14 @@ export interface RecoverOptions {
    */
   asyncResendPastTtl?: boolean;
   /**
-   * Only commands not updated for this long (default 0). With several live processes on one
-   * journal, set it above your longest command so recover() never races another process's call.
+   * Only commands not updated for this long (default 0). In fleet mode (client option `fleet`) it
+   * applies only to commands written without a lease (before leases existed): leased commands are
+   * taken when their lease has expired or this worker owns them. Without fleet mode, set it above
+   * your longest command when several live processes share one journal.
    */
   staleAfterMs?: number;
+  /** At most this many commands in one call, oldest first (default 10 000). */
+  maxCommands?: number;
   /** Also re-examine needs_manual_check commands (default false). */
   recheckManual?: boolean;
   /** Commands reconciled in parallel (default 4; all requests still go through the key's pacer). */
@@ -36,7 +40,6 @@ export interface RecoverOptions {
   signal?: AbortSignal;
   onEvent?: (event: RecoveryEvent) => void;
 }
-
 
 export interface RecoveryTransition {
   commandId: string;
@@ -55,7 +58,7 @@ export interface RecoverSummary {
   manual: (RecoveryTransition & { manualCheck: ManualCheck })[];
   /** Still open (accepted and running, unknown after a failed lookup/resend…), with why. */
   stillPending: (RecoveryTransition & { reason: string })[];
-  /** Left alone: claimed by another process (a lost state-machine race) or aborted. */
+  /** Left alone: claimed by another process (a lost state-machine race or a lost lease) or aborted. */
   skipped: { commandId: string; reason: string }[];
 }
 
@@ -65,9 +68,14 @@ export interface RecoverDeps {
   apiKeyId: string;
   environment: "test" | "live";
   /** The client's own call path (validation, idempotency, pacing, journal) — no middleware bypass. */
-  call: (operationId: OperationId, args: Record<string, unknown> | undefined, options?: CallOptions) => Promise<Outcome>;
+  call: (
+    operationId: OperationId,
+    args: Record<string, unknown> | undefined,
+    options?: CallOptions,
+  ) => Promise<Outcome>;
   redactor: Redactor;
   /** The pacing window (default bound for pauseAfter429Ms). */
   windowMs: number;
+  /** Fleet mode: commands are claimed under this worker's lease and every move is fenced by it. */
+  leases?: LeaseKeeper;
 }
-

@@ -16,7 +16,7 @@ import {
   journalStateOf,
   type FinalizeInput,
 } from "./finalize";
-import type { CommandState, Journal } from "../journal";
+import { isLeaseLostError, type AttemptRecord, type CommandState, type Journal } from "../journal";
 import type { AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import { decide, type AttemptResult } from "./retry-policy";
@@ -82,14 +82,28 @@ export async function runAttempts(
         const attempts = [info];
         if (events.enabled) events.emit(attemptEvent(ctx, info, 1));
         if (info.replayed) events.emit(replayEvent(ctx, info));
-        const outcome = buildOutcome({ ctx, attempts, rateLimit: attempt.rateLimit ?? { limit: null, remaining: null }, last });
+        const outcome = buildOutcome({
+          ctx,
+          attempts,
+          rateLimit: attempt.rateLimit ?? { limit: null, remaining: null },
+          last,
+        });
         deps.budget.onSuccess(0);
         return { outcome, raw: transport.raw };
       }
       pending = { attempt, classified };
     }
   }
-  return runLoop();
+  if (!deps.leases || !ctx.commandId || state === undefined) return runLoop();
+  // Fleet mode: held (and renewed by the heartbeat) while this call works on the command.
+  const leases = deps.leases;
+  const commandId = ctx.commandId;
+  await leases.acquire(commandId);
+  try {
+    return await runLoop();
+  } finally {
+    leases.release(commandId);
+  }
 
   async function runLoop(): Promise<RunResult> {
     const attempts: AttemptInfo[] = [];
@@ -100,11 +114,32 @@ export async function runAttempts(
     let waitBefore = 0;
     let lastRaw: RunResult["raw"];
 
+    const lease = deps.leases?.lease;
+    /**
+     * One commit per attempt: the attempt is written together with the move that follows it (the
+     * outcome, or "sending" before a retry), and recorded → sending rides on the first attempt's
+     * write. `written` is what the journal holds; `state` may be ahead by the unwritten attempt.
+     */
+    let written = state;
+    let unwritten: AttemptRecord | undefined;
     const move = async (to: CommandState, patch?: Parameters<Journal["transition"]>[2]) => {
       if (!journal || !ctx.commandId || state === undefined) return;
-      await journal.transition(ctx.commandId, to, patch);
-      state = to;
+      const attempt = unwritten;
+      unwritten = undefined;
+      try {
+        if (attempt) await journal.addAttempt(ctx.commandId, attempt, { to, patch }, lease);
+        else {
+          if (state === "sending" && written !== "sending")
+            await journal.transition(ctx.commandId, "sending", undefined, lease);
+          await journal.transition(ctx.commandId, to, patch, lease);
+        }
+      } catch (error) {
+        if (isLeaseLostError(error)) deps.leases?.lost(ctx.commandId, error.currentOwner); // another worker has it now
+        throw error;
+      }
+      state = written = to;
     };
+    const flush = () => (unwritten ? move("sending") : undefined);
 
     /** One paced attempt (paced-attempt.ts); keeps the latest rate-limit snapshot (C10). */
     const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number, pathTemplate?: string) => {
@@ -145,7 +180,7 @@ export async function runAttempts(
         if (state === "unknown" && target !== "unknown") await move("reconciling");
         if (!(state === "unknown" && target === "unknown")) {
           const patch = journalPatch(outcome, redactor);
-          const reconciliation = outcome.kind === "unknown" ? outcome.reconciliation ?? null : input.note;
+          const reconciliation = outcome.kind === "unknown" ? (outcome.reconciliation ?? null) : input.note;
           await move(target, { ...patch, reconciliation });
         }
       }
@@ -154,7 +189,10 @@ export async function runAttempts(
 
     /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
     const aborted = async (reason: unknown): Promise<RunResult> => {
-      if (isWrite && sent) return finish({ unknown: { reason: "aborted" } });
+      if (isWrite && sent) {
+        if (state === "recorded" || state === "reconciling") state = "sending"; // bytes may have left
+        return finish({ unknown: { reason: "aborted" } });
+      }
       throw new RequestAbortedError(op.operationId, reason);
     };
 
@@ -165,16 +203,18 @@ export async function runAttempts(
       if (pending) {
         ({ attempt, classified } = pending);
         pending = undefined;
-      } else try {
-        if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
-        if (state === "recorded" || state === "reconciling") await move("sending");
-        const first = prepared;
-        prepared = undefined; // a Request is sent once; later attempts are rebuilt from the template
-        attempt = await paced(first ?? templateOf(), rateLimited);
-      } catch (error) {
-        if (signal?.aborted) return aborted(signal.reason);
-        throw error;
-      }
+      } else
+        try {
+          if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
+          // recorded/reconciling → sending is written with this attempt (one commit, see move()).
+          if (lease) await deps.leases!.ensure(ctx.commandId!); // a lost lease is noticed before the send
+          const first = prepared;
+          prepared = undefined; // a Request is sent once; later attempts are rebuilt from the template
+          attempt = await paced(first ?? templateOf(), rateLimited);
+        } catch (error) {
+          if (signal?.aborted) return aborted(signal.reason);
+          throw error;
+        }
       const { transport, requestId, waitedMs } = attempt;
       const info: AttemptInfo = { delayMs: waitBefore + waitedMs, requestId };
       waitBefore = 0;
@@ -196,7 +236,8 @@ export async function runAttempts(
       if (classified?.kind !== "rate_limited") counted += 1;
       if (events.enabled) events.emit(attemptEvent(ctx, info, attempts.length));
       if (journal && ctx.commandId && state !== undefined) {
-        await journal.addAttempt(ctx.commandId, journalAttempt(info, classified, clock.now()));
+        if (state === "recorded" || state === "reconciling") state = "sending";
+        unwritten = journalAttempt(info, classified, clock.now()); // written with the next move
       }
       if (!transport.ok && transport.error === "aborted") return aborted(transport.reason);
       if (info.replayed) events.emit(replayEvent(ctx, info));
@@ -209,7 +250,10 @@ export async function runAttempts(
       });
       const transportUnknown = transport.ok
         ? undefined
-        : { reason: transport.error === "timeout" ? ("timeout" as const) : ("network" as const), cause: transport.cause };
+        : {
+            reason: transport.error === "timeout" ? ("timeout" as const) : ("network" as const),
+            cause: transport.cause,
+          };
       switch (decision.action) {
         case "stop":
           return finish({ last: classified });
@@ -218,13 +262,15 @@ export async function runAttempts(
         case "rate_limit":
           // C12: the pacer now holds the whole key until Retry-After (+ margin); the same request goes again.
           rateLimited += 1;
+          await flush();
           events.emit({
             type: "pause",
             operationId: op.operationId,
             status: 429,
             retryAfter: transport.ok ? transport.raw.headers.get("retry-after") : null,
             requestId: info.requestId,
-            source: classified?.kind === "rate_limited" && classified.error?.code === "rate_limit_exceeded" ? "api" : "proxy",
+            source:
+              classified?.kind === "rate_limited" && classified.error?.code === "rate_limit_exceeded" ? "api" : "proxy",
             idempotencyKey: ctx.sentIdempotencyKey,
             commandId: ctx.commandId,
           });
@@ -242,6 +288,7 @@ export async function runAttempts(
             return finish({ last: classified, unknown: transportUnknown });
           }
           spent += cost;
+          await flush(); // the attempt is on disk before the backoff wait
           const delay = backoffDelay(counted - 1, {
             baseMs: deps.retry.baseMs,
             capMs: deps.retry.capMs,
@@ -282,10 +329,10 @@ export async function runAttempts(
           tail?.error === "timeout"
             ? "timeout"
             : tail?.error === "network"
-            ? "network"
-            : lastClassified?.kind === "unknown"
-            ? lastClassified.reason
-            : "server_error";
+              ? "network"
+              : lastClassified?.kind === "unknown"
+                ? lastClassified.reason
+                : "server_error";
         return { reason, reconciliation: why } as const;
       };
       await move("unknown");
@@ -337,7 +384,9 @@ export async function runAttempts(
         await move("unknown");
         return finish({
           last: lastClassified,
-          unknown: unknownOf("no order with this external_id yet; retry bound reached — resend later with the same key"),
+          unknown: unknownOf(
+            "no order with this external_id yet; retry bound reached — resend later with the same key",
+          ),
         });
       }
       spent += cost;

@@ -1,7 +1,7 @@
 /** Types shared by the attempt loop's modules (command-runner.ts, paced-attempt.ts, attempt-loop.ts). */
 import type { Clock } from "../runtime/clock";
 import type { ClientTelemetry, EventSink } from "../core";
-import type { Journal } from "../journal";
+import type { Journal, LeaseKeeper } from "../journal";
 import type { Outcome } from "../core";
 import type { Pacer } from "../pacing";
 import type { Redactor } from "../core";
@@ -25,6 +25,8 @@ export interface RunnerDeps {
   retry: RetryOptions;
   timeoutMs: number;
   journal?: Journal;
+  /** Fleet mode: this worker's leases; every journal write of a command is fenced by them. */
+  leases?: LeaseKeeper;
   events: EventSink;
   redactor: Redactor;
   newRequestId: () => string;

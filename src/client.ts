@@ -30,6 +30,7 @@ import { checkOptions, type ResellerClientOptions } from "./options";
 import { createPagedCall, type PagedCall } from "./paged-call";
 import { waitForOperation, type WaitOptions, type WaitResult } from "./operations-wait";
 import { recoverCommands, type RecoverOptions, type RecoverSummary } from "../recovery";
+import { createFleet } from "./fleet";
 
 type Meta = typeof operationTable;
 type ItemOf<K extends OperationId> = OperationData[K] extends { data: readonly (infer I)[] } ? I : unknown;
@@ -61,6 +62,13 @@ export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "opera
   recover(options?: RecoverOptions): Promise<RecoverSummary>;
   /** The start-up recovery (`recoverOnStart`), or undefined when it was not requested. */
   recovery: Promise<RecoverSummary> | undefined;
+  /** Fleet mode: this instance's worker id (option `fleet.workerId`), or undefined outside fleet mode. */
+  workerId: string | undefined;
+  /**
+   * Stops this client's background work (fleet heartbeat and continuous recovery). The journal and
+   * window store stay open: they are yours to close.
+   */
+  close(): Promise<void>;
 };
 
 /** Exact body bytes pass through untouched (D4: a resend from the journal); anything else is JSON once. */
@@ -130,11 +138,14 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       onEvent: events.enabled ? (event) => events.emit({ type: "pacing", event }) : undefined,
     });
   const budget = createRetryBudget(options.retry?.budget);
-  if (telemetry) telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
+  if (telemetry)
+    telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
   const signalViaInit = takesSignalAsInit(options.fetch);
   // The global fetch only builds a Request from `init`, which follows the lightweight signal; a custom
   // fetch may do anything with `init.signal`, so it gets a genuine AbortSignal.
   const realSignal = signalViaInit && options.fetch !== undefined && options.fetch !== globalThis.fetch;
+  const fleet =
+    options.fleet && options.journal ? createFleet(options.fleet, options.journal, clock, events) : undefined;
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -153,6 +164,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       apiKeyId: credential.publicKeyId,
       clock,
       journal: options.journal,
+      leases: fleet?.leases,
     }),
     createLanguageMiddleware(options.language),
     createRequestIdMiddleware(randomRequestId),
@@ -170,6 +182,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       },
       timeoutMs: options.timeoutMs ?? 30_000,
       journal: options.journal,
+      leases: fleet?.leases,
       events,
       redactor,
       newRequestId: randomRequestId,
@@ -283,6 +296,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         call: (id, args, o) => call(id, args, o),
         redactor,
         windowMs: options.pacing?.windowMs ?? 60_000,
+        leases: fleet?.leases,
       },
       // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
       events.observed
@@ -305,7 +319,10 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     );
     recovery.catch(() => undefined); // handled: the caller reads client.recovery when it cares
   }
+  fleet?.start(recover);
   return Object.assign(facade, {
+    workerId: fleet?.workerId,
+    close: async () => fleet?.close(),
     http,
     pacer,
     retryBudget: budget,

@@ -7,7 +7,8 @@
 // The client.
 export { createResellerClient } from "./client";
 export type { ResellerClient, ResultMap } from "./client";
-export type { ResellerClientOptions } from "./options";
+export type { ResellerClientOptions, FleetOptions } from "./options";
+export { FLEET_DEFAULTS } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
 export type { CallOptions } from "../runner";
@@ -57,9 +58,11 @@ export {
   DomainLockedError,
   DuplicateCommandError,
   InvalidTransitionError,
+  LeaseLostError,
   SensitiveDataError,
   UnknownCommandError,
   isDomainLockedError,
+  isLeaseLostError,
   isDuplicateCommandError,
   isInvalidTransitionError,
   isSensitiveDataError,
@@ -116,6 +119,9 @@ export type {
   AttemptRecord,
   NewCommand,
   ManualCheck,
+  Lease,
+  AttemptMove,
+  ClaimRequest,
 } from "../journal";
 
 // Recovery after a crash.

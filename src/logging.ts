@@ -178,6 +178,28 @@ function lineOf(event: ClientEvent): Line | undefined {
       return pacingLine(event.event);
     case "recovery":
       return recoveryLine(event.event);
+    case "lease-lost":
+      return {
+        level: "warn",
+        msg: `fleet: worker ${event.workerId} lost its lease on command ${event.commandId} to ${event.currentOwner ?? "nobody"}; it will not send it again`,
+        fields: {
+          event: "reseller.fleet.lease_lost",
+          commandId: event.commandId,
+          workerId: event.workerId,
+          currentOwner: event.currentOwner,
+        },
+      };
+    case "lease-renew-failed":
+      return {
+        level: "error",
+        msg: `fleet: worker ${event.workerId} could not renew its leases on ${event.commands} commands; they run out unless the journal answers again`,
+        fields: {
+          event: "reseller.fleet.lease_renew_failed",
+          workerId: event.workerId,
+          commands: event.commands,
+          error: event.error instanceof Error ? event.error.message : String(event.error),
+        },
+      };
   }
 }
 
@@ -237,6 +259,15 @@ function recoveryLine(e: RecoveryEvent): Line {
           operationId: e.operationId,
           from: e.from,
           action: e.action,
+        },
+      };
+    case "recovery-error":
+      return {
+        level: "error",
+        msg: "recovery: a background round failed; the next round tries again",
+        fields: {
+          event: "reseller.recovery.error",
+          error: e.error instanceof Error ? e.error.message : String(e.error),
         },
       };
     case "recovery-skip":

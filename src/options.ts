@@ -10,7 +10,62 @@ import type { RetryBudgetOptions } from "../runner";
 import type { WindowStore } from "../pacing";
 import type { Pacer } from "../pacing";
 import { InvalidOptionsError } from "../core";
-import type { RecoverOptions } from "../recovery";
+import type { RecoverOptions, RecoverSummary } from "../recovery";
+
+/** Fleet-mode defaults (the option docs below cite these; the code reads them from here). */
+export const FLEET_DEFAULTS = {
+  /** How long a worker's hold on a command lasts without a heartbeat, ms. */
+  leaseMs: 30_000,
+  /** Heartbeats per lease period (heartbeatMs = leaseMs / this). */
+  heartbeatsPerLease: 3,
+  /** Time between background recovery rounds, ms. */
+  recoveryIntervalMs: 5_000,
+  /** Commands one background round claims at most. */
+  recoveryBatch: 25,
+  /** Commands a background round settles in parallel (its requests still go through the key's pacer). */
+  recoveryConcurrency: 2,
+} as const;
+
+/**
+ * Fleet mode: several instances of a service on one API key and one shared journal (PostgreSQL, or
+ * SQLite on one host). Each instance is a worker that owns the commands it sends.
+ */
+export interface FleetOptions {
+  /**
+   * Stable id of this client instance, at most 200 characters. A restarted instance with the SAME
+   * id takes its commands back at once; with a new id it waits until their leases run out.
+   * @default "worker-" + a random UUID per client
+   */
+  workerId?: string;
+  /**
+   * How long the worker's hold on a command lasts without a heartbeat, ms: a survivor takes a dead
+   * worker's commands this long after its last heartbeat. Must exceed the longest pause you expect.
+   * @default 30_000 (FLEET_DEFAULTS.leaseMs)
+   */
+  leaseMs?: number;
+  /**
+   * Time between heartbeats (one journal write renews every lease the worker holds), ms; < leaseMs.
+   * @default leaseMs / 3 (FLEET_DEFAULTS.heartbeatsPerLease)
+   */
+  heartbeatMs?: number;
+  /**
+   * Keep recovering commands whose lease expired (a dead worker's), in the background, through the
+   * key's pacer. `true` uses the defaults; stop it with `client.close()`.
+   * @default false
+   */
+  continuousRecovery?:
+    | boolean
+    | {
+        /** @default 5_000 (FLEET_DEFAULTS.recoveryIntervalMs) */
+        intervalMs?: number;
+        /** @default 25 (FLEET_DEFAULTS.recoveryBatch) */
+        batch?: number;
+        /** @default 2 (FLEET_DEFAULTS.recoveryConcurrency) */
+        concurrency?: number;
+        /** Each round's summary (e.g. to log what a survivor settled). */
+        onRound?: (summary: RecoverSummary) => void;
+      };
+}
 
 export interface ResellerClientOptions {
   /** The HTTPS origin + /api/reseller/v1 the provider handed out (A1). */
@@ -82,6 +137,8 @@ export interface ResellerClientOptions {
    * through the facade wait until it has finished; its summary is `client.recovery`.
    */
   recoverOnStart?: boolean | RecoverOptions;
+  /** Fleet mode (needs `journal`): leases on every command this instance sends, and background recovery. */
+  fleet?: FleetOptions;
 }
 
 function positive(name: string, value: unknown, integer = false): void {
@@ -130,5 +187,41 @@ export function checkOptions(options: ResellerClientOptions): void {
     if (options.recoverOnStart !== true && typeof options.recoverOnStart !== "object")
       throw new InvalidOptionsError("recoverOnStart must be a boolean or recover() options.", "recoverOnStart");
     if (!options.journal) throw new InvalidOptionsError("recoverOnStart needs a journal (G1).", "recoverOnStart");
+  }
+  if (options.fleet !== undefined) checkFleet(options);
+}
+
+function checkFleet(options: ResellerClientOptions): void {
+  const fleet = options.fleet!;
+  if (fleet === null || typeof fleet !== "object") throw new InvalidOptionsError("fleet must be an object.", "fleet");
+  if (!options.journal) throw new InvalidOptionsError("fleet needs a shared journal (PostgreSQL or SQLite).", "fleet");
+  if (
+    fleet.workerId !== undefined &&
+    (typeof fleet.workerId !== "string" || fleet.workerId.length === 0 || fleet.workerId.length > 200)
+  ) {
+    throw new InvalidOptionsError(
+      "fleet.workerId must be a non-empty string of at most 200 characters.",
+      "fleet.workerId",
+    );
+  }
+  positive("fleet.leaseMs", fleet.leaseMs);
+  positive("fleet.heartbeatMs", fleet.heartbeatMs);
+  const leaseMs = fleet.leaseMs ?? FLEET_DEFAULTS.leaseMs;
+  if (fleet.heartbeatMs !== undefined && fleet.heartbeatMs >= leaseMs) {
+    throw new InvalidOptionsError(
+      "fleet.heartbeatMs must be shorter than fleet.leaseMs (a third of it is a good choice).",
+      "fleet.heartbeatMs",
+    );
+  }
+  const cr = fleet.continuousRecovery;
+  if (cr !== undefined && typeof cr !== "boolean") {
+    if (cr === null || typeof cr !== "object")
+      throw new InvalidOptionsError(
+        "fleet.continuousRecovery must be a boolean or an object.",
+        "fleet.continuousRecovery",
+      );
+    positive("fleet.continuousRecovery.intervalMs", cr.intervalMs);
+    positive("fleet.continuousRecovery.batch", cr.batch, true);
+    positive("fleet.continuousRecovery.concurrency", cr.concurrency, true);
   }
 }

@@ -15,6 +15,7 @@ function instance(name: string, Cls: new (...args: never[]) => Error): Error {
     InvalidTransitionError: ["recorded", "completed"],
     DuplicateCommandError: ["key", "k", "cmd-1"],
     UnknownCommandError: ["cmd-1"],
+    LeaseLostError: ["cmd-1", "worker-a", "worker-b"],
     SensitiveDataError: ["body"],
     LiveOnlyError: ["tickets.list"],
     RequestAbortedError: ["domains.renew"],
