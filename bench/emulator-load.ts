@@ -79,7 +79,10 @@ export interface EmulatorLoadResult {
 }
 
 /** Raw loopback HTTP speed on this machine right now: the denominator for the emulator's throughput. */
-async function measureBaseline(total: number, concurrency: number): Promise<{ requestsPerSecond: number; elapsedMs: number }> {
+async function measureBaseline(
+  total: number,
+  concurrency: number,
+): Promise<{ requestsPerSecond: number; elapsedMs: number }> {
   const body = Buffer.from(JSON.stringify({ data: { environment: "test", language: "en", padding: "x".repeat(200) } }));
   const server = createServer((req, res) => {
     req.resume();
@@ -262,7 +265,7 @@ export async function reportEmulatorLoad(result: EmulatorLoadResult): Promise<st
       "elapsed ms": Math.round(result.elapsedMs),
       "req/s": Math.round(result.requestsPerSecond),
       "baseline req/s": result.baseline ? Math.round(result.baseline.requestsPerSecond) : null,
-      "ratio": result.ratioToBaseline,
+      ratio: result.ratioToBaseline,
       "p50 ms": result.latencyMs.p50,
       "p95 ms": result.latencyMs.p95,
       "p99 ms": result.latencyMs.p99,
@@ -284,7 +287,11 @@ runWhenDirect("emulator-load", async () => {
     const i = process.argv.indexOf(flag);
     return i > 0 ? Number(process.argv[i + 1]) : undefined;
   };
-  const result = await runEmulatorLoad({ requests: num("--requests"), concurrency: num("--concurrency"), keys: num("--keys") });
+  const result = await runEmulatorLoad({
+    requests: num("--requests"),
+    concurrency: num("--concurrency"),
+    keys: num("--keys"),
+  });
   process.stderr.write(`wrote ${await reportEmulatorLoad(result)}\n`);
   return result.exactlyOnce && result.countersExact;
 });

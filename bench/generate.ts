@@ -33,7 +33,11 @@ function timed(command: string, args: readonly string[]): number {
 function hashGenerated(): string {
   const dir = join(ROOT, "generated");
   const hash = createHash("sha256");
-  for (const name of readdirSync(dir).sort()) hash.update(`${name}\0`).update(readFileSync(join(dir, name))).update("\0");
+  for (const name of readdirSync(dir).sort())
+    hash
+      .update(`${name}\0`)
+      .update(readFileSync(join(dir, name)))
+      .update("\0");
   return hash.digest("hex");
 }
 
@@ -54,7 +58,10 @@ mkdirSync(join(ROOT, ".tmp"), { recursive: true });
 const generatedOnly = join(ROOT, ".tmp/tsconfig.bench-generated.json");
 writeFileSync(generatedOnly, JSON.stringify({ extends: "../tsconfig.json", include: ["../generated"] }));
 const steps = [
-  { step: "lint:spec (redocly lint)", ms: timed(bin("redocly"), ["lint", "spec/openapi.yaml", "--config", "spec/redocly.yaml", "--format", "stylish"]) },
+  {
+    step: "lint:spec (redocly lint)",
+    ms: timed(bin("redocly"), ["lint", "spec/openapi.yaml", "--config", "spec/redocly.yaml", "--format", "stylish"]),
+  },
   { step: "emit (tsx generator/main.ts)", ms: timed(bin("tsx"), ["generator/main.ts"]) },
   { step: "typecheck (tsc --noEmit) = baseline", ms: timed(bin("tsc"), ["-p", "tsconfig.json", "--noEmit"]) },
   { step: "(alt) typecheck generated/ only", ms: timed(bin("tsc"), ["-p", generatedOnly, "--noEmit"]) },
@@ -65,9 +72,12 @@ const medianMs = Math.round(median(runs.map((r) => r.ms)));
 const deterministic = new Set(runs.map((r) => r.hash)).size === 1 && hashGenerated() === runs[0].hash;
 const baselineMs = steps[2].ms;
 
-printTable(runs.map((r) => ({ run: r.run, ms: r.ms, "sha256(generated/)": r.hash.slice(0, 16) })), {
-  title: `npm run generate × ${RUNS}`,
-});
+printTable(
+  runs.map((r) => ({ run: r.run, ms: r.ms, "sha256(generated/)": r.hash.slice(0, 16) })),
+  {
+    title: `npm run generate × ${RUNS}`,
+  },
+);
 printTable(steps, { title: "one pass per step" });
 printTable(
   [

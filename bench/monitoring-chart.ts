@@ -62,7 +62,7 @@ const sumOf = (
   for (const p of m?.dataPoints ?? []) {
     if (!Object.entries(where).every(([k, v]) => p.attributes[k] === v)) continue;
     const v = p.value as number | { sum?: number; count: number };
-    total += typeof v === "number" ? v : field ? v[field] ?? 0 : 0;
+    total += typeof v === "number" ? v : field ? (v[field] ?? 0) : 0;
   }
   return total;
 };

@@ -28,7 +28,12 @@ const client = createResellerClient({
   pacing: { windowMs: cfg.windowMs, initialLimit: cfg.limit, store },
   retry: { maxRateLimitRetries: 1000 },
   fetch: async (request) => {
-    const entry = { sentAt: Date.now(), status: null as number | null, remaining: null as number | null, requestId: request.headers.get("x-request-id") };
+    const entry = {
+      sentAt: Date.now(),
+      status: null as number | null,
+      remaining: null as number | null,
+      requestId: request.headers.get("x-request-id"),
+    };
     attempts.push(entry);
     const res = await fetch(request);
     entry.status = res.status;
@@ -44,7 +49,10 @@ async function main() {
   // (first connection to the server, first Redis round trip): a grant's dispatch delayed by
   // start-up costs the tail slots of the window it opened. Neither call touches the key's window:
   // no token on the request (401 before a key is identified), a different key in the store.
-  await fetch(`${cfg.baseUrl}/context`).then((r) => r.arrayBuffer(), () => undefined);
+  await fetch(`${cfg.baseUrl}/context`).then(
+    (r) => r.arrayBuffer(),
+    () => undefined,
+  );
   await store?.peek(`warm-up-${process.pid}`, Date.now());
   await new Promise((r) => setTimeout(r, Math.max(0, cfg.startAt - Date.now())));
   const stop = new AbortController();

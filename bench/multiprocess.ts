@@ -101,7 +101,15 @@ async function measure(
   const results = await Promise.all(
     Array.from({ length: o.processes }, () =>
       runChild(
-        { baseUrl: server.baseUrl, redisUrl, commands: o.perProcess, startAt, stopAt, windowMs: o.windowMs, limit: o.limit },
+        {
+          baseUrl: server.baseUrl,
+          redisUrl,
+          commands: o.perProcess,
+          startAt,
+          stopAt,
+          windowMs: o.windowMs,
+          limit: o.limit,
+        },
         key.token,
       ),
     ),
@@ -147,7 +155,11 @@ async function measure(
     utilisation: span > 0 ? saturatedAccepted / ((o.limit * span) / o.windowMs) : 0,
     saturatedWindows: k,
     utilisationAll: elapsed > 0 ? ok / ((o.limit * elapsed) / o.windowMs) : 0,
-    perWindow: windows.map((w, i) => (i === k - 1 ? `${w.accepted} |` : i === windows.length - 1 ? `[cut ${w.accepted}]` : String(w.accepted))).join(" "),
+    perWindow: windows
+      .map((w, i) =>
+        i === k - 1 ? `${w.accepted} |` : i === windows.length - 1 ? `[cut ${w.accepted}]` : String(w.accepted),
+      )
+      .join(" "),
     firstWindow:
       sends.length > 1
         ? `${w0.accepted} sends, last +${sends[sends.length - 1] - sends[0]} ms, gaps ${Math.min(...gaps)}–${Math.max(...gaps)} ms (median ${[...gaps].sort((x, y) => x - y)[gaps.length >> 1]})`
@@ -159,7 +171,13 @@ async function measure(
 }
 
 export async function runMultiprocessBench(
-  options: { processes?: number; limit?: number; windowMs?: number; perProcess?: number; saturatedWindows?: number } = {},
+  options: {
+    processes?: number;
+    limit?: number;
+    windowMs?: number;
+    perProcess?: number;
+    saturatedWindows?: number;
+  } = {},
 ): Promise<MultiprocessRow[]> {
   const processes = options.processes ?? 4;
   const limit = options.limit ?? 60;

@@ -200,7 +200,11 @@ async function warmUp(server: EmulatorServer): Promise<void> {
   );
 }
 
-async function measure(strategy: string, run: (ctx: Ctx) => Promise<void>, base: Omit<Ctx, "token" | "keyId" | "log">): Promise<PacingBenchRow> {
+async function measure(
+  strategy: string,
+  run: (ctx: Ctx) => Promise<void>,
+  base: Omit<Ctx, "token" | "keyId" | "log">,
+): Promise<PacingBenchRow> {
   const key = base.server.emulator.control.createKey({ environment: "test", rate_limit_per_minute: base.limit });
   const ctx: Ctx = { ...base, token: key.token, keyId: key.public_key_id, log: [] };
   await warmUp(base.server);
@@ -230,7 +234,13 @@ async function measure(strategy: string, run: (ctx: Ctx) => Promise<void>, base:
 export async function runPacingBench(options: PacingBenchOptions = {}): Promise<PacingBenchRow[]> {
   const limit = options.limit ?? 60;
   const windowMs = options.windowMs ?? 3000;
-  const server = await startEmulatorServer({ host: "127.0.0.1", port: 0, windowMs, defaultRateLimit: limit, withDefaultKeys: true });
+  const server = await startEmulatorServer({
+    host: "127.0.0.1",
+    port: 0,
+    windowMs,
+    defaultRateLimit: limit,
+    withDefaultKeys: true,
+  });
   try {
     const base = { server, limit, windowMs, commands: options.commands ?? 3 * limit, workers: options.workers ?? 8 };
     return [

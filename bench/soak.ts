@@ -176,7 +176,8 @@ export async function runSoak(options: SoakOptions = {}): Promise<SoakResult> {
     const failures = invariantFailures(invariants);
     const missingKinds = ALL_FAULTS.filter((k) => !fired[k]);
     if (missingKinds.length) failures.push(`fault kinds never fired: ${missingKinds.join(", ")}`);
-    if (faultedKeys.size < 0.2 * commands) failures.push(`only ${faultedKeys.size} of ${commands} commands hit a fault (< 20 %)`);
+    if (faultedKeys.size < 0.2 * commands)
+      failures.push(`only ${faultedKeys.size} of ${commands} commands hit a fault (< 20 %)`);
     if (kills.length < Math.min(killCycles, 1)) failures.push("no kill happened");
     return {
       commands,
@@ -205,7 +206,14 @@ function loggingFetch(file: string) {
     const res = await fetch(request);
     appendFileSync(
       file,
-      JSON.stringify({ e: "recv", rid, t: Date.now(), status: res.status, ra: res.headers.get("retry-after"), pid: process.pid }) + "\n",
+      JSON.stringify({
+        e: "recv",
+        rid,
+        t: Date.now(),
+        status: res.status,
+        ra: res.headers.get("retry-after"),
+        pid: process.pid,
+      }) + "\n",
     );
     return res;
   };
@@ -215,25 +223,68 @@ export function reportSoak(result: SoakResult): void {
   const inv = result.invariants;
   printTable(
     [
-      { invariant: "commands planned / recorded", value: `${inv.planned} / ${inv.recorded}`, ok: inv.lost.length === 0 },
+      {
+        invariant: "commands planned / recorded",
+        value: `${inv.planned} / ${inv.recorded}`,
+        ok: inv.lost.length === 0,
+      },
       { invariant: "lost commands", value: inv.lost.length, ok: inv.lost.length === 0 },
       { invariant: "open (not terminal, not manual)", value: inv.open.length, ok: inv.open.length === 0 },
-      { invariant: "duplicate effects (same key)", value: inv.duplicateEffects.length, ok: inv.duplicateEffects.length === 0 },
+      {
+        invariant: "duplicate effects (same key)",
+        value: inv.duplicateEffects.length,
+        ok: inv.duplicateEffects.length === 0,
+      },
       { invariant: "effects under unplanned keys", value: inv.foreignEffects, ok: inv.foreignEffects === 0 },
-      { invariant: "duplicate orders (external_id)", value: inv.duplicateOrders.length, ok: inv.duplicateOrders.length === 0 },
-      { invariant: "key or body bytes changed", value: inv.changedKeyOrBytes.length + inv.unplannedWrites, ok: inv.changedKeyOrBytes.length + inv.unplannedWrites === 0 },
-      { invariant: "requests before Retry-After elapsed", value: inv.earlyAfter429.length + inv.earlySameKey, ok: inv.earlyAfter429.length + inv.earlySameKey === 0 },
-      { invariant: "secrets in journal (+WAL)", value: inv.secretsInJournal.length, ok: inv.secretsInJournal.length === 0 },
-      { invariant: "terminal without effect", value: inv.terminalWithoutEffect.length, ok: inv.terminalWithoutEffect.length === 0 },
+      {
+        invariant: "duplicate orders (external_id)",
+        value: inv.duplicateOrders.length,
+        ok: inv.duplicateOrders.length === 0,
+      },
+      {
+        invariant: "key or body bytes changed",
+        value: inv.changedKeyOrBytes.length + inv.unplannedWrites,
+        ok: inv.changedKeyOrBytes.length + inv.unplannedWrites === 0,
+      },
+      {
+        invariant: "requests before Retry-After elapsed",
+        value: inv.earlyAfter429.length + inv.earlySameKey,
+        ok: inv.earlyAfter429.length + inv.earlySameKey === 0,
+      },
+      {
+        invariant: "secrets in journal (+WAL)",
+        value: inv.secretsInJournal.length,
+        ok: inv.secretsInJournal.length === 0,
+      },
+      {
+        invariant: "terminal without effect",
+        value: inv.terminalWithoutEffect.length,
+        ok: inv.terminalWithoutEffect.length === 0,
+      },
     ],
-    { title: `soak: ${result.commands} commands, ${result.kills.length} SIGKILL/restart cycles, ${(result.elapsedMs / 1000).toFixed(1)} s` },
+    {
+      title: `soak: ${result.commands} commands, ${result.kills.length} SIGKILL/restart cycles, ${(result.elapsedMs / 1000).toFixed(1)} s`,
+    },
   );
   printTable(
     [
-      { measure: "commands hit by a fault", value: `${result.faultedCommands} (${(result.faultShare * 100).toFixed(1)} %)` },
-      { measure: "faults fired", value: Object.entries(result.faultsFired).map(([k, n]) => `${k}=${n}`).join(" ") },
+      {
+        measure: "commands hit by a fault",
+        value: `${result.faultedCommands} (${(result.faultShare * 100).toFixed(1)} %)`,
+      },
+      {
+        measure: "faults fired",
+        value: Object.entries(result.faultsFired)
+          .map(([k, n]) => `${k}=${n}`)
+          .join(" "),
+      },
       { measure: "kills", value: result.kills.join(", ") },
-      { measure: "final states", value: Object.entries(inv.byState).map(([k, n]) => `${k}=${n}`).join(" ") },
+      {
+        measure: "final states",
+        value: Object.entries(inv.byState)
+          .map(([k, n]) => `${k}=${n}`)
+          .join(" "),
+      },
       { measure: "requests / 429s", value: `${inv.requests} / ${inv.count429}` },
       { measure: "effects", value: inv.effects },
       { measure: "parent recover() rounds", value: result.recoverRounds },

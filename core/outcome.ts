@@ -115,10 +115,6 @@ export interface UnknownOutcome extends OutcomeBase {
 }
 
 export type Outcome<D = unknown> =
-  | SucceededOutcome<D>
-  | AcceptedOutcome<D>
-  | RejectedOutcome
-  | ConflictOutcome
-  | UnknownOutcome;
+  SucceededOutcome<D> | AcceptedOutcome<D> | RejectedOutcome | ConflictOutcome | UnknownOutcome;
 
 export type OutcomeKind = Outcome["kind"];

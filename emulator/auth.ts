@@ -7,7 +7,9 @@ import type { ApiKey, Reseller, State } from "./state";
 /** A3: rsl_{test|live}_{24 letters/digits}.{64 base64url}. */
 const TOKEN_RE = /^rsl_(test|live)_([A-Za-z0-9]{24})\.([A-Za-z0-9_-]{64})$/;
 
-export function parseToken(token: string): { environment: "test" | "live"; publicKeyId: string; secret: string } | null {
+export function parseToken(
+  token: string,
+): { environment: "test" | "live"; publicKeyId: string; secret: string } | null {
   const m = TOKEN_RE.exec(token);
   if (!m) return null;
   return { environment: m[1] as "test" | "live", publicKeyId: m[2], secret: m[3] };
@@ -47,7 +49,13 @@ export function authenticate(state: State, headers: Headers, tr: Translate): { k
 }
 
 /** A7: IP allowlist and reseller status. Restricted resellers keep the safe methods only. */
-export function checkAccess(key: ApiKey, reseller: Reseller, method: string, remoteAddress: string, tr: Translate): void {
+export function checkAccess(
+  key: ApiKey,
+  reseller: Reseller,
+  method: string,
+  remoteAddress: string,
+  tr: Translate,
+): void {
   if (key.ipAllowlist.length > 0 && !key.ipAllowlist.some((entry) => ipMatches(entry, remoteAddress))) {
     throw new ApiError(403, "forbidden", tr("ip_forbidden"));
   }
@@ -84,5 +92,5 @@ function ipMatches(entry: string, address: string): boolean {
   if (a === null || b === null || !Number.isInteger(bits) || bits < 0 || bits > 32) return false;
   if (bits === 0) return true;
   const mask = (0xffffffff << (32 - bits)) >>> 0;
-  return ((a & mask) >>> 0) === ((b & mask) >>> 0);
+  return (a & mask) >>> 0 === (b & mask) >>> 0;
 }

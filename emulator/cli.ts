@@ -129,7 +129,11 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
 
-  if (serverOptions.host !== undefined && !isLoopbackAddress(serverOptions.host) && serverOptions.host !== "localhost") {
+  if (
+    serverOptions.host !== undefined &&
+    !isLoopbackAddress(serverOptions.host) &&
+    serverOptions.host !== "localhost"
+  ) {
     // The control API still answers loopback callers only, but the API port is now reachable from outside.
     process.stderr.write(`reseller-emulator: warning: binding ${serverOptions.host}, not a loopback address\n`);
   }
@@ -188,7 +192,9 @@ if (isEntry()) {
     // Exit explicitly: a timer left by the emulator must not keep a stopped server's process alive.
     (code) => process.exit(code),
     (error: unknown) => {
-      process.stderr.write(`reseller-emulator: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `reseller-emulator: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exit(1);
     },
   );

@@ -14,7 +14,14 @@ function json(status: number, value: unknown): Response {
 }
 
 function problem(status: number, message: string): Response {
-  const code = status === 404 ? "resource_not_found" : status === 409 ? "conflict" : status === 405 ? "request_failed" : "validation_failed";
+  const code =
+    status === 404
+      ? "resource_not_found"
+      : status === 409
+        ? "conflict"
+        : status === 405
+          ? "request_failed"
+          : "validation_failed";
   return json(status, { error: { code, message, details: [], request_id: null } });
 }
 
@@ -22,7 +29,8 @@ async function readJson(request: Request): Promise<Record<string, unknown>> {
   const text = await request.text();
   if (text.trim() === "") return {};
   const value = JSON.parse(text) as unknown;
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new ControlError(422, "Body must be a JSON object.");
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new ControlError(422, "Body must be a JSON object.");
   return value as Record<string, unknown>;
 }
 

@@ -35,7 +35,8 @@ export class ControlError extends Error {
 
 function checkLimit(limit: number): number {
   // C1: the provider may set 1..10000 per window.
-  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) throw new ControlError(422, "rate_limit_per_minute must be 1..10000.");
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+    throw new ControlError(422, "rate_limit_per_minute must be 1..10000.");
   return limit;
 }
 
@@ -61,10 +62,11 @@ function keyInfo(state: State, key: ApiKey): KeyInfo {
 }
 
 export function createKey(state: State, input: SeedKey): CreatedKey {
-  if (input.environment !== "test" && input.environment !== "live") throw new ControlError(422, "environment must be test or live.");
+  if (input.environment !== "test" && input.environment !== "live")
+    throw new ControlError(422, "environment must be test or live.");
   const random = state.config.random;
   const fixed = input.token ? parseToken(input.token) : null;
-  if (input.token && (fixed?.environment !== input.environment)) throw new ControlError(422, "token does not match A3.");
+  if (input.token && fixed?.environment !== input.environment) throw new ControlError(422, "token does not match A3.");
   const id = fixed?.publicKeyId ?? publicKeyId(random);
   if (state.keys.has(id)) throw new ControlError(409, `API key ${id} exists.`);
   let resellerUuid = input.reseller_uuid?.toLowerCase();
@@ -143,7 +145,8 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
     },
     deposit(id, amountMinor) {
       const key = keyOr404(state, id);
-      if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0) throw new ControlError(422, "amount_minor must be a positive integer.");
+      if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0)
+        throw new ControlError(422, "amount_minor must be a positive integer.");
       deposit(state, { resellerUuid: key.resellerUuid, environment: key.environment }, amountMinor);
     },
     updateKey(id, input: UpdateKeyInput) {
@@ -151,7 +154,8 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
       if (input.scopes) key.scopes = [...input.scopes];
       if (input.rate_limit_per_minute !== undefined) key.rateLimit = checkLimit(input.rate_limit_per_minute);
       if (input.ip_allowlist) key.ipAllowlist = [...input.ip_allowlist];
-      if (input.expires_at !== undefined) key.expiresAt = input.expires_at === null ? null : parseTime(input.expires_at);
+      if (input.expires_at !== undefined)
+        key.expiresAt = input.expires_at === null ? null : parseTime(input.expires_at);
       return keyInfo(state, key);
     },
     setResellerStatus(uuid, status) {
@@ -164,7 +168,9 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
     domains(token) {
       settle(state);
       const key = keyForToken(state, token, undefined);
-      return state.ownedList(state.domains.values(), key).map((d) => presentDomain(d, state.now()) as unknown as DomainInfo);
+      return state
+        .ownedList(state.domains.values(), key)
+        .map((d) => presentDomain(d, state.now()) as unknown as DomainInfo);
     },
     addFault(input) {
       try {
@@ -197,7 +203,8 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
     setOperationStatus(uuid, status) {
       settle(state);
       if (typeof status !== "string" || !status) throw new ControlError(422, "status must be a non-empty string.");
-      if (!forceStatus(state, uuid.toLowerCase(), status)) throw new ControlError(404, `No operation or order ${uuid}.`);
+      if (!forceStatus(state, uuid.toLowerCase(), status))
+        throw new ControlError(404, `No operation or order ${uuid}.`);
     },
     advanceClock(ms) {
       const clock = state.config.clock as { advance?: (ms: number) => void };

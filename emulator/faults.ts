@@ -29,13 +29,20 @@ export const BEFORE_KINDS = new Set<FaultKind>([
   "proxy_429_date",
 ]);
 /** Faults that let the request commit, then spoil the answer. */
-export const AFTER_KINDS = new Set<FaultKind>(["timeout_after", "reset_after", "error_500_after", "truncated_json", "empty_body"]);
+export const AFTER_KINDS = new Set<FaultKind>([
+  "timeout_after",
+  "reset_after",
+  "error_500_after",
+  "truncated_json",
+  "empty_body",
+]);
 /** Faults shaped like the limiter's own 429 (no hit, C6). */
 export const LIMITER_KINDS = new Set<FaultKind>(["retry_after_zero", "rate_limit_no_header"]);
 
 export function addFault(state: State, input: FaultInput): FaultInfo {
   if (!FAULT_KINDS.includes(input.kind)) throw new Error(`Unknown fault kind: ${input.kind}`);
-  if (typeof input.method !== "string" || typeof input.path !== "string") throw new Error("A fault needs method and path.");
+  if (typeof input.method !== "string" || typeof input.path !== "string")
+    throw new Error("A fault needs method and path.");
   const fault: FaultInfo = {
     id: `fault-${++state.faultSeq}`,
     method: input.method.toUpperCase(),
@@ -73,7 +80,11 @@ export function proxyResult(fault: FaultInfo, now: number): ApiResult {
   if (fault.kind === "proxy_429_date") {
     // C12: proxies may send an HTTP-date Retry-After; the API's own limiter never does.
     const at = new Date(now + fault.retry_after_seconds * 1000).toUTCString();
-    return { status: 429, body: html("429 Too Many Requests"), headers: { "content-type": "text/html", "retry-after": at } };
+    return {
+      status: 429,
+      body: html("429 Too Many Requests"),
+      headers: { "content-type": "text/html", "retry-after": at },
+    };
   }
   return { status: 502, body: html("502 Bad Gateway"), headers: { "content-type": "text/html" } };
 }

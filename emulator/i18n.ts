@@ -92,10 +92,26 @@ const MESSAGES: Catalog = {
   service_unavailable: { en: "Service Unavailable." },
   // field rules; :field is replaced with the field's display name
   "v.required": { en: "The :field field is required.", ru: "Поле :field обязательно.", kk: ":field өрісі міндетті." },
-  "v.string": { en: "The :field field must be a string.", ru: "Поле :field должно быть строкой.", kk: ":field өрісі жол болуы керек." },
-  "v.integer": { en: "The :field field must be an integer.", ru: "Поле :field должно быть целым числом.", kk: ":field өрісі бүтін сан болуы керек." },
-  "v.boolean": { en: "The :field field must be true or false.", ru: "Поле :field должно быть true или false.", kk: ":field өрісі true немесе false болуы керек." },
-  "v.array": { en: "The :field field must be an array.", ru: "Поле :field должно быть массивом.", kk: ":field өрісі массив болуы керек." },
+  "v.string": {
+    en: "The :field field must be a string.",
+    ru: "Поле :field должно быть строкой.",
+    kk: ":field өрісі жол болуы керек.",
+  },
+  "v.integer": {
+    en: "The :field field must be an integer.",
+    ru: "Поле :field должно быть целым числом.",
+    kk: ":field өрісі бүтін сан болуы керек.",
+  },
+  "v.boolean": {
+    en: "The :field field must be true or false.",
+    ru: "Поле :field должно быть true или false.",
+    kk: ":field өрісі true немесе false болуы керек.",
+  },
+  "v.array": {
+    en: "The :field field must be an array.",
+    ru: "Поле :field должно быть массивом.",
+    kk: ":field өрісі массив болуы керек.",
+  },
   "v.between": {
     en: "The :field field must be between :min and :max.",
     ru: "Поле :field должно быть между :min и :max.",
@@ -111,9 +127,21 @@ const MESSAGES: Catalog = {
     ru: "Поле :field должно содержать от :min до :max элементов.",
     kk: ":field өрісінде :min мен :max аралығында элемент болуы керек.",
   },
-  "v.in": { en: "The selected :field is invalid.", ru: "Выбранное значение :field недопустимо.", kk: "Таңдалған :field жарамсыз." },
-  "v.url": { en: "The :field field must be a valid URL.", ru: "Поле :field должно быть корректным URL.", kk: ":field өрісі жарамды URL болуы керек." },
-  "v.uuid": { en: "The :field field must be a valid UUID.", ru: "Поле :field должно быть корректным UUID.", kk: ":field өрісі жарамды UUID болуы керек." },
+  "v.in": {
+    en: "The selected :field is invalid.",
+    ru: "Выбранное значение :field недопустимо.",
+    kk: "Таңдалған :field жарамсыз.",
+  },
+  "v.url": {
+    en: "The :field field must be a valid URL.",
+    ru: "Поле :field должно быть корректным URL.",
+    kk: ":field өрісі жарамды URL болуы керек.",
+  },
+  "v.uuid": {
+    en: "The :field field must be a valid UUID.",
+    ru: "Поле :field должно быть корректным UUID.",
+    kk: ":field өрісі жарамды UUID болуы керек.",
+  },
   "v.domain": {
     en: "The :field field must be a valid domain name.",
     ru: "Поле :field должно быть корректным доменным именем.",

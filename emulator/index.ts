@@ -42,15 +42,24 @@ function materialise(state: State): EmulatorSeed {
   const domains = [...state.domains.values()]
     .sort((a, b) => a.seq - b.seq)
     .map((d) => {
-      const owner = [...state.keys.values()].find((k) => k.resellerUuid === d.resellerUuid && k.environment === d.environment)!;
-      return { public_key_id: owner.publicKeyId, name: d.name, uuid: d.uuid, expires_at: new Date(d.expiresAt).toISOString() };
+      const owner = [...state.keys.values()].find(
+        (k) => k.resellerUuid === d.resellerUuid && k.environment === d.environment,
+      )!;
+      return {
+        public_key_id: owner.publicKeyId,
+        name: d.name,
+        uuid: d.uuid,
+        expires_at: new Date(d.expiresAt).toISOString(),
+      };
     });
   return { keys, domains };
 }
 
 function socketError(): TypeError {
   // What undici throws when the other side drops the connection.
-  return new TypeError("fetch failed", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
+  return new TypeError("fetch failed", {
+    cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+  });
 }
 
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
@@ -108,7 +117,7 @@ export function createEmulator(options: EmulatorOptions = {}): Emulator {
     span.end({
       status: "status" in outcome ? outcome.status : undefined,
       socketFault: "status" in outcome ? undefined : outcome.kind,
-      requestId: "status" in outcome ? outcome.headers["x-request-id"] ?? null : null,
+      requestId: "status" in outcome ? (outcome.headers["x-request-id"] ?? null) : null,
       fault: log?.fault ?? null,
       counted: log?.counted ?? false,
       replayed: log?.replayed ?? false,

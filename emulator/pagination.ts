@@ -44,7 +44,8 @@ function decodeCursor(cursor: string): number | null {
   if (text === null) return null;
   try {
     const value = JSON.parse(text) as { v?: unknown; after?: unknown };
-    if (value?.v !== 1 || typeof value.after !== "number" || !Number.isInteger(value.after) || value.after < 0) return null;
+    if (value?.v !== 1 || typeof value.after !== "number" || !Number.isInteger(value.after) || value.after < 0)
+      return null;
     return value.after;
   } catch {
     return null;

@@ -4,7 +4,15 @@
 import type { OperationMeta } from "../generated/operations";
 import { authenticate, checkAccess } from "./auth";
 import { ApiError, errorResult, jsonResult, type ApiResult } from "./errors";
-import { AFTER_KINDS, BEFORE_KINDS, LIMITER_KINDS, proxyResult, takeFault, truncate, unavailableResult } from "./faults";
+import {
+  AFTER_KINDS,
+  BEFORE_KINDS,
+  LIMITER_KINDS,
+  proxyResult,
+  takeFault,
+  truncate,
+  unavailableResult,
+} from "./faults";
 import type { HandlerContext } from "./handler";
 import { resolveLanguage, t, type Translate } from "./i18n";
 import { bindOperation, complete, fingerprint, lookupOrReserve, readIdempotencyKey, release } from "./idempotency";
@@ -48,7 +56,8 @@ export async function handleApi(
   };
   state.requestLog.push(log);
   if (seen) seen.log = log;
-  if (state.requestLog.length > REQUEST_LOG_LIMIT) state.requestLog.splice(0, state.requestLog.length - REQUEST_LOG_LIMIT);
+  if (state.requestLog.length > REQUEST_LOG_LIMIT)
+    state.requestLog.splice(0, state.requestLog.length - REQUEST_LOG_LIMIT);
   const done = (outcome: Outcome): Outcome => {
     if ("status" in outcome) {
       log.status = outcome.status;
@@ -65,7 +74,11 @@ export async function handleApi(
     return done(errorResult(new ApiError(404, "resource_not_found", tr("route_not_found")), null));
   }
   if (match.kind === "method_not_allowed") {
-    return done({ status: 405, body: methodNotAllowedBody(method, match), headers: { "content-type": "application/json" } });
+    return done({
+      status: 405,
+      body: methodNotAllowedBody(method, match),
+      headers: { "content-type": "application/json" },
+    });
   }
   const op = match.op;
   log.operation_id = op.operationId;
@@ -100,7 +113,10 @@ export async function handleApi(
   // C1–C11: the limiter (or a fault shaped like it).
   if (fault && LIMITER_KINDS.has(fault.kind)) {
     const seconds = fault.kind === "retry_after_zero" ? 0 : secondsToWindowEnd(state, key);
-    const result = errorResult(new ApiError(429, "rate_limit_exceeded", tr("rate_limited"), { retry_after: seconds }), requestId);
+    const result = errorResult(
+      new ApiError(429, "rate_limit_exceeded", tr("rate_limited"), { retry_after: seconds }),
+      requestId,
+    );
     return done(withId(result, fault.kind === "retry_after_zero" ? { "retry-after": "0" } : {}));
   }
   const decision = hit(state, key);
@@ -120,7 +136,13 @@ export async function handleApi(
 
   // B1–B3: live-only resources, before any replay (B2).
   if (op.liveOnly && key.environment !== "live") {
-    return fail(new ApiError(403, "forbidden", tr(op.operationId.startsWith("tickets.") ? "support_live_only" : "finance_live_only")));
+    return fail(
+      new ApiError(
+        403,
+        "forbidden",
+        tr(op.operationId.startsWith("tickets.") ? "support_live_only" : "finance_live_only"),
+      ),
+    );
   }
 
   // D1–D7: Idempotency-Key, then the stored record.
@@ -133,7 +155,13 @@ export async function handleApi(
     print = fingerprint(method, url, bytes);
     const found = lookupOrReserve(state, key, idemKey, print);
     if (found.kind === "conflict") {
-      return fail(new ApiError(409, "conflict", tr(found.reason === "mismatch" ? "idempotency_mismatch" : "idempotency_processing")));
+      return fail(
+        new ApiError(
+          409,
+          "conflict",
+          tr(found.reason === "mismatch" ? "idempotency_mismatch" : "idempotency_processing"),
+        ),
+      );
     }
     // D8: bearer and general access were checked above; the scope is not re-checked for a replay.
     if (found.kind === "replay") {
@@ -155,7 +183,8 @@ export async function handleApi(
     // D5: 2xx and 4xx are stored; an exception or a 5xx releases the key so a retry runs again.
     if (result.result.status >= 500) release(state, key, idemKey, record);
     else complete(record, result.result.status, result.result.body);
-    if (result.operationUuid && result.result.status === 202) bindOperation(state, key, idemKey, print, result.operationUuid);
+    if (result.operationUuid && result.result.status === 202)
+      bindOperation(state, key, idemKey, print, result.operationUuid);
   }
   const spoiled = applyAfterFault(fault, finish(result.result), requestId, tr);
   if (!("status" in spoiled)) log.status = null;
@@ -207,7 +236,9 @@ function execute(
     for (const name of op.pathParams) {
       if (UUID_RE.test(params[name] ?? "")) continue;
       if (op.malformedUuidStatus === 500) throw new ApiError(500, "internal_error", tr("server_error"));
-      throw new ApiError(422, "validation_failed", tr("v.uuid", { field: name }), { [name]: [tr("v.uuid", { field: name })] });
+      throw new ApiError(422, "validation_failed", tr("v.uuid", { field: name }), {
+        [name]: [tr("v.uuid", { field: name })],
+      });
     }
     if (op.hasBody) ctx.body = parseBody(bytes, tr);
     const handler = handlers[op.operationId];
@@ -239,7 +270,12 @@ function applyAfterFault(fault: FaultInfo | null, outcome: Outcome, requestId: s
       return { kind: "reset" };
     case "error_500_after": {
       const result = errorResult(new ApiError(500, "internal_error", tr("server_error")), requestId);
-      return { ...outcome, status: 500, body: result.body, headers: { ...outcome.headers, "content-type": "application/json" } };
+      return {
+        ...outcome,
+        status: 500,
+        body: result.body,
+        headers: { ...outcome.headers, "content-type": "application/json" },
+      };
     }
     case "truncated_json":
       return truncate(outcome);

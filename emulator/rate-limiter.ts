@@ -4,8 +4,7 @@
 import type { ApiKey, State } from "./state";
 
 export type LimitDecision =
-  | { allowed: true; limit: number; remaining: number }
-  | { allowed: false; retryAfter: number };
+  { allowed: true; limit: number; remaining: number } | { allowed: false; retryAfter: number };
 
 export function hit(state: State, key: ApiKey): LimitDecision {
   const now = state.now();

@@ -6,7 +6,8 @@ export type Random = () => number;
 
 function pick(random: Random, alphabet: string, length: number): string {
   let out = "";
-  for (let i = 0; i < length; i++) out += alphabet[Math.min(alphabet.length - 1, Math.floor(random() * alphabet.length))];
+  for (let i = 0; i < length; i++)
+    out += alphabet[Math.min(alphabet.length - 1, Math.floor(random() * alphabet.length))];
   return out;
 }
 

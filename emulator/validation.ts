@@ -17,7 +17,8 @@ export class Validator {
     body: unknown,
     private readonly tr: Translate,
   ) {
-    this.data = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
+    this.data =
+      body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : {};
   }
 
   fail(field: string, rule: string, params: Record<string, string | number> = {}): void {

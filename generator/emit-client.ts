@@ -11,7 +11,6 @@ import type { Spec } from "./spec";
 
 const CLIENT_EMITTER = "emit-client.ts";
 
-
 /** Emits generated/client.ts and returns its text. */
 export function emitClient(spec: Spec, ops: readonly OperationModel[] = readOperations(spec)): string {
   const file = newSourceFile("client.ts");
@@ -55,7 +54,10 @@ function addOperationArgs(file: SourceFile, ops: readonly OperationModel[]): voi
         "has query parameters, `body` when it has a request body. Headers (Idempotency-Key, X-Request-ID) are\n" +
         "the middleware's job, not arguments.",
     ],
-    properties: ops.map((op) => ({ name: JSON.stringify(op.operationId), type: (w: CodeBlockWriter) => writeArgsType(w, op) })),
+    properties: ops.map((op) => ({
+      name: JSON.stringify(op.operationId),
+      type: (w: CodeBlockWriter) => writeArgsType(w, op),
+    })),
   });
 }
 
@@ -70,7 +72,9 @@ function writeArgsType(w: CodeBlockWriter, op: OperationModel): void {
     members.push(`query${required ? "" : "?"}: NonNullable<${operationType(op)}["parameters"]["query"]>;`);
   }
   if (op.body) {
-    const body = op.body.required ? `${operationType(op)}["requestBody"]` : `NonNullable<${operationType(op)}["requestBody"]>`;
+    const body = op.body.required
+      ? `${operationType(op)}["requestBody"]`
+      : `NonNullable<${operationType(op)}["requestBody"]>`;
     const type = op.body.json ? `${body}["content"]["application/json"]` : "never";
     members.push(`body${op.body.required ? "" : "?"}: ${type};`);
   }
@@ -78,7 +82,9 @@ function writeArgsType(w: CodeBlockWriter, op: OperationModel): void {
     w.write("Record<string, never>");
     return;
   }
-  w.write("{").indent(() => members.forEach((m) => w.writeLine(m))).write("}");
+  w.write("{")
+    .indent(() => members.forEach((m) => w.writeLine(m)))
+    .write("}");
 }
 
 // ---------------------------------------------------------------- OperationData
@@ -128,7 +134,9 @@ function ruleHints(op: OperationModel): string[] {
   const hints: string[] = [];
   if (op.liveOnly) hints.push("Live credentials only: a test key gets 403 forbidden (B1, B3).");
   if (op.asyncOperation) {
-    hints.push("Asynchronous: 202 confirms acceptance, not the result; poll `operations.get` with the returned uuid (F1).");
+    hints.push(
+      "Asynchronous: 202 confirms acceptance, not the result; poll `operations.get` with the returned uuid (F1).",
+    );
   }
   if (op.pagination) hints.push(`Cursor-paginated (${op.pagination}): pass \`next_cursor\` back unchanged (H1).`);
   if (op.sensitiveFields.length > 0) {
@@ -136,10 +144,14 @@ function ruleHints(op: OperationModel): string[] {
   }
   switch (op.unknownOutcome) {
     case "resend":
-      hints.push("Unknown outcome (timeout/5xx): safe to resend with the same Idempotency-Key and the same bytes (D5).");
+      hints.push(
+        "Unknown outcome (timeout/5xx): safe to resend with the same Idempotency-Key and the same bytes (D5).",
+      );
       break;
     case "reconcile":
-      hints.push("Unknown outcome (timeout/5xx): reconcile first — look the order up by `external_id`; never create it again (F5, I4).");
+      hints.push(
+        "Unknown outcome (timeout/5xx): reconcile first — look the order up by `external_id`; never create it again (F5, I4).",
+      );
       break;
     case "report":
       hints.push("Unknown outcome (timeout/5xx): not resent automatically; the outcome is reported for a check (F4).");
@@ -183,21 +195,29 @@ function addCreateFacade(file: SourceFile, ops: readonly OperationModel[]): void
     isExported: true,
     name: "createFacade",
     docs: ["Builds the resource facade over `invoke`. Omitted args are passed as `{}`."],
-    typeParameters: [{ name: "R", constraint: "{ [K in OperationId]: unknown }" }, { name: "O", default: "unknown" }],
+    typeParameters: [
+      { name: "R", constraint: "{ [K in OperationId]: unknown }" },
+      { name: "O", default: "unknown" },
+    ],
     parameters: [{ name: "invoke", type: "Invoke" }],
     returnType: "ResourceFacade<R, O>",
     statements: (w) => {
       w.writeLine("function bind<K extends OperationId>(operationId: K) {");
-      w.indent(() => w.writeLine("return (args?: OperationArgs[K], options?: O): R[K] => invoke(operationId, args ?? {}, options) as R[K];"));
+      w.indent(() =>
+        w.writeLine(
+          "return (args?: OperationArgs[K], options?: O): R[K] => invoke(operationId, args ?? {}, options) as R[K];",
+        ),
+      );
       w.writeLine("}");
       w.write("return {").indent(() => {
         for (const [resource, group] of groupByResource(ops)) {
           const methods = group.map((op) => `${op.action}: bind(${JSON.stringify(op.operationId)})`);
-          w.writeLine(`${resource}: {`).indent(() => methods.forEach((m) => w.writeLine(`${m},`))).writeLine("},");
+          w.writeLine(`${resource}: {`)
+            .indent(() => methods.forEach((m) => w.writeLine(`${m},`)))
+            .writeLine("},");
         }
       });
       w.writeLine("};");
     },
   });
 }
-

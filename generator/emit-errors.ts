@@ -41,7 +41,8 @@ export function emitErrors(spec: Spec): string {
 
 /** Finds the error union: ErrorEnvelope.properties.error, else components.schemas.ApiError. */
 function findErrorUnion(spec: Spec): { schema: Json; pointer: string } {
-  const schemas = isObject(spec.doc.components) && isObject(spec.doc.components.schemas) ? spec.doc.components.schemas : {};
+  const schemas =
+    isObject(spec.doc.components) && isObject(spec.doc.components.schemas) ? spec.doc.components.schemas : {};
   if (schemas.ErrorEnvelope !== undefined) {
     const pointer = "#/components/schemas/ErrorEnvelope";
     const envelope = objectShape(spec, schemas.ErrorEnvelope, pointer);
@@ -60,7 +61,8 @@ function findErrorUnion(spec: Spec): { schema: Json; pointer: string } {
 function readErrorMembers(spec: Spec): ErrorMember[] {
   const { schema, pointer } = findErrorUnion(spec);
   const list = schema.oneOf ?? schema.anyOf;
-  if (!Array.isArray(list) || list.length === 0) throw new SpecError(pointer, "the error schema must be a oneOf of one member per code");
+  if (!Array.isArray(list) || list.length === 0)
+    throw new SpecError(pointer, "the error schema must be a oneOf of one member per code");
   const discriminator = isObject(schema.discriminator) ? schema.discriminator : undefined;
   if (discriminator && discriminator.propertyName !== "code") {
     throw new SpecError(`${pointer}/discriminator`, "the discriminator must be `code`");
@@ -73,7 +75,8 @@ function readErrorMembers(spec: Spec): ErrorMember[] {
     const pinned = codeSchema === undefined ? undefined : pinnedValue(spec, codeSchema, `${at}/properties/code`);
     const mapped = Object.entries(mapping).find(([, ref]) => isObject(raw) && ref === raw.$ref)?.[0];
     const code = typeof pinned === "string" ? pinned : mapped;
-    if (code === undefined) throw new SpecError(at, "cannot tell this member's code (no const/enum and no discriminator mapping)");
+    if (code === undefined)
+      throw new SpecError(at, "cannot tell this member's code (no const/enum and no discriminator mapping)");
     if (typeof pinned === "string" && mapped !== undefined && mapped !== pinned) {
       throw new SpecError(at, `discriminator maps ${mapped} here but code is ${pinned}`);
     }
@@ -93,9 +96,12 @@ function readErrorMembers(spec: Spec): ErrorMember[] {
 function commonProperties(members: readonly ErrorMember[]): ObjectShape {
   const first = members[0].shape;
   const properties = first.properties.filter(
-    ([name]) => name !== "code" && name !== "details" && members.every((m) => m.shape.properties.some(([n]) => n === name)),
+    ([name]) =>
+      name !== "code" && name !== "details" && members.every((m) => m.shape.properties.some(([n]) => n === name)),
   );
-  const required = new Set(properties.map(([name]) => name).filter((name) => members.every((m) => m.shape.required.has(name))));
+  const required = new Set(
+    properties.map(([name]) => name).filter((name) => members.every((m) => m.shape.required.has(name))),
+  );
   return { properties, required, additional: undefined, description: undefined };
 }
 
@@ -125,7 +131,11 @@ function addCodes(file: SourceFile, members: readonly ErrorMember[]): void {
   });
 }
 
-function propertyStructures(spec: Spec, shape: ObjectShape, pointer: string): OptionalKind<PropertySignatureStructure>[] {
+function propertyStructures(
+  spec: Spec,
+  shape: ObjectShape,
+  pointer: string,
+): OptionalKind<PropertySignatureStructure>[] {
   return shape.properties.map(([name, sub]) => {
     // A description next to a $ref (OpenAPI 3.1) describes this use; it wins over the target's.
     const own = isObject(sub) && typeof sub.description === "string" ? sub.description : undefined;
@@ -174,15 +184,32 @@ function addUnknownCodeInterface(file: SourceFile, spec: Spec, first: ErrorMembe
     ],
     properties: [
       ...propertyStructures(spec, first.shape, first.pointer)
-        .filter((p) => p.name === "code" || p.name === "details" || common.properties.some(([name]) => propertyKey(name) === p.name))
+        .filter(
+          (p) =>
+            p.name === "code" ||
+            p.name === "details" ||
+            common.properties.some(([name]) => propertyKey(name) === p.name),
+        )
         .map((p) =>
           p.name === "code"
-            ? { ...p, type: "string", docs: ["The code as the server sent it: one this SDK version does not know yet."] }
+            ? {
+                ...p,
+                type: "string",
+                docs: ["The code as the server sent it: one this SDK version does not know yet."],
+              }
             : p.name === "details"
-              ? { ...p, type: "unknown", docs: ["`details` exactly as sent; its shape is unknown to this SDK version."] }
+              ? {
+                  ...p,
+                  type: "unknown",
+                  docs: ["`details` exactly as sent; its shape is unknown to this SDK version."],
+                }
               : p,
         ),
-      { name: "unknownCode", type: "true", docs: ["Marks the fallback member. Added by {@link parseApiError}; never sent by the API."] },
+      {
+        name: "unknownCode",
+        type: "true",
+        docs: ["Marks the fallback member. Added by {@link parseApiError}; never sent by the API."],
+      },
     ],
   });
 }
@@ -192,7 +219,8 @@ function addUnionAndEnvelope(file: SourceFile, members: readonly ErrorMember[]):
     isExported: true,
     name: "ApiError",
     docs: ["The `error` object of an ErrorEnvelope, discriminated by `code` (E1)."],
-    type: (w) => [...members.map((m) => m.typeName), "UnknownCodeErrorBody"].forEach((name) => w.newLine().write(`| ${name}`)),
+    type: (w) =>
+      [...members.map((m) => m.typeName), "UnknownCodeErrorBody"].forEach((name) => w.newLine().write(`| ${name}`)),
   });
   file.addInterface({
     isExported: true,
@@ -283,10 +311,7 @@ function addParseAndIsApiError(file: SourceFile): void {
     ],
     parameters: [{ name: "body", type: "unknown" }],
     returnType: "body is ErrorEnvelope",
-    statements: [
-      "const error = parseApiError(body);",
-      "return error !== undefined && error.unknownCode !== true;",
-    ],
+    statements: ["const error = parseApiError(body);", "return error !== undefined && error.unknownCode !== true;"],
   });
 }
 
@@ -300,4 +325,3 @@ function addGuard(file: SourceFile, member: ErrorMember): void {
     statements: `return error.code === ${JSON.stringify(member.code)} && error.unknownCode !== true;`,
   });
 }
-

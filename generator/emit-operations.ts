@@ -35,7 +35,12 @@ function addOperationId(file: SourceFile, ops: readonly OperationModel[]): void 
 /** The closed vocabularies of the table; the model rejects spec values outside them. */
 function addVocabulary(file: SourceFile): void {
   file.addTypeAliases([
-    { isExported: true, name: "HttpMethod", docs: ["HTTP method of an operation."], type: `"GET" | "POST" | "PUT" | "PATCH" | "DELETE"` },
+    {
+      isExported: true,
+      name: "HttpMethod",
+      docs: ["HTTP method of an operation."],
+      type: `"GET" | "POST" | "PUT" | "PATCH" | "DELETE"`,
+    },
     {
       isExported: true,
       name: "UnknownOutcomePolicy",
@@ -58,15 +63,27 @@ const META_FIELDS: readonly (readonly [name: string, type: string, doc: string])
   ["pathParams", "readonly string[]", "Names of the path parameters, in template order (all are UUIDs)."],
   ["queryParams", "readonly string[]", "Names of the query parameters."],
   ["scopes", "readonly string[]", "Scopes required together (logical AND, A6); empty for context.get."],
-  ["idempotencyRequired", "boolean", "Whether the Idempotency-Key header is required (every POST/PUT/PATCH/DELETE, D1)."],
+  [
+    "idempotencyRequired",
+    "boolean",
+    "Whether the Idempotency-Key header is required (every POST/PUT/PATCH/DELETE, D1).",
+  ],
   ["hasBody", "boolean", "Whether a request body is defined (JSON). Operations without one send no body at all (D4)."],
   ["liveOnly", "boolean", "Live credentials only (B1, B3): a test key gets 403."],
   ["asyncOperation", "boolean", "Answers 202 with an Operation resource bound durably to its key (F1, D7)."],
   ["pagination", "PaginationKind | null", "Cursor pagination kind, or null for non-list operations (H1)."],
-  ["sensitiveFields", "readonly string[]", "Response fields that are secrets and must never be logged or journalled (D9, H2)."],
+  [
+    "sensitiveFields",
+    "readonly string[]",
+    "Response fields that are secrets and must never be logged or journalled (D9, H2).",
+  ],
   ["successStatuses", "readonly number[]", "2xx statuses the operation documents."],
   ["unknownOutcome", "UnknownOutcomePolicy | null", "Unknown-outcome policy for writes; null for GET."],
-  ["malformedUuidStatus", "422 | 500 | null", "A9: the status a malformed (non-UUID) path parameter gets today, 422 or 500; null without one."],
+  [
+    "malformedUuidStatus",
+    "422 | 500 | null",
+    "A9: the status a malformed (non-UUID) path parameter gets today, 422 or 500; null without one.",
+  ],
 ];
 
 function addOperationMeta(file: SourceFile): void {
@@ -74,7 +91,13 @@ function addOperationMeta(file: SourceFile): void {
     isExported: true,
     name: "OperationMeta",
     docs: ["Machine-readable facts about one operation, read from the spec by the generator."],
-    properties: META_FIELDS.map(([name, type, doc]) => ({ kind: StructureKind.PropertySignature, name, type, isReadonly: true, docs: [doc] })),
+    properties: META_FIELDS.map(([name, type, doc]) => ({
+      kind: StructureKind.PropertySignature,
+      name,
+      type,
+      isReadonly: true,
+      docs: [doc],
+    })),
   });
 }
 
@@ -125,6 +148,8 @@ function addOperationList(file: SourceFile): void {
     isExported: true,
     declarationKind: VariableDeclarationKind.Const,
     docs: ["The operations in spec order."],
-    declarations: [{ name: "operationList", type: "readonly OperationMeta[]", initializer: "Object.values(operationTable)" }],
+    declarations: [
+      { name: "operationList", type: "readonly OperationMeta[]", initializer: "Object.values(operationTable)" },
+    ],
   });
 }

@@ -39,8 +39,10 @@ export function objectShape(spec: Spec, node: unknown, pointer: string): ObjectS
     shape.required.forEach((name) => required.add(name));
     if (shape.additional !== undefined) additional = shape.additional;
   });
-  if (isObject(schema.properties)) for (const [name, sub] of Object.entries(schema.properties)) properties.set(name, sub);
-  if (Array.isArray(schema.required)) for (const name of schema.required) if (typeof name === "string") required.add(name);
+  if (isObject(schema.properties))
+    for (const [name, sub] of Object.entries(schema.properties)) properties.set(name, sub);
+  if (Array.isArray(schema.required))
+    for (const name of schema.required) if (typeof name === "string") required.add(name);
   if (schema.additionalProperties !== undefined) additional = schema.additionalProperties;
   const description = typeof schema.description === "string" ? schema.description : undefined;
   return { properties: [...properties], required, additional, description };
@@ -186,7 +188,8 @@ function checkForType(spec: Spec, schema: Json, type: string, expr: string, poin
       return `${expr} === null`;
     case "array": {
       const parts = [`Array.isArray(${expr})`];
-      if (typeof schema.minItems === "number" && schema.minItems > 0) parts.push(`${expr}.length >= ${schema.minItems}`);
+      if (typeof schema.minItems === "number" && schema.minItems > 0)
+        parts.push(`${expr}.length >= ${schema.minItems}`);
       if (schema.maxItems === 0) parts.push(`${expr}.length === 0`);
       else if (typeof schema.maxItems === "number") parts.push(`${expr}.length <= ${schema.maxItems}`);
       if (schema.items !== undefined && schema.maxItems !== 0) {
@@ -225,7 +228,9 @@ export function propertyChecks(spec: Spec, shape: ObjectShape, expr: string, poi
     const k = `k${depth + 1}`;
     const v = `v${depth + 1}`;
     const inner =
-      shape.additional === false ? "false" : checkOf(spec, shape.additional, v, `${pointer}/additionalProperties`, depth + 1);
+      shape.additional === false
+        ? "false"
+        : checkOf(spec, shape.additional, v, `${pointer}/additionalProperties`, depth + 1);
     if (inner === "false") {
       parts.push(`Object.keys(${expr}).every((${k}) => ${known}.includes(${k}))`);
     } else if (inner !== "true" && shape.properties.length === 0) {

@@ -68,7 +68,9 @@ and fails when this folder differs from what is committed.
 /** Generates and writes the files; unchanged files are not rewritten. Returns the paths written. */
 export async function generate(options: GenerateOptions = {}): Promise<string[]> {
   // Defaults are relative to the repository, explicit paths to the working directory.
-  const specPath = options.spec ? resolve(options.spec) : fileURLToPath(new URL("../spec/openapi.yaml", import.meta.url));
+  const specPath = options.spec
+    ? resolve(options.spec)
+    : fileURLToPath(new URL("../spec/openapi.yaml", import.meta.url));
   const outDir = options.out ? resolve(options.out) : fileURLToPath(new URL("../generated", import.meta.url));
   const files = await generateFiles(specPath);
   mkdirSync(outDir, { recursive: true });

@@ -67,7 +67,13 @@ export function readOperations(spec: Spec): OperationModel[] {
     const item = spec.deref(rawItem, itemPointer);
     for (const methodKey of Object.keys(item)) {
       if (!(HTTP_METHODS as readonly string[]).includes(methodKey)) continue;
-      const op = readOperation(spec, path, item, methodKey as OperationModel["methodKey"], `${itemPointer}/${methodKey}`);
+      const op = readOperation(
+        spec,
+        path,
+        item,
+        methodKey as OperationModel["methodKey"],
+        `${itemPointer}/${methodKey}`,
+      );
       if (seen.has(op.operationId)) throw new SpecError(op.pointer, `duplicate operationId ${op.operationId}`);
       seen.add(op.operationId);
       result.push(op);
@@ -184,7 +190,8 @@ function readBody(spec: Spec, op: Json, pointer: string): OperationModel["body"]
   const body = spec.deref(op.requestBody, `${pointer}/requestBody`);
   const content = isObject(body.content) ? body.content : {};
   // A2: the API takes JSON bodies only; anything else would need a transport this SDK does not have.
-  if (!("application/json" in content)) throw new SpecError(`${pointer}/requestBody`, "only application/json request bodies are supported");
+  if (!("application/json" in content))
+    throw new SpecError(`${pointer}/requestBody`, "only application/json request bodies are supported");
   return { required: body.required === true, json: true };
 }
 

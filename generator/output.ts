@@ -17,7 +17,6 @@ const project = new Project({
   },
 });
 
-
 let serial = 0;
 
 /**
@@ -51,7 +50,10 @@ export function render(file: SourceFile, emitter: string): string {
   let previousWasImport = false;
   for (const statement of file.getStatements()) {
     const isImport = Node.isImportDeclaration(statement);
-    const text = statement.getFullText().replace(/[ \t]+$/gm, "").trim();
+    const text = statement
+      .getFullText()
+      .replace(/[ \t]+$/gm, "")
+      .trim();
     body += body === "" ? text : `${isImport && previousWasImport ? "\n" : "\n\n"}${text}`;
     previousWasImport = isImport;
   }
@@ -72,7 +74,10 @@ export function docText(text: string): string {
 /** First sentence of a description (up to the first ". " or blank line). */
 export function firstSentence(text: string | undefined): string | undefined {
   if (!text) return undefined;
-  const paragraph = text.trim().split(/\n\s*\n/)[0].replace(/\s+/g, " ");
+  const paragraph = text
+    .trim()
+    .split(/\n\s*\n/)[0]
+    .replace(/\s+/g, " ");
   const match = /^(.+?[.!?])(\s|$)/.exec(paragraph);
   return (match ? match[1] : paragraph).trim();
 }

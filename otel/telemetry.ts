@@ -56,7 +56,7 @@ export const OTEL_TELEMETRY_DEFAULTS = { clientName: "default" } as const;
 
 const STATUS_CLASS = ["1xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
 const statusClass = (status: number | undefined): string =>
-  status === undefined ? "none" : STATUS_CLASS[Math.floor(status / 100)] ?? "other";
+  status === undefined ? "none" : (STATUS_CLASS[Math.floor(status / 100)] ?? "other");
 
 const headerSetter = {
   set(carrier: (name: string, value: string) => void, key: string, value: string) {

@@ -3,13 +3,7 @@
  * exported as pure functions so that the Redis Lua port (stores/redis-window-store.ts) can be
  * tested against exactly the same semantics. See window-store.ts for the model.
  */
-import type {
-  ObserveParams,
-  ReserveDecision,
-  ReserveParams,
-  WindowSnapshot,
-  WindowStore,
-} from "./window-store";
+import type { ObserveParams, ReserveDecision, ReserveParams, WindowSnapshot, WindowStore } from "./window-store";
 
 /** The full per-key record (what the Redis version keeps in one hash). */
 export interface WindowRecord {

@@ -322,7 +322,10 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         const head = s.queue[0];
         if (clock.now() < s.pausedUntil || !head) {
           // A 429 arrived meanwhile (the pause closed this window) or nobody wants the slot.
-          store.refund(apiKeyId, d.windowId).then((v) => (s.view = v), (e: unknown) => storeFailed(apiKeyId, s, e));
+          store.refund(apiKeyId, d.windowId).then(
+            (v) => (s.view = v),
+            (e: unknown) => storeFailed(apiKeyId, s, e),
+          );
           continue;
         }
         s.queue.shift();

@@ -134,11 +134,7 @@ export interface PauseOptions extends BackoffOptions {
  * - No usable header → max(floorMs, backoffDelay(attempt)) (bounded exponential backoff, I2).
  * The result is always ≥ floorMs and finite.
  */
-export function pauseAfter429(
-  retryAfter: { ms: number } | null,
-  attempt: number,
-  opts: PauseOptions = {},
-): number {
+export function pauseAfter429(retryAfter: { ms: number } | null, attempt: number, opts: PauseOptions = {}): number {
   const floorMs = Math.max(0, opts.floorMs ?? 250);
   const jitterMs = Math.max(0, opts.jitterMs ?? 250);
   const ratio = Math.max(0, opts.jitterRatio ?? 0.05);

@@ -6,7 +6,11 @@ import type { OperationId } from "../generated/operations";
 import type { CallOptions } from "../runner";
 import type { OperationResource, Outcome } from "../core";
 
-type Call = (operationId: OperationId, args: Record<string, unknown> | undefined, options?: CallOptions) => Promise<Outcome>;
+type Call = (
+  operationId: OperationId,
+  args: Record<string, unknown> | undefined,
+  options?: CallOptions,
+) => Promise<Outcome>;
 
 export type OrderLookup =
   | { kind: "found"; order: Record<string, unknown>; requestId?: string }
@@ -16,16 +20,23 @@ export type OrderLookup =
 const describeOutcome = (o: Outcome) => `${o.kind}${"status" in o && o.status ? ` ${o.status}` : ""}`;
 
 /** GET /orders?external_id=…; only an exact external_id match counts (a server filter is not trusted blindly). */
-export async function lookupOrderByExternalId(call: Call, externalId: string, signal?: AbortSignal): Promise<OrderLookup> {
+export async function lookupOrderByExternalId(
+  call: Call,
+  externalId: string,
+  signal?: AbortSignal,
+): Promise<OrderLookup> {
   const outcome = await call("orders.list", { query: { external_id: externalId, per_page: 100 } }, { signal });
-  if (outcome.kind !== "succeeded") return { kind: "failed", why: describeOutcome(outcome), requestId: outcome.requestId };
+  if (outcome.kind !== "succeeded")
+    return { kind: "failed", why: describeOutcome(outcome), requestId: outcome.requestId };
   const list = (outcome.data as { data?: unknown }).data;
   if (!Array.isArray(list)) return { kind: "failed", why: "no data list", requestId: outcome.requestId };
   const order = list.find(
     (o): o is Record<string, unknown> =>
       o !== null && typeof o === "object" && (o as { external_id?: unknown }).external_id === externalId,
   );
-  return order ? { kind: "found", order, requestId: outcome.requestId } : { kind: "not_found", requestId: outcome.requestId };
+  return order
+    ? { kind: "found", order, requestId: outcome.requestId }
+    : { kind: "not_found", requestId: outcome.requestId };
 }
 
 /** GET /operations?domain_uuid=…: UUIDs of the domain's operations created since `since` (− 5 min skew). */
@@ -40,7 +51,9 @@ export async function listDomainOperations(
   const list = (outcome.data as { data?: unknown }).data;
   const uuids = Array.isArray(list)
     ? (list as OperationResource[])
-        .filter((o) => o && typeof o.uuid === "string" && (!o.created_at || Date.parse(o.created_at) >= since - 300_000))
+        .filter(
+          (o) => o && typeof o.uuid === "string" && (!o.created_at || Date.parse(o.created_at) >= since - 300_000),
+        )
         .map((o) => o.uuid)
     : [];
   return { uuids, requestId: outcome.requestId };

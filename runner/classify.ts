@@ -43,7 +43,10 @@ function decodeJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: fal
   if (bytes.byteLength === 0) return { ok: false };
   try {
     // Node's native UTF-8 decoding (fast path); invalid sequences become U+FFFD, never a throw.
-    return { ok: true, value: JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")) };
+    return {
+      ok: true,
+      value: JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")),
+    };
   } catch {
     return { ok: false };
   }
@@ -94,5 +97,8 @@ function headerNumber(headers: Headers, name: string): number | null {
 
 /** C10: X-RateLimit-Limit/-Remaining when present; never required (C11). */
 export function readRateLimit(headers: Headers): RateLimitSnapshot {
-  return { limit: headerNumber(headers, "x-ratelimit-limit"), remaining: headerNumber(headers, "x-ratelimit-remaining") };
+  return {
+    limit: headerNumber(headers, "x-ratelimit-limit"),
+    remaining: headerNumber(headers, "x-ratelimit-remaining"),
+  };
 }

@@ -49,7 +49,12 @@ export async function pacedAttempt(
     req.request.headers.set("x-request-id", requestId);
     toSend = req;
   } else {
-    toSend = { url: req.url, method: req.method, headers: { ...req.headers, "x-request-id": requestId }, body: req.body };
+    toSend = {
+      url: req.url,
+      method: req.method,
+      headers: { ...req.headers, "x-request-id": requestId },
+      body: req.body,
+    };
   }
   let span: AttemptTelemetry | undefined;
   if (opts.telemetry) span = startAttemptTelemetry(opts.telemetry, ticket, toSend, requestId, opts);
@@ -105,7 +110,7 @@ function startAttemptTelemetry(
   opts: { attemptOfCommand?: number; pathTemplate?: string },
 ): AttemptTelemetry {
   // Every slot is reported, 0 ms included, so the wait histogram shows how often the pacer binds.
-  telemetry.slot(ticket.waitedMs, ticket.waitedMs > 0 ? ticket.waitReason ?? "spacing" : undefined);
+  telemetry.slot(ticket.waitedMs, ticket.waitedMs > 0 ? (ticket.waitReason ?? "spacing") : undefined);
   const isPrepared = "controller" in toSend;
   const method = isPrepared ? toSend.request.method : toSend.method;
   const url = isPrepared ? toSend.request.url : toSend.url;

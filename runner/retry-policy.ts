@@ -40,7 +40,7 @@ export function decide(op: OperationMeta, result: AttemptResult, state: PolicySt
   // G5: 400/401/403/404/405/422 stop; 409 is reconciled by the caller, never retried with a new key.
   if (!isUnknown(result)) return { action: "stop" };
   const charge = result.kind === "transport" && result.error === "timeout" ? "timeout" : "error";
-  const policy = op.method === "GET" ? "resend" : op.unknownOutcome ?? "report";
+  const policy = op.method === "GET" ? "resend" : (op.unknownOutcome ?? "report");
   if (policy === "report") return { action: "give_up", why: "report" };
   if (policy === "reconcile") return { action: "reconcile" };
   if (state.attempts >= state.maxAttempts) return { action: "give_up", why: "max_attempts" };

@@ -80,7 +80,8 @@ class Attempt {
   start(fetchFn: FetchLike, req: AttemptRequest | PreparedRequest): void {
     const { clock, timeoutMs, signal } = this.opts;
     if (signal) {
-      this.onCallerAbort = () => this.end(signal.reason ?? ATTEMPT_OVER, { ok: false, error: "aborted", reason: signal.reason });
+      this.onCallerAbort = () =>
+        this.end(signal.reason ?? ATTEMPT_OVER, { ok: false, error: "aborted", reason: signal.reason });
       signal.addEventListener("abort", this.onCallerAbort, { once: true });
     }
     if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
@@ -131,7 +132,11 @@ class Attempt {
     if (this.settled) return;
     // E4: the whole body is read inside the deadline; a reset mid-body is a transport failure.
     response.arrayBuffer().then(
-      (buffer) => this.finish({ ok: true, raw: { status: response.status, headers: response.headers, bytes: new Uint8Array(buffer) } }),
+      (buffer) =>
+        this.finish({
+          ok: true,
+          raw: { status: response.status, headers: response.headers, bytes: new Uint8Array(buffer) },
+        }),
       (error: unknown) => this.failed(error),
     );
   }

@@ -19,13 +19,7 @@ import {
   toSnapshot,
   type WindowRecord,
 } from "../pacing";
-import type {
-  ObserveParams,
-  ReserveDecision,
-  ReserveParams,
-  WindowSnapshot,
-  WindowStore,
-} from "../pacing";
+import type { ObserveParams, ReserveDecision, ReserveParams, WindowSnapshot, WindowStore } from "../pacing";
 import { CONFIRM_LUA, OBSERVE_LUA, PAUSE_LUA, PEEK_LUA, REFUND_LUA, RESERVE_LUA } from "./redis-window-lua";
 
 export type RedisWindowStoreEvent = { type: "store-failover"; error: unknown } | { type: "store-recovered" };

@@ -10,7 +10,9 @@ export function runWhenDirect(name: string, main: () => Promise<boolean>): void 
   main().then(
     (pass) => process.exit(pass ? 0 : 1),
     (error: unknown) => {
-      process.stderr.write(`${name} bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `${name} bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exit(1);
     },
   );

@@ -1,5 +1,14 @@
 // A tiny HTTP client for the emulator's control API (/_emulator/*), used by benches and port tests.
-import type { CounterInfo, CreatedKey, CreateKeyInput, DomainInfo, Effect, FaultInfo, FaultInput, KeyInfo } from "../../emulator/types";
+import type {
+  CounterInfo,
+  CreatedKey,
+  CreateKeyInput,
+  DomainInfo,
+  Effect,
+  FaultInfo,
+  FaultInput,
+  KeyInfo,
+} from "../../emulator/types";
 
 export interface ControlClient {
   createKey(input: CreateKeyInput): Promise<CreatedKey>;
@@ -48,7 +57,8 @@ export function controlClient(controlUrl: string): ControlClient {
     effects: () => call("GET", "/effects"),
     counters: () => call("GET", "/counters"),
     keys: () => call("GET", "/keys"),
-    setOperationStatus: async (uuid, status) => void (await call("POST", `/operations/${encodeURIComponent(uuid)}`, { status })),
+    setOperationStatus: async (uuid, status) =>
+      void (await call("POST", `/operations/${encodeURIComponent(uuid)}`, { status })),
     reset: async () => void (await call("POST", "/reset")),
   };
 }

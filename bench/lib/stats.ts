@@ -9,7 +9,11 @@ export function percentile(values: readonly number[], p: number): number {
 }
 
 /** Runs `worker(i)` for i in 0..count-1 with at most `concurrency` in flight; resolves in index order. */
-export async function runPool<T>(count: number, concurrency: number, worker: (index: number) => Promise<T>): Promise<T[]> {
+export async function runPool<T>(
+  count: number,
+  concurrency: number,
+  worker: (index: number) => Promise<T>,
+): Promise<T[]> {
   const results = new Array<T>(count);
   let next = 0;
   const lane = async () => {

@@ -44,7 +44,10 @@ function ownedDomain(ctx: HandlerContext): Domain {
 export const listDomains: Handler = (ctx) => {
   const page = readPage(ctx.query, ctx.tr);
   const items = ctx.state.ownedList(ctx.state.domains.values(), ctx.key);
-  return { status: 200, body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, (d) => presentDomain(d, ctx.now)) };
+  return {
+    status: 200,
+    body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, (d) => presentDomain(d, ctx.now)),
+  };
 };
 
 export const getDomain: Handler = (ctx) => ({ status: 200, body: { data: presentDomain(ownedDomain(ctx), ctx.now) } });
@@ -98,7 +101,14 @@ function startOperation(
     result: [],
   };
   if (payload.chargeMinor) {
-    charge(state, ctx.key, payload.chargeMinor, `Renewal of ${domain.name} for ${payload.period} year(s)`, { operationUuid: op.uuid }, ctx.tr);
+    charge(
+      state,
+      ctx.key,
+      payload.chargeMinor,
+      `Renewal of ${domain.name} for ${payload.period} year(s)`,
+      { operationUuid: op.uuid },
+      ctx.tr,
+    );
   }
   state.operations.set(op.uuid, op);
   state.unsettledOperations.add(op.uuid);

@@ -13,7 +13,7 @@ const PRICES: Record<string, number> = {
   "org.kz": 350_000,
   "net.kz": 350_000,
   kz: 450_000,
-  "қаз": 450_000,
+  қаз: 450_000,
 };
 
 export function priceFor(domain: string): number | null {
@@ -78,7 +78,8 @@ export function charge(
   tr: (key: string, params?: Record<string, string | number>) => string,
 ): void {
   ensureDeposit(state, owner);
-  if (balanceMinor(state, owner) < amountMinor) throw validationError({ balance: [tr("v.balance", { field: "operation" })] });
+  if (balanceMinor(state, owner) < amountMinor)
+    throw validationError({ balance: [tr("v.balance", { field: "operation" })] });
   addEntry(state, owner, "charge", -amountMinor, description, refs.orderUuid ?? null, refs.operationUuid ?? null);
 }
 
@@ -88,7 +89,13 @@ export function deposit(state: State, owner: Owner, amountMinor: number): void {
   addEntry(state, owner, "deposit", amountMinor, "Deposit", null, null);
 }
 
-export function refund(state: State, owner: Owner, amountMinor: number, description: string, refs: { orderUuid?: string; operationUuid?: string }): void {
+export function refund(
+  state: State,
+  owner: Owner,
+  amountMinor: number,
+  description: string,
+  refs: { orderUuid?: string; operationUuid?: string },
+): void {
   if (amountMinor <= 0) return;
   addEntry(state, owner, "refund", amountMinor, description, refs.orderUuid ?? null, refs.operationUuid ?? null);
 }

@@ -26,7 +26,8 @@ const getContext: Handler = (ctx) => ({
         public_key_id: ctx.key.publicKeyId,
         scopes: [...ctx.key.scopes],
         rate_limit_per_minute: ctx.key.rateLimit,
-        expires_at: ctx.key.expiresAt === null ? null : new Date(ctx.key.expiresAt).toISOString().replace(/\.\d{3}Z$/, "+00:00"),
+        expires_at:
+          ctx.key.expiresAt === null ? null : new Date(ctx.key.expiresAt).toISOString().replace(/\.\d{3}Z$/, "+00:00"),
       },
       language: ctx.lang,
     },

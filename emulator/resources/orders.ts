@@ -58,7 +58,9 @@ export const createOrder: Handler = (ctx) => {
   const nameservers = v.stringArray("nameservers", 2, 13, (n) => (isDomainName(n) ? null : "v.domain"), false);
   const unit = zonePrice(v, domain);
   v.done();
-  const registered = [...state.domains.values()].some((d) => d.environment === ctx.key.environment && d.name === domain);
+  const registered = [...state.domains.values()].some(
+    (d) => d.environment === ctx.key.environment && d.name === domain,
+  );
   if (registered) throw validationError({ domain: [ctx.tr("v.unavailable", { field: domain! })] });
   const order: Order = {
     seq: state.nextSeq(),
@@ -80,7 +82,14 @@ export const createOrder: Handler = (ctx) => {
     settled: false,
   };
   // Orders charge at creation: two orders are two charges, whatever happens later.
-  charge(state, ctx.key, order.amountMinor, `Registration of ${order.domain} for ${order.period} year(s)`, { orderUuid: order.uuid }, ctx.tr);
+  charge(
+    state,
+    ctx.key,
+    order.amountMinor,
+    `Registration of ${order.domain} for ${order.period} year(s)`,
+    { orderUuid: order.uuid },
+    ctx.tr,
+  );
   state.orders.set(order.uuid, order);
   state.unsettledOrders.add(order.uuid);
   ctx.effect("order.create", order.uuid);
@@ -108,7 +117,10 @@ export const listOperations: Handler = (ctx) => {
   const status = ctx.query.get("status");
   const items = ctx.state
     .ownedList(ctx.state.operations.values(), ctx.key)
-    .filter((o) => (domainUuid === null || o.domainUuid === domainUuid.toLowerCase()) && (status === null || o.status === status));
+    .filter(
+      (o) =>
+        (domainUuid === null || o.domainUuid === domainUuid.toLowerCase()) && (status === null || o.status === status),
+    );
   return { status: 200, body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, presentOperation) };
 };
 

@@ -7,7 +7,13 @@ import { iso, uuidV4 } from "../util";
 import { Validator } from "../validation";
 
 function present(t: Ticket): Record<string, unknown> {
-  return { uuid: t.uuid, subject: t.subject, status: t.status, created_at: iso(t.createdAt), updated_at: iso(t.updatedAt) };
+  return {
+    uuid: t.uuid,
+    subject: t.subject,
+    status: t.status,
+    created_at: iso(t.createdAt),
+    updated_at: iso(t.updatedAt),
+  };
 }
 
 function presentMessage(m: TicketMessage): Record<string, unknown> {
@@ -58,7 +64,12 @@ export const addTicketMessage: Handler = (ctx) => {
   const v = new Validator(ctx.body, ctx.tr);
   const message = v.string("message", 1, 10_000);
   v.done();
-  const m: TicketMessage = { uuid: uuidV4(ctx.state.config.random), author: "reseller", body: message!, createdAt: ctx.now };
+  const m: TicketMessage = {
+    uuid: uuidV4(ctx.state.config.random),
+    author: "reseller",
+    body: message!,
+    createdAt: ctx.now,
+  };
   t.messages.push(m);
   t.status = "open";
   t.updatedAt = ctx.now;

@@ -32,7 +32,8 @@ function present(w: Webhook): Record<string, unknown> {
 
 function owned(ctx: HandlerContext): Webhook {
   const w = ctx.state.webhooks.get(ctx.params.webhookUuid.toLowerCase());
-  if (!w || w.deleted || !ctx.state.owns(w, ctx.key)) throw new ApiError(404, "resource_not_found", ctx.tr("not_found"));
+  if (!w || w.deleted || !ctx.state.owns(w, ctx.key))
+    throw new ApiError(404, "resource_not_found", ctx.tr("not_found"));
   return w;
 }
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { decode, requestsTo, setup } from "./harness";
 
-const renewArgs = (domainUuid: string, period = 1) => ({ domainUuid, body: { period } } as never);
+const renewArgs = (domainUuid: string, period = 1) => ({ domainUuid, body: { period } }) as never;
 
 describe("client: E4 decision table", () => {
   it("E4 2xx: context.get → succeeded with data, request id and the rate-limit snapshot", async () => {

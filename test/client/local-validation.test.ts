@@ -100,9 +100,12 @@ describe("client: local validation", () => {
     expect(h.captured).toHaveLength(0);
     // 160 after trimming is fine, and the trimmed value is what is sent.
     const key = "k".repeat(160);
-    const out = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, {
-      idempotencyKey: `  ${key}  `,
-    });
+    const out = await h.client.domains.renew(
+      { domainUuid: h.domainUuid, body: { period: 1 } },
+      {
+        idempotencyKey: `  ${key}  `,
+      },
+    );
     expect(out.kind).toBe("accepted");
     expect(out.idempotencyKey).toBe(key);
     expect(h.captured[0].headers["idempotency-key"]).toBe(key);

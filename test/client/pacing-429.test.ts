@@ -17,9 +17,7 @@ describe("client: 429 pauses the whole key", () => {
       return new Response(await res.arrayBuffer(), { status: res.status, headers });
     };
     const client = h.makeClient({ fetch: stripping, pacing: { initialLimit: 1000 } });
-    const outs = await Promise.all(
-      Array.from({ length: 6 }, () => client.domains.get({ domainUuid: h.domainUuid })),
-    );
+    const outs = await Promise.all(Array.from({ length: 6 }, () => client.domains.get({ domainUuid: h.domainUuid })));
     expect(outs.map((o) => o.kind)).toEqual(Array(6).fill("succeeded"));
     const log = h.emulator.control.requests();
     const first429 = log.findIndex((r) => r.status === 429);

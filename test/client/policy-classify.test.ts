@@ -114,15 +114,22 @@ describe("client: classify and decide", () => {
     expect(decide(operationTable["domains.renew"], server, state)).toEqual({ action: "retry", charge: "error" });
     expect(decide(operationTable["orders.create"], timeout, state)).toEqual({ action: "reconcile" });
     expect(decide(operationTable["webhooks.create"], timeout, state)).toEqual({ action: "give_up", why: "report" });
-    expect(decide(operationTable["webhooks.rotateSecret"], server, state)).toEqual({ action: "give_up", why: "report" });
+    expect(decide(operationTable["webhooks.rotateSecret"], server, state)).toEqual({
+      action: "give_up",
+      why: "report",
+    });
     expect(decide(operationTable["tickets.create"], server, state)).toEqual({ action: "give_up", why: "report" });
     expect(decide(operationTable["context.get"], server, state)).toEqual({ action: "retry", charge: "error" });
     expect(decide(operationTable["context.get"], server, { ...state, attempts: 6 })).toEqual({
       action: "give_up",
       why: "max_attempts",
     });
-    expect(decide(operationTable["domains.renew"], { kind: "rejected", status: 422 }, state)).toEqual({ action: "stop" });
-    expect(decide(operationTable["domains.renew"], { kind: "conflict", status: 409 }, state)).toEqual({ action: "stop" });
+    expect(decide(operationTable["domains.renew"], { kind: "rejected", status: 422 }, state)).toEqual({
+      action: "stop",
+    });
+    expect(decide(operationTable["domains.renew"], { kind: "conflict", status: 409 }, state)).toEqual({
+      action: "stop",
+    });
     expect(
       decide(operationTable["webhooks.create"], { kind: "rate_limited", status: 429, retryAfter: "1" }, state),
     ).toEqual({ action: "rate_limit" });

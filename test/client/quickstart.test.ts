@@ -28,11 +28,17 @@ describe("client: quickstart", () => {
   });
 
   it("A5, G1, F1: the quickstart's main() runs against `reseller-emulator` over loopback and renews once", async () => {
-    const server = await startEmulatorServer({ withDefaultKeys: true, operationPolicy: { pendingMs: 50, processingMs: 50 } });
+    const server = await startEmulatorServer({
+      withDefaultKeys: true,
+      operationPolicy: { pendingMs: 50, processingMs: 50 },
+    });
     const dir = mkdtempSync(join(tmpdir(), "quickstart-"));
     try {
       const keys = server.emulator.control.keys();
-      writeFileSync(join(dir, "emulator.json"), JSON.stringify({ baseUrl: server.baseUrl, controlUrl: server.controlUrl, keys }));
+      writeFileSync(
+        join(dir, "emulator.json"),
+        JSON.stringify({ baseUrl: server.baseUrl, controlUrl: server.controlUrl, keys }),
+      );
       const said = await main(join(dir, "emulator.json"), join(dir, "commands.sqlite"));
       expect(said).toMatch(/^[a-z0-9.-]+: renewed$/);
       expect(server.emulator.control.effects().filter((e) => e.kind === "domain.renew")).toHaveLength(1);

@@ -5,7 +5,7 @@ import { createMemoryJournal } from "../../stores/memory-journal";
 import { requestsTo, setup } from "./harness";
 
 const order = (external_id: string, domain = "fresh-name.kz") =>
-  ({ body: { external_id, action: "register", domain, period: 1 } } as never);
+  ({ body: { external_id, action: "register", domain, period: 1 } }) as never;
 
 describe("client: reconcile path (orders.create)", () => {
   it("I4/F5: timeout_after on orders.create → found by external_id → succeeded, reconciled, no second order", async () => {

@@ -63,7 +63,7 @@ async function startPrism(upstream: string): Promise<string> {
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
   const deadline = Date.now() + 60_000;
-  while (!prismLog.includes('Prism is listening on')) {
+  while (!prismLog.includes("Prism is listening on")) {
     if (child.exitCode !== null) throw new Error(`prism exited ${child.exitCode}:\n${prismLog.slice(-3000)}`);
     if (Date.now() > deadline) throw new Error(`prism did not start within 60 s:\n${prismLog.slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 100));
@@ -172,41 +172,60 @@ async function scenario(test: KeyInfo, live: KeyInfo) {
   const domainUuid: string = page1.json?.data?.[0]?.uuid;
   const cursor: string | null = page1.json?.meta?.next_cursor ?? null;
   if (cursor) {
-    await call("domains.list next page", "domains.list", `/domains?per_page=1&cursor=${encodeURIComponent(cursor)}`, 200, { token: T });
+    await call(
+      "domains.list next page",
+      "domains.list",
+      `/domains?per_page=1&cursor=${encodeURIComponent(cursor)}`,
+      200,
+      { token: T },
+    );
   }
   await call("domains.get", "domains.get", `/domains/${domainUuid}`, 200, { token: T });
   await call("404 domains.get unknown uuid", "domains.get", `/domains/${MISSING_UUID}`, 404, { token: T });
-  await call("domains.check", "domains.check", "/domains/check", 200, { token: T, body: { names: ["conformance-free.kz", "example.com"] } });
+  await call("domains.check", "domains.check", "/domains/check", 200, {
+    token: T,
+    body: { names: ["conformance-free.kz", "example.com"] },
+  });
 
   // D5: renew, replay, conflict.
   const renewKey = newKey("renew");
   const renewed = await call("domains.renew", "domains.renew", `/domains/${domainUuid}/renew`, 202, {
-    token: T, body: { period: 1 }, idempotencyKey: renewKey,
+    token: T,
+    body: { period: 1 },
+    idempotencyKey: renewKey,
   });
   await call("D5 replay domains.renew", "domains.renew", `/domains/${domainUuid}/renew`, 202, {
-    token: T, body: { period: 1 }, idempotencyKey: renewKey,
+    token: T,
+    body: { period: 1 },
+    idempotencyKey: renewKey,
   });
   await call("409 D5 same key, different body", "domains.renew", `/domains/${domainUuid}/renew`, 409, {
-    token: T, body: { period: 2 }, idempotencyKey: renewKey,
+    token: T,
+    body: { period: 2 },
+    idempotencyKey: renewKey,
   });
   // E1: a spec-valid body the API rejects (not a domain name) → 422 with field errors.
   // (A blank Idempotency-Key cannot reach the emulator here: fetch trims header values and Prism then
   // rejects the request itself as missing the required header.)
   await call("422 E1 domains.check invalid name", "domains.check", "/domains/check", 422, {
-    token: T, body: { names: ["not a domain!"] },
+    token: T,
+    body: { names: ["not a domain!"] },
   });
   await call("domains.sync", "domains.sync", `/domains/${domainUuid}/sync`, 202, { token: T });
   await call("domains.setNameservers", "domains.setNameservers", `/domains/${domainUuid}/nameservers`, 202, {
-    token: T, body: { nameservers: ["ns1.conformance.kz", "ns2.conformance.kz"] },
+    token: T,
+    body: { nameservers: ["ns1.conformance.kz", "ns2.conformance.kz"] },
   });
   await call("domains.getAuthCode", "domains.getAuthCode", `/domains/${domainUuid}/auth-code`, 200, { token: T });
 
   // Quotes and orders (F5).
   await call("quotes.create", "quotes.create", "/quotes", 200, {
-    token: T, body: { action: "register", domain: "conformance-new.kz", period: 1 },
+    token: T,
+    body: { action: "register", domain: "conformance-new.kz", period: 1 },
   });
   const order = await call("orders.create", "orders.create", "/orders", 201, {
-    token: T, body: { external_id: "conf-order-1", action: "register", domain: "conformance-new.kz", period: 1 },
+    token: T,
+    body: { external_id: "conf-order-1", action: "register", domain: "conformance-new.kz", period: 1 },
   });
   const orderUuid: string = order.json?.data?.uuid;
   await call("orders.list by external_id", "orders.list", "/orders?external_id=conf-order-1", 200, { token: T });
@@ -227,40 +246,51 @@ async function scenario(test: KeyInfo, live: KeyInfo) {
   // Webhooks: full lifecycle, 204 on delete, 404 afterwards.
   await call("webhooks.list", "webhooks.list", "/webhooks", 200, { token: T });
   const hook = await call("webhooks.create", "webhooks.create", "/webhooks", 201, {
-    token: T, body: { url: "https://hooks.example/conformance", events: ["domain.renewed"] },
+    token: T,
+    body: { url: "https://hooks.example/conformance", events: ["domain.renewed"] },
   });
   const hookUuid: string = hook.json?.data?.uuid;
   await call("webhooks.get", "webhooks.get", `/webhooks/${hookUuid}`, 200, { token: T });
-  await call("webhooks.update", "webhooks.update", `/webhooks/${hookUuid}`, 200, { token: T, body: { is_active: false } });
+  await call("webhooks.update", "webhooks.update", `/webhooks/${hookUuid}`, 200, {
+    token: T,
+    body: { is_active: false },
+  });
   await call("webhooks.test", "webhooks.test", `/webhooks/${hookUuid}/test`, 202, { token: T });
-  await call("webhooks.rotateSecret", "webhooks.rotateSecret", `/webhooks/${hookUuid}/rotate-secret`, 200, { token: T });
+  await call("webhooks.rotateSecret", "webhooks.rotateSecret", `/webhooks/${hookUuid}/rotate-secret`, 200, {
+    token: T,
+  });
   await call("webhooks.delete", "webhooks.delete", `/webhooks/${hookUuid}`, 204, { token: T });
   await call("404 webhooks.get after delete", "webhooks.get", `/webhooks/${hookUuid}`, 404, { token: T });
 
   // Tickets (B1): live works, test gets 403 on all four.
   await call("tickets.list (live)", "tickets.list", "/tickets", 200, { token: L });
   const ticket = await call("tickets.create (live)", "tickets.create", "/tickets", 201, {
-    token: L, body: { subject: "Conformance", message: "Checking the spec." },
+    token: L,
+    body: { subject: "Conformance", message: "Checking the spec." },
   });
   const ticketUuid: string = ticket.json?.data?.uuid;
   await call("tickets.get (live)", "tickets.get", `/tickets/${ticketUuid}`, 200, { token: L });
   await call("tickets.addMessage (live)", "tickets.addMessage", `/tickets/${ticketUuid}/messages`, 201, {
-    token: L, body: { message: "More detail." },
+    token: L,
+    body: { message: "More detail." },
   });
   await call("403 B1 tickets.list (test)", "tickets.list", "/tickets", 403, { token: T });
   await call("403 B1 tickets.get (test)", "tickets.get", `/tickets/${ticketUuid}`, 403, { token: T });
   await call("403 B1 tickets.create (test)", "tickets.create", "/tickets", 403, {
-    token: T, body: { subject: "Conformance", message: "Test key." },
+    token: T,
+    body: { subject: "Conformance", message: "Test key." },
   });
   await call("403 B1 tickets.addMessage (test)", "tickets.addMessage", `/tickets/${ticketUuid}/messages`, 403, {
-    token: T, body: { message: "Test key." },
+    token: T,
+    body: { message: "Test key." },
   });
 
   // A6: a key without the scope → 403.
   const readOnly = await control.createKey({ environment: "test", scopes: ["domains.read"] });
   const roDomain = await control.createDomain({ token: readOnly.token, name: "conformance-ro.kz" });
   await call("403 A6 renew without domains.write", "domains.renew", `/domains/${roDomain.uuid}/renew`, 403, {
-    token: readOnly.token, body: { period: 1 },
+    token: readOnly.token,
+    body: { period: 1 },
   });
 
   // A7: a restricted reseller may read but not POST, not even a check; E4: a revoked key → 401.
@@ -268,7 +298,8 @@ async function scenario(test: KeyInfo, live: KeyInfo) {
   await control.setResellerStatus(restricted.reseller_uuid, "restricted");
   await call("A7 restricted reseller GET", "context.get", "/context", 200, { token: restricted.token });
   await call("403 A7 restricted reseller POST check", "domains.check", "/domains/check", 403, {
-    token: restricted.token, body: { names: ["restricted-check.kz"] },
+    token: restricted.token,
+    body: { names: ["restricted-check.kz"] },
   });
   await control.revokeKey(restricted.public_key_id);
   await call("401 revoked key", "domains.list", "/domains", 401, { token: restricted.token });
@@ -276,8 +307,16 @@ async function scenario(test: KeyInfo, live: KeyInfo) {
   // D9: a webhook-create replay shows the secret again, same status and JSON.
   const hookKey = newKey("hook-replay");
   const hookBody = { url: "https://hooks.example/replay", events: ["domain.renewed", "operation.completed"] };
-  await call("webhooks.create (replay source)", "webhooks.create", "/webhooks", 201, { token: T, body: hookBody, idempotencyKey: hookKey });
-  await call("D9 webhooks.create replay", "webhooks.create", "/webhooks", 201, { token: T, body: hookBody, idempotencyKey: hookKey });
+  await call("webhooks.create (replay source)", "webhooks.create", "/webhooks", 201, {
+    token: T,
+    body: hookBody,
+    idempotencyKey: hookKey,
+  });
+  await call("D9 webhooks.create replay", "webhooks.create", "/webhooks", 201, {
+    token: T,
+    body: hookBody,
+    idempotencyKey: hookKey,
+  });
 
   // C11: the limiter's own 429 on a key with a limit of 2.
   const tiny = await control.createKey({ environment: "test", rate_limit_per_minute: 2 });
@@ -292,15 +331,25 @@ async function scenario(test: KeyInfo, live: KeyInfo) {
   await call("503 error_503_before", "domains.get", `/domains/${domainUuid}`, 503, { token: T });
   await control.addFault({ method: "POST", path: "/quotes", kind: "error_500_after", times: 1 });
   await call("500 error_500_after", "quotes.create", "/quotes", 500, {
-    token: T, body: { action: "renew", domain: "example.kz", period: 2 },
+    token: T,
+    body: { action: "renew", domain: "example.kz", period: 2 },
   });
   await control.addFault({ method: "GET", path: "/webhooks", kind: "proxy_502_html", times: 1 });
-  await call("502 proxy_502_html (E5)", "webhooks.list", "/webhooks", 502, { token: T, headers: { accept: "application/json, text/html" } });
+  await call("502 proxy_502_html (E5)", "webhooks.list", "/webhooks", 502, {
+    token: T,
+    headers: { accept: "application/json, text/html" },
+  });
   await control.clearFaults();
 
   // E6: language headers are accepted and change only the message.
-  await call("E6 X-Language kk", "domains.get", `/domains/${MISSING_UUID}`, 404, { token: T, headers: { "x-language": "kk" } });
-  await call("E6 Accept-Language ru-RU", "context.get", "/context", 200, { token: T, headers: { "accept-language": "ru-RU" } });
+  await call("E6 X-Language kk", "domains.get", `/domains/${MISSING_UUID}`, 404, {
+    token: T,
+    headers: { "x-language": "kk" },
+  });
+  await call("E6 Accept-Language ru-RU", "context.get", "/context", 200, {
+    token: T,
+    headers: { "accept-language": "ru-RU" },
+  });
 }
 
 describe("J3: Prism proxy conformance (spec/openapi.yaml ↔ emulator)", () => {
@@ -309,7 +358,10 @@ describe("J3: Prism proxy conformance (spec/openapi.yaml ↔ emulator)", () => {
     control = controlClient(server.controlUrl);
     prismUrl = await startPrism(server.baseUrl);
     const keys = server.emulator.control.keys();
-    await scenario(keys.find((k) => k.environment === "test")!, keys.find((k) => k.environment === "live")!);
+    await scenario(
+      keys.find((k) => k.environment === "test")!,
+      keys.find((k) => k.environment === "live")!,
+    );
     loggedAfterScenario = server.emulator.control.requests().filter((r) => !r.path.startsWith("/_emulator")).length;
   }, 120_000);
 
@@ -321,7 +373,14 @@ describe("J3: Prism proxy conformance (spec/openapi.yaml ↔ emulator)", () => {
   it("J3: zero spec violations over the whole scenario (requests and responses)", () => {
     const report = exchanges
       .filter((x) => x.violations.length > 0 || x.prismError !== null)
-      .map((x) => ({ step: x.step, op: x.op, request: `${x.method} ${x.path}`, status: x.status, prismError: x.prismError, violations: x.violations }));
+      .map((x) => ({
+        step: x.step,
+        op: x.op,
+        request: `${x.method} ${x.path}`,
+        status: x.status,
+        prismError: x.prismError,
+        violations: x.violations,
+      }));
     expect(report, JSON.stringify(report, null, 2)).toEqual([]);
   });
 

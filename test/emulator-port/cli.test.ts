@@ -18,7 +18,13 @@ interface Started {
   info: {
     baseUrl: string;
     controlUrl: string;
-    keys: { token: string; environment: string; public_key_id: string; scopes: string[]; rate_limit_per_minute: number }[];
+    keys: {
+      token: string;
+      environment: string;
+      public_key_id: string;
+      scopes: string[];
+      rate_limit_per_minute: number;
+    }[];
   };
   stdout: () => string;
   stderr: () => string;
@@ -60,11 +66,27 @@ describe("parseCliArgs", () => {
   it("accepts every documented flag", () => {
     expect(
       parseCliArgs([
-        "--host", "127.0.0.1", "--port", "0", "--window-ms", "60000",
-        "--replay-ttl-ms", "86400000", "--rate-limit", "120", "--seed", "seed.json",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--window-ms",
+        "60000",
+        "--replay-ttl-ms",
+        "86400000",
+        "--rate-limit",
+        "120",
+        "--seed",
+        "seed.json",
       ]),
     ).toMatchObject({
-      help: false, host: "127.0.0.1", port: 0, windowMs: 60_000, replayTtlMs: 86_400_000, defaultRateLimit: 120, seedFile: "seed.json",
+      help: false,
+      host: "127.0.0.1",
+      port: 0,
+      windowMs: 60_000,
+      replayTtlMs: 86_400_000,
+      defaultRateLimit: 120,
+      seedFile: "seed.json",
     });
     expect(parseCliArgs([])).toMatchObject({ help: false, port: undefined, defaultRateLimit: undefined });
     expect(parseCliArgs(["--help"]).help).toBe(true);
@@ -107,7 +129,9 @@ describe("reseller-emulator (child process)", () => {
 
     const response = await fetch(`${s.info.baseUrl}/context`, { headers: { authorization: `Bearer ${test.token}` } });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { data: { environment: string; credential: { rate_limit_per_minute: number } } };
+    const body = (await response.json()) as {
+      data: { environment: string; credential: { rate_limit_per_minute: number } };
+    };
     expect(body.data.environment).toBe("test");
     expect(body.data.credential.rate_limit_per_minute).toBe(120);
 
@@ -125,7 +149,9 @@ describe("reseller-emulator (child process)", () => {
     const s = await start(["--seed", seedFile, "--rate-limit", "50"]);
     expect(s.info.keys).toHaveLength(1);
     expect(s.info.keys[0]).toMatchObject({ environment: "test", rate_limit_per_minute: 7 });
-    const response = await fetch(`${s.info.baseUrl}/context`, { headers: { authorization: `Bearer ${s.info.keys[0].token}` } });
+    const response = await fetch(`${s.info.baseUrl}/context`, {
+      headers: { authorization: `Bearer ${s.info.keys[0].token}` },
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get("x-ratelimit-limit")).toBe("7");
     s.child.kill("SIGINT");

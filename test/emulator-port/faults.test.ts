@@ -196,7 +196,11 @@ describe("emulator server over a real port", () => {
   });
 
   it("E5: router 405 over the wire — message-only JSON, not counted", async () => {
-    const response = await h.api("/context", { method: "POST", body: "{}", headers: { "idempotency-key": freshKey("405") } });
+    const response = await h.api("/context", {
+      method: "POST",
+      body: "{}",
+      headers: { "idempotency-key": freshKey("405") },
+    });
     expect(response.status).toBe(405);
     const body = (await response.json()) as Record<string, unknown>;
     expect(body).toEqual({

@@ -36,7 +36,9 @@ export async function startHarness(options: EmulatorOptions = {}): Promise<PortH
 }
 
 /** What a failed fetch looked like on the wire: the undici error code of the cause, or the error name. */
-export async function networkFailure(promise: Promise<Response>): Promise<{ name: string; message: string; code?: string }> {
+export async function networkFailure(
+  promise: Promise<Response>,
+): Promise<{ name: string; message: string; code?: string }> {
   try {
     const response = await promise;
     throw new Error(`expected a network failure, got HTTP ${response.status}`);
@@ -51,6 +53,7 @@ export async function networkFailure(promise: Promise<Response>): Promise<{ name
 export async function firstDomainUuid(h: PortHarness, token = h.testKey.token): Promise<string> {
   const response = await h.api("/domains", { token });
   const body = (await response.json()) as { data: { uuid: string }[] };
-  if (response.status !== 200 || body.data.length === 0) throw new Error(`no domains for key (status ${response.status})`);
+  if (response.status !== 200 || body.data.length === 0)
+    throw new Error(`no domains for key (status ${response.status})`);
   return body.data[0].uuid;
 }

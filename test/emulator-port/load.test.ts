@@ -6,7 +6,13 @@ import { runEmulatorLoad } from "../../bench/emulator-load";
 
 describe("emulator under concurrent load (loopback)", () => {
   it("D5/C2/C5: 200 requests from 10 clients — no idempotency key executes twice, counters are exact", async () => {
-    const result = await runEmulatorLoad({ requests: 200, concurrency: 10, keys: 4, repeatsPerIdempotencyKey: 4, baseline: false });
+    const result = await runEmulatorLoad({
+      requests: 200,
+      concurrency: 10,
+      keys: 4,
+      repeatsPerIdempotencyKey: 4,
+      baseline: false,
+    });
     expect(result.requests).toBe(200);
     // Renewal keys really were shared by several requests in flight together.
     expect(result.renew.sent).toBeGreaterThan(result.renew.idempotencyKeys);
@@ -20,7 +26,9 @@ describe("emulator under concurrent load (loopback)", () => {
     expect(result.exactlyOnce && result.countersExact).toBe(true);
     // Nothing but the expected answers came back.
     for (const label of Object.keys(result.statuses)) {
-      expect(label).toMatch(/^(GET \/context 200|GET \/domains 200|POST \/domains\/\{uuid\}\/renew (202|202 replayed|409))$/);
+      expect(label).toMatch(
+        /^(GET \/context 200|GET \/domains 200|POST \/domains\/\{uuid\}\/renew (202|202 replayed|409))$/,
+      );
     }
   });
 });

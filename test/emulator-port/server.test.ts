@@ -50,19 +50,39 @@ async function serve(handler: EmulatorHandler, options: Parameters<typeof serveE
 }
 
 describe("isLoopbackAddress (control API gate)", () => {
-  it.each(["127.0.0.1", "127.1.2.3", "127.255.255.254", "::1", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1", "::FFFF:127.9.9.9", "::ffff:7f00:1", "[::1]"])(
-    "loopback: %s",
-    (address) => expect(isLoopbackAddress(address)).toBe(true),
-  );
-  it.each(["10.0.0.1", "192.168.1.10", "128.0.0.1", "::ffff:10.0.0.1", "::ffff:128.0.0.1", "::", "::2", "fe80::1", "2001:db8::1", "::127.0.0.1", "localhost", "", undefined, null])(
-    "not loopback: %s",
-    (address) => expect(isLoopbackAddress(address)).toBe(false),
-  );
+  it.each([
+    "127.0.0.1",
+    "127.1.2.3",
+    "127.255.255.254",
+    "::1",
+    "0:0:0:0:0:0:0:1",
+    "::ffff:127.0.0.1",
+    "::FFFF:127.9.9.9",
+    "::ffff:7f00:1",
+    "[::1]",
+  ])("loopback: %s", (address) => expect(isLoopbackAddress(address)).toBe(true));
+  it.each([
+    "10.0.0.1",
+    "192.168.1.10",
+    "128.0.0.1",
+    "::ffff:10.0.0.1",
+    "::ffff:128.0.0.1",
+    "::",
+    "::2",
+    "fe80::1",
+    "2001:db8::1",
+    "::127.0.0.1",
+    "localhost",
+    "",
+    undefined,
+    null,
+  ])("not loopback: %s", (address) => expect(isLoopbackAddress(address)).toBe(false));
 });
 
 describe("isControlPath", () => {
-  it.each(["/_emulator", "/_emulator/keys", "/%5Femulator/keys", "/_EMULATOR/faults", "//_emulator/reset"])("control: %s", (p) =>
-    expect(isControlPath(p)).toBe(true),
+  it.each(["/_emulator", "/_emulator/keys", "/%5Femulator/keys", "/_EMULATOR/faults", "//_emulator/reset"])(
+    "control: %s",
+    (p) => expect(isControlPath(p)).toBe(true),
   );
   it.each(["/api/reseller/v1/context", "/_emulatorx", "/api/_emulator/keys", "/"])("not control: %s", (p) =>
     expect(isControlPath(p)).toBe(false),
@@ -179,7 +199,7 @@ describe("serveEmulator adapter", () => {
       },
     });
     const stderrWrite = process.stderr.write.bind(process.stderr);
-    process.stderr.write = (() => true);
+    process.stderr.write = () => true;
     try {
       const response = await fetch(`${served.baseUrl}/context`);
       expect(response.status).toBe(500);

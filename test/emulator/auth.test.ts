@@ -31,7 +31,9 @@ describe("A: transport, credentials, context", () => {
       expect(body.error.details).toEqual([]);
       expect(JSON.stringify(body)).not.toContain(test.token.split(".")[1]); // A4: never echo a secret
     }
-    const basic = await emu.fetch(`http://e.test/api/reseller/v1/context`, { headers: { authorization: `Basic ${test.token}` } });
+    const basic = await emu.fetch(`http://e.test/api/reseller/v1/context`, {
+      headers: { authorization: `Basic ${test.token}` },
+    });
     expect(basic.status).toBe(401);
     expect(emu.control.counters()[test.public_key_id].count).toBe(0); // C6
   });
@@ -49,7 +51,10 @@ describe("A: transport, credentials, context", () => {
     const revoked = emu.control.createKey({ environment: "test" });
     emu.control.revokeKey(revoked.public_key_id);
     expect((await call(emu, revoked.token, "/context")).status).toBe(401);
-    const expiring = emu.control.createKey({ environment: "test", expires_at: new Date(clock.now() + 1000).toISOString() });
+    const expiring = emu.control.createKey({
+      environment: "test",
+      expires_at: new Date(clock.now() + 1000).toISOString(),
+    });
     expect((await call(emu, expiring.token, "/context")).status).toBe(200);
     clock.advance(1000);
     expect((await call(emu, expiring.token, "/context")).status).toBe(401);
@@ -60,14 +65,23 @@ describe("A: transport, credentials, context", () => {
     const k = emu.control.createKey({ environment: "live", scopes: [], rate_limit_per_minute: 300 });
     const body = await json(await call(emu, k.token, "/context"));
     expect(body.data.environment).toBe("live");
-    expect(body.data.credential).toEqual({ public_key_id: k.public_key_id, scopes: [], rate_limit_per_minute: 300, expires_at: null });
+    expect(body.data.credential).toEqual({
+      public_key_id: k.public_key_id,
+      scopes: [],
+      rate_limit_per_minute: 300,
+      expires_at: null,
+    });
     expect(body.data.reseller).toEqual({ uuid: k.reseller_uuid, status: "active" });
   });
 
   it("A6: scopes are ANDed — domains.read cannot renew; a counted 403 forbidden", async () => {
     const { emu, test } = setup();
     const domain = await firstDomain(emu, test.token);
-    const k = emu.control.createKey({ environment: "test", scopes: ["domains.read", "domains.write"], reseller_uuid: test.reseller_uuid });
+    const k = emu.control.createKey({
+      environment: "test",
+      scopes: ["domains.read", "domains.write"],
+      reseller_uuid: test.reseller_uuid,
+    });
     const res = await call(emu, k.token, `/domains/${domain}/renew`, { body: { period: 1 } });
     expect(res.status).toBe(403);
     expect((await json(res)).error.code).toBe("forbidden");
@@ -79,7 +93,8 @@ describe("A: transport, credentials, context", () => {
   it("A7: IP allowlist → 403 before the limiter; an allowed address passes", async () => {
     const { emu } = setup();
     const k = emu.control.createKey({ environment: "test", ip_allowlist: ["10.0.0.0/8", "192.168.1.5"] });
-    const req = () => new Request("http://e.test/api/reseller/v1/context", { headers: { authorization: `Bearer ${k.token}` } });
+    const req = () =>
+      new Request("http://e.test/api/reseller/v1/context", { headers: { authorization: `Bearer ${k.token}` } });
     const denied = (await emu.handle(req(), { remoteAddress: "127.0.0.1" })) as Response;
     expect(denied.status).toBe(403);
     expect((await json(denied)).error.code).toBe("forbidden");

@@ -4,7 +4,13 @@ import { createEmulator } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
 import { BASE, call, CONTROL, firstDomain, json, setup } from "./helpers";
 
-function ctl(emu: ReturnType<typeof createEmulator>, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+function ctl(
+  emu: ReturnType<typeof createEmulator>,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+) {
   return emu.fetch(CONTROL + path, {
     method,
     headers: { "content-type": "application/json", ...headers },
@@ -16,7 +22,11 @@ describe("control API over HTTP", () => {
   it("createEmulator() without options starts empty; POST /_emulator/keys creates a working key", async () => {
     const emu = createEmulator({ clock: new VirtualClock({ autoAdvance: false }) });
     expect(await json(await ctl(emu, "GET", "/keys"))).toEqual({ data: [] });
-    const res = await ctl(emu, "POST", "/keys", { environment: "live", scopes: ["domains.read"], rate_limit_per_minute: 5 });
+    const res = await ctl(emu, "POST", "/keys", {
+      environment: "live",
+      scopes: ["domains.read"],
+      rate_limit_per_minute: 5,
+    });
     expect(res.status).toBe(201);
     const key = (await json(res)).data;
     expect(key).toMatchObject({ environment: "live", scopes: ["domains.read"], rate_limit_per_minute: 5 });
@@ -41,22 +51,47 @@ describe("control API over HTTP", () => {
 
   it("domains, counters, effects, requests, operations and the clock over HTTP", async () => {
     const { emu, live, clock } = setup();
-    const created = await ctl(emu, "POST", "/domains", { token: live.token, name: "control.kz", expires_at: "2027-01-01T00:00:00Z" });
+    const created = await ctl(emu, "POST", "/domains", {
+      token: live.token,
+      name: "control.kz",
+      expires_at: "2027-01-01T00:00:00Z",
+    });
     expect(created.status).toBe(201);
     const domain = (await json(created)).data;
     expect(domain).toMatchObject({ name: "control.kz", expires_at: "2027-01-01T00:00:00+00:00" });
     const listed = await json(await ctl(emu, "GET", "/domains", undefined, { authorization: `Bearer ${live.token}` }));
     expect(listed.data.map((d: { name: string }) => d.name)).toContain("control.kz");
 
-    const op = (await json(await call(emu, live.token, `/domains/${domain.uuid}/renew`, { body: { period: 1 }, key: "ctl-1" }))).data;
+    const op = (
+      await json(await call(emu, live.token, `/domains/${domain.uuid}/renew`, { body: { period: 1 }, key: "ctl-1" }))
+    ).data;
     const effects = (await json(await ctl(emu, "GET", "/effects"))).data;
     expect(effects).toEqual([
-      { kind: "domain.renew", resource_uuid: op.uuid, idempotency_key: "ctl-1", at: "2026-10-05T09:00:00+00:00", environment: "live", api_key_id: live.public_key_id, reseller_uuid: live.reseller_uuid },
+      {
+        kind: "domain.renew",
+        resource_uuid: op.uuid,
+        idempotency_key: "ctl-1",
+        at: "2026-10-05T09:00:00+00:00",
+        environment: "live",
+        api_key_id: live.public_key_id,
+        reseller_uuid: live.reseller_uuid,
+      },
     ]);
     const counters = (await json(await ctl(emu, "GET", "/counters"))).data;
-    expect(counters[live.public_key_id]).toEqual({ window_started_at: "2026-10-05T09:00:00+00:00", window_ends_at: "2026-10-05T09:01:00+00:00", count: 1, limit: 120 });
+    expect(counters[live.public_key_id]).toEqual({
+      window_started_at: "2026-10-05T09:00:00+00:00",
+      window_ends_at: "2026-10-05T09:01:00+00:00",
+      count: 1,
+      limit: 120,
+    });
     const requests = (await json(await ctl(emu, "GET", "/requests"))).data;
-    expect(requests.at(-1)).toMatchObject({ method: "POST", operation_id: "domains.renew", status: 202, counted: true, replayed: false });
+    expect(requests.at(-1)).toMatchObject({
+      method: "POST",
+      operation_id: "domains.renew",
+      status: 202,
+      counted: true,
+      replayed: false,
+    });
 
     expect((await ctl(emu, "POST", `/operations/${op.uuid}`, { status: "failed" })).status).toBe(204);
     expect((await json(await call(emu, live.token, `/operations/${op.uuid}`))).data.status).toBe("failed");
@@ -68,9 +103,20 @@ describe("control API over HTTP", () => {
 
   it("faults over HTTP: POST adds, GET lists, DELETE clears", async () => {
     const { emu, live } = setup();
-    const added = await ctl(emu, "POST", "/faults", { method: "GET", path: "/context", kind: "proxy_502_html", times: 3 });
+    const added = await ctl(emu, "POST", "/faults", {
+      method: "GET",
+      path: "/context",
+      kind: "proxy_502_html",
+      times: 3,
+    });
     expect(added.status).toBe(201);
-    expect((await json(added)).data).toMatchObject({ method: "GET", path: "/context", kind: "proxy_502_html", times: 3, probability: 1 });
+    expect((await json(added)).data).toMatchObject({
+      method: "GET",
+      path: "/context",
+      kind: "proxy_502_html",
+      times: 3,
+      probability: 1,
+    });
     expect((await call(emu, live.token, "/context")).status).toBe(502);
     expect((await json(await ctl(emu, "GET", "/faults"))).data[0].times).toBe(2);
     expect((await ctl(emu, "DELETE", "/faults")).status).toBe(204);
@@ -94,8 +140,15 @@ describe("control API over HTTP", () => {
 
   it("seed: fixed tokens and domains are reproducible; advanceClock refuses a system clock", async () => {
     const token = `rsl_test_${"A1".repeat(12)}.${"x".repeat(64)}`;
-    const emu = createEmulator({ seed: { keys: [{ environment: "test", token }], domains: [{ token, name: "seeded.kz", uuid: "11111111-1111-4111-8111-111111111111" }] } });
-    const res = await emu.fetch(`${BASE}/domains/11111111-1111-4111-8111-111111111111`, { headers: { authorization: `Bearer ${token}` } });
+    const emu = createEmulator({
+      seed: {
+        keys: [{ environment: "test", token }],
+        domains: [{ token, name: "seeded.kz", uuid: "11111111-1111-4111-8111-111111111111" }],
+      },
+    });
+    const res = await emu.fetch(`${BASE}/domains/11111111-1111-4111-8111-111111111111`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     expect((await json(res)).data.name).toBe("seeded.kz");
     expect(() => emu.control.advanceClock(1)).toThrow();
     expect((await emu.fetch(`${CONTROL}/clock/advance`, { method: "POST", body: '{"ms":1}' })).status).toBe(409);

@@ -35,7 +35,9 @@ describe("E: errors", () => {
     const { emu, test } = setup();
     const res = await call(emu, test.token, "/does-not-exist");
     expect(res.status).toBe(404);
-    expect(await json(res)).toEqual({ error: { code: "resource_not_found", message: "Route not found.", details: [], request_id: null } });
+    expect(await json(res)).toEqual({
+      error: { code: "resource_not_found", message: "Route not found.", details: [], request_id: null },
+    });
     expect(res.headers.get("x-request-id")).toBeNull();
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     expect(emu.control.counters()[test.public_key_id].count).toBe(0);
@@ -79,7 +81,8 @@ describe("E: errors", () => {
 
   it("E6: language from X-Language, then X-Locale, then Accept-Language, then the default; ru-RU → ru", async () => {
     const { emu, test } = setup();
-    const lang = async (headers: Record<string, string>) => (await json(await call(emu, test.token, "/context", { headers }))).data.language;
+    const lang = async (headers: Record<string, string>) =>
+      (await json(await call(emu, test.token, "/context", { headers }))).data.language;
     expect(await lang({})).toBe("en");
     expect(await lang({ "x-language": "ru-RU" })).toBe("ru");
     expect(await lang({ "x-language": "kk", "x-locale": "ru", "accept-language": "en" })).toBe("kk");
@@ -92,7 +95,9 @@ describe("E: errors", () => {
 
   it("E6: messages are translated but code, field names and structure never change; some stay English", async () => {
     const { emu, test } = setup();
-    const get = async (language: string) => (await json(await call(emu, test.token, "/quotes", { body: { period: 1 }, headers: { "x-language": language } }))).error;
+    const get = async (language: string) =>
+      (await json(await call(emu, test.token, "/quotes", { body: { period: 1 }, headers: { "x-language": language } })))
+        .error;
     const [en, ru, kk] = [await get("en"), await get("ru"), await get("kk")];
     expect(new Set([en.message, ru.message, kk.message]).size).toBe(3);
     for (const e of [ru, kk]) {
@@ -102,7 +107,9 @@ describe("E: errors", () => {
     expect(ru.message).toContain("обязательно");
     const k = emu.control.createKey({ environment: "test", rate_limit_per_minute: 1 });
     await call(emu, k.token, "/context");
-    expect((await json(await call(emu, k.token, "/context", { headers: { "x-language": "ru" } }))).error.message).toBe("API rate limit exceeded.");
+    expect((await json(await call(emu, k.token, "/context", { headers: { "x-language": "ru" } }))).error.message).toBe(
+      "API rate limit exceeded.",
+    );
   });
 
   it("E5: HEAD is served by GET routes — same status and headers, no body, counted", async () => {

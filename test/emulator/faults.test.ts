@@ -18,11 +18,17 @@ async function hangThenAbort(start: (signal: AbortSignal) => Promise<Response>):
   const ctrl = new AbortController();
   const pending = start(ctrl.signal);
   let settled = false;
-  void pending.then(() => (settled = true), () => (settled = true));
+  void pending.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   expect(settled).toBe(false); // still hanging
   ctrl.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError"));
-  return pending.then(() => null, (e: unknown) => e);
+  return pending.then(
+    () => null,
+    (e: unknown) => e,
+  );
 }
 
 describe("faults", () => {

@@ -26,7 +26,14 @@ export function setup(options: EmulatorOptions = {}): Setup {
   const keys = emu.control.keys();
   const pick = (env: string) => {
     const k = keys.find((x) => x.environment === env)!;
-    return { token: k.token, public_key_id: k.public_key_id, reseller_uuid: k.reseller_uuid, environment: k.environment, scopes: k.scopes, rate_limit_per_minute: k.rate_limit_per_minute };
+    return {
+      token: k.token,
+      public_key_id: k.public_key_id,
+      reseller_uuid: k.reseller_uuid,
+      environment: k.environment,
+      scopes: k.scopes,
+      rate_limit_per_minute: k.rate_limit_per_minute,
+    };
   };
   return { emu, clock, test: pick("test"), live: pick("live") };
 }

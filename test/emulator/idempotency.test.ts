@@ -60,12 +60,28 @@ describe("D: idempotency", () => {
 
   it("D4: language headers and X-Request-ID are not part of the fingerprint; percent-encoding case is normalised", async () => {
     const { emu, test } = setup();
-    const first = await call(emu, test.token, "/domains/check", { body: { names: ["a.kz"] }, key: "lang", headers: { "x-language": "ru", "x-request-id": "one" } });
-    const again = await call(emu, test.token, "/domains/check", { body: { names: ["a.kz"] }, key: "lang", headers: { "x-language": "kk", "x-request-id": "two" } });
+    const first = await call(emu, test.token, "/domains/check", {
+      body: { names: ["a.kz"] },
+      key: "lang",
+      headers: { "x-language": "ru", "x-request-id": "one" },
+    });
+    const again = await call(emu, test.token, "/domains/check", {
+      body: { names: ["a.kz"] },
+      key: "lang",
+      headers: { "x-language": "kk", "x-request-id": "two" },
+    });
     expect(again.headers.get("idempotency-replayed")).toBe("true");
     expect(await again.text()).toBe(await first.text());
-    const q1 = await emu.fetch(`${BASE}/domains/check?x=%c3%a9`, { method: "POST", headers: { authorization: `Bearer ${test.token}`, "idempotency-key": "pct" }, body: '{"names":["a.kz"]}' });
-    const q2 = await emu.fetch(`${BASE}/domains/check?x=%C3%A9`, { method: "POST", headers: { authorization: `Bearer ${test.token}`, "idempotency-key": "pct" }, body: '{"names":["a.kz"]}' });
+    const q1 = await emu.fetch(`${BASE}/domains/check?x=%c3%a9`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${test.token}`, "idempotency-key": "pct" },
+      body: '{"names":["a.kz"]}',
+    });
+    const q2 = await emu.fetch(`${BASE}/domains/check?x=%C3%A9`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${test.token}`, "idempotency-key": "pct" },
+      body: '{"names":["a.kz"]}',
+    });
     expect(q1.status).toBe(200);
     expect(q2.headers.get("idempotency-replayed")).toBe("true");
   });
@@ -112,7 +128,9 @@ describe("D: idempotency", () => {
     const { emu, live } = setup();
     const domain = await firstDomain(emu, live.token);
     const all = await Promise.all(
-      Array.from({ length: 50 }, () => call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 1 }, key: "burst" })),
+      Array.from({ length: 50 }, () =>
+        call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 1 }, key: "burst" }),
+      ),
     );
     const statuses = all.map((r) => r.status);
     expect(statuses.filter((s) => s === 202).length).toBeGreaterThanOrEqual(1);
@@ -127,7 +145,11 @@ describe("D: idempotency", () => {
     const { emu, test, clock } = setup();
     emu.control.addFault({ method: "POST", path: "/domains/check", kind: "stuck_processing" });
     const ctrl = new AbortController();
-    const stuck = call(emu, test.token, "/domains/check", { body: { names: ["a.kz"] }, key: "stuck", signal: ctrl.signal });
+    const stuck = call(emu, test.token, "/domains/check", {
+      body: { names: ["a.kz"] },
+      key: "stuck",
+      signal: ctrl.signal,
+    });
     await new Promise((r) => setImmediate(r));
     ctrl.abort();
     await expect(stuck).rejects.toThrow();
@@ -157,7 +179,9 @@ describe("D: idempotency", () => {
   it("D7: after the TTL an async domain operation's key still returns the same operation, never a new one", async () => {
     const { emu, live, clock } = setup({ replayTtlMs: 1_000 });
     const domain = await firstDomain(emu, live.token);
-    const first = await json(await call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 1 }, key: "renew-1" }));
+    const first = await json(
+      await call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 1 }, key: "renew-1" }),
+    );
     clock.advance(86_400_000 * 2);
     const later = await call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 1 }, key: "renew-1" });
     expect(later.status).toBe(202);
@@ -165,11 +189,19 @@ describe("D: idempotency", () => {
     expect(op.uuid).toBe(first.data.uuid);
     expect(op.status).toBe("completed"); // the operation's current state
     expect(emu.control.effects().filter((e) => e.kind === "domain.renew")).toHaveLength(1);
-    expect((await call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 2 }, key: "renew-1" })).status).toBe(409);
+    expect(
+      (await call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 2 }, key: "renew-1" })).status,
+    ).toBe(409);
     // other methods have no such binding: a quote key is free again after the TTL
-    await call(emu, live.token, "/quotes", { body: { action: "renew", domain: "example.kz", period: 1 }, key: "quote-1" });
+    await call(emu, live.token, "/quotes", {
+      body: { action: "renew", domain: "example.kz", period: 1 },
+      key: "quote-1",
+    });
     clock.advance(2_000);
-    const q = await call(emu, live.token, "/quotes", { body: { action: "renew", domain: "example.kz", period: 1 }, key: "quote-1" });
+    const q = await call(emu, live.token, "/quotes", {
+      body: { action: "renew", domain: "example.kz", period: 1 },
+      key: "quote-1",
+    });
     expect(q.headers.get("idempotency-replayed")).toBeNull();
   });
 
@@ -195,9 +227,13 @@ describe("D: idempotency", () => {
     expect(created.data.signing_secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
     const replay = await json(await call(emu, test.token, "/webhooks", { body, key: "c" }));
     expect(replay.data.signing_secret).toBe(created.data.signing_secret);
-    const rotated = await json(await call(emu, test.token, `/webhooks/${created.data.uuid}/rotate-secret`, { method: "POST", key: "r" }));
+    const rotated = await json(
+      await call(emu, test.token, `/webhooks/${created.data.uuid}/rotate-secret`, { method: "POST", key: "r" }),
+    );
     expect(rotated.data.signing_secret).not.toBe(created.data.signing_secret);
-    const again = await json(await call(emu, test.token, `/webhooks/${created.data.uuid}/rotate-secret`, { method: "POST", key: "r" }));
+    const again = await json(
+      await call(emu, test.token, `/webhooks/${created.data.uuid}/rotate-secret`, { method: "POST", key: "r" }),
+    );
     expect(again.data.signing_secret).toBe(rotated.data.signing_secret);
     expect(emu.control.effects().filter((e) => e.kind === "webhook.rotate_secret")).toHaveLength(1);
   });
@@ -211,6 +247,8 @@ describe("D: idempotency", () => {
     expect(res.headers.get("idempotency-replayed")).toBeNull();
     // C7: rotation keeps the record (same key record)
     const { token } = emu.control.rotateKey(test.public_key_id);
-    expect((await call(emu, token, "/domains/check", { body, key: "shared" })).headers.get("idempotency-replayed")).toBe("true");
+    expect(
+      (await call(emu, token, "/domains/check", { body, key: "shared" })).headers.get("idempotency-replayed"),
+    ).toBe("true");
   });
 });

@@ -28,7 +28,9 @@ describe("B: live-only resources", () => {
 
   it("B1: live keys use tickets normally (create, list, get with messages, add message)", async () => {
     const { emu, live } = setup();
-    const created = await call(emu, live.token, "/tickets", { body: { subject: "Renewal stuck", message: "Operation uuid …" } });
+    const created = await call(emu, live.token, "/tickets", {
+      body: { subject: "Renewal stuck", message: "Operation uuid …" },
+    });
     expect(created.status).toBe(201);
     const ticket = (await json(created)).data;
     expect(ticket).toMatchObject({ subject: "Renewal stuck", status: "open" });

@@ -9,20 +9,45 @@ describe("F: asynchronous operations", () => {
     const calls = [
       call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 1 } }),
       call(emu, live.token, `/domains/${domain}/sync`, { method: "POST" }),
-      call(emu, live.token, `/domains/${domain}/nameservers`, { method: "PUT", body: { nameservers: ["ns1.host.kz", "ns2.host.kz"] } }),
+      call(emu, live.token, `/domains/${domain}/nameservers`, {
+        method: "PUT",
+        body: { nameservers: ["ns1.host.kz", "ns2.host.kz"] },
+      }),
     ];
     const actions = [];
     for (const res of await Promise.all(calls)) {
       expect(res.status).toBe(202);
       const op = (await json(res)).data;
-      expect(Object.keys(op).sort()).toEqual(["action", "completed_at", "created_at", "domain_uuid", "error", "next_check_at", "result", "status", "uuid"]);
-      expect(op).toMatchObject({ domain_uuid: domain, status: "pending", result: [], error: null, completed_at: null, next_check_at: null });
+      expect(Object.keys(op).sort()).toEqual([
+        "action",
+        "completed_at",
+        "created_at",
+        "domain_uuid",
+        "error",
+        "next_check_at",
+        "result",
+        "status",
+        "uuid",
+      ]);
+      expect(op).toMatchObject({
+        domain_uuid: domain,
+        status: "pending",
+        result: [],
+        error: null,
+        completed_at: null,
+        next_check_at: null,
+      });
       const polled = await call(emu, live.token, `/operations/${op.uuid}`);
       expect((await json(polled)).data.uuid).toBe(op.uuid);
       actions.push(op.action);
     }
     expect(actions).toEqual(["renew", "sync", "update_nameservers"]);
-    expect(emu.control.effects().map((e) => e.kind).sort()).toEqual(["domain.nameservers", "domain.renew", "domain.sync"]);
+    expect(
+      emu.control
+        .effects()
+        .map((e) => e.kind)
+        .sort(),
+    ).toEqual(["domain.nameservers", "domain.renew", "domain.sync"]);
   });
 
   it("F3: pending → processing → completed lazily from the clock; completion applies the change", async () => {
@@ -39,7 +64,9 @@ describe("F: asynchronous operations", () => {
     expect(done.status).toBe("completed");
     expect(done.completed_at).toBe("2026-10-05T09:00:03+00:00");
     const after = (await json(await call(emu, live.token, `/domains/${domain}`))).data;
-    expect(Date.parse(after.expires_at) - Date.parse(before.expires_at)).toBeGreaterThan(2 * 365 * 86_400_000 - 86_400_000);
+    expect(Date.parse(after.expires_at) - Date.parse(before.expires_at)).toBeGreaterThan(
+      2 * 365 * 86_400_000 - 86_400_000,
+    );
     expect(done.result).toEqual({ expires_at: after.expires_at });
   });
 
@@ -47,12 +74,22 @@ describe("F: asynchronous operations", () => {
     const { emu, live, clock } = setup({ operationPolicy: { outcome: "failed", pendingMs: 10, processingMs: 10 } });
     const domain = await firstDomain(emu, live.token);
     const op = (await json(await call(emu, live.token, `/domains/${domain}/renew`, { body: { period: 1 } }))).data;
-    const ns = (await json(await call(emu, live.token, `/domains/${domain}/nameservers`, { method: "PUT", body: { nameservers: ["a.host.kz", "b.host.kz"] } }))).data;
+    const ns = (
+      await json(
+        await call(emu, live.token, `/domains/${domain}/nameservers`, {
+          method: "PUT",
+          body: { nameservers: ["a.host.kz", "b.host.kz"] },
+        }),
+      )
+    ).data;
     clock.advance(20);
     const failed = (await json(await call(emu, live.token, `/operations/${op.uuid}`))).data;
     expect(failed).toMatchObject({ status: "failed", error: { code: "registry_rejected" } });
     expect((await json(await call(emu, live.token, `/operations/${ns.uuid}`))).data.status).toBe("failed");
-    expect((await json(await call(emu, live.token, `/domains/${domain}`))).data.nameservers).toEqual(["ns1.example.kz", "ns2.example.kz"]);
+    expect((await json(await call(emu, live.token, `/domains/${domain}`))).data.nameservers).toEqual([
+      "ns1.example.kz",
+      "ns2.example.kz",
+    ]);
     const ledger = (await json(await call(emu, live.token, "/ledger"))).data;
     expect(ledger.map((e: { type: string; amount: { amount: string } }) => `${e.type}:${e.amount.amount}`)).toEqual([
       "deposit:1000000.00",
@@ -67,7 +104,11 @@ describe("F: asynchronous operations", () => {
     const op = (await json(await call(emu, live.token, `/domains/${domain}/sync`, { method: "POST" }))).data;
     clock.advance(3_000);
     const uncertain = (await json(await call(emu, live.token, `/operations/${op.uuid}`))).data;
-    expect(uncertain).toMatchObject({ status: "uncertain", completed_at: null, next_check_at: "2026-10-05T09:05:03+00:00" });
+    expect(uncertain).toMatchObject({
+      status: "uncertain",
+      completed_at: null,
+      next_check_at: "2026-10-05T09:05:03+00:00",
+    });
     clock.advance(300_000);
     expect((await json(await call(emu, live.token, `/operations/${op.uuid}`))).data.status).toBe("completed");
   });
@@ -79,7 +120,9 @@ describe("F: asynchronous operations", () => {
     emu.control.setOperationStatus(op.uuid, "awaiting_registry");
     clock.advance(3_600_000);
     expect((await json(await call(emu, live.token, `/operations/${op.uuid}`))).data.status).toBe("awaiting_registry");
-    const filtered = await json(await call(emu, live.token, `/operations?status=awaiting_registry&domain_uuid=${domain}`));
+    const filtered = await json(
+      await call(emu, live.token, `/operations?status=awaiting_registry&domain_uuid=${domain}`),
+    );
     expect(filtered.data.map((o: { uuid: string }) => o.uuid)).toEqual([op.uuid]);
     emu.control.setOperationStatus(op.uuid, "uncertain");
     const u = (await json(await call(emu, live.token, `/operations/${op.uuid}`))).data;
@@ -90,10 +133,23 @@ describe("F: asynchronous operations", () => {
 
   it("F5: orders.create → 201 pending Order, completing lazily and creating the Domain; found by external_id", async () => {
     const { emu, live, clock } = setup();
-    const res = await call(emu, live.token, "/orders", { body: { external_id: "crm-42", action: "register", domain: "fresh.kz", period: 1, nameservers: ["ns1.fresh.kz", "ns2.fresh.kz"] } });
+    const res = await call(emu, live.token, "/orders", {
+      body: {
+        external_id: "crm-42",
+        action: "register",
+        domain: "fresh.kz",
+        period: 1,
+        nameservers: ["ns1.fresh.kz", "ns2.fresh.kz"],
+      },
+    });
     expect(res.status).toBe(201);
     const order = (await json(res)).data;
-    expect(order).toMatchObject({ external_id: "crm-42", status: "pending", domain_uuid: null, amount: { amount: "4500.00", currency: "KZT" } });
+    expect(order).toMatchObject({
+      external_id: "crm-42",
+      status: "pending",
+      domain_uuid: null,
+      amount: { amount: "4500.00", currency: "KZT" },
+    });
     clock.advance(3_000);
     const found = await json(await call(emu, live.token, "/orders?external_id=crm-42"));
     expect(found.data).toHaveLength(1);
@@ -103,7 +159,11 @@ describe("F: asynchronous operations", () => {
     expect((await json(await call(emu, live.token, `/orders/${order.uuid}`))).data.status).toBe("completed");
     expect((await json(await call(emu, live.token, "/orders?external_id=unknown"))).data).toEqual([]);
     // the domain is now taken
-    const check = (await json(await call(emu, live.token, "/domains/check", { body: { names: ["fresh.kz", "other.kz", "nozone.xyz"] } }))).data;
+    const check = (
+      await json(
+        await call(emu, live.token, "/domains/check", { body: { names: ["fresh.kz", "other.kz", "nozone.xyz"] } }),
+      )
+    ).data;
     expect(check).toEqual([
       { name: "fresh.kz", available: false, price: { amount: "4500.00", currency: "KZT" } },
       { name: "other.kz", available: true, price: { amount: "4500.00", currency: "KZT" } },
@@ -129,16 +189,29 @@ describe("F: asynchronous operations", () => {
     const { emu, test } = setup();
     const domain = await firstDomain(emu, test.token);
     expect((await call(emu, test.token, `/domains/${domain}/renew`, { body: { period: 1 } })).status).toBe(202);
-    expect(emu.control.effects()).toMatchObject([{ kind: "domain.renew", environment: "test", api_key_id: test.public_key_id }]);
+    expect(emu.control.effects()).toMatchObject([
+      { kind: "domain.renew", environment: "test", api_key_id: test.public_key_id },
+    ]);
     expect((await call(emu, test.token, "/balance")).status).toBe(403);
   });
 
   it("quotes.create prices action × period by zone; unsupported zone → 422", async () => {
     const { emu, test } = setup();
-    const q = (await json(await call(emu, test.token, "/quotes", { body: { action: "renew", domain: "shop.com.kz", period: 3 } }))).data;
-    expect(q).toMatchObject({ action: "renew", domain: "shop.com.kz", period: 3, price: { amount: "10500.00", currency: "KZT" } });
+    const q = (
+      await json(
+        await call(emu, test.token, "/quotes", { body: { action: "renew", domain: "shop.com.kz", period: 3 } }),
+      )
+    ).data;
+    expect(q).toMatchObject({
+      action: "renew",
+      domain: "shop.com.kz",
+      period: 3,
+      price: { amount: "10500.00", currency: "KZT" },
+    });
     expect(q.valid_until).toBe("2026-10-05T09:15:00+00:00");
-    const bad = await json(await call(emu, test.token, "/quotes", { body: { action: "register", domain: "a.xyz", period: 1 } }));
+    const bad = await json(
+      await call(emu, test.token, "/quotes", { body: { action: "register", domain: "a.xyz", period: 1 } }),
+    );
     expect(Object.keys(bad.error.details)).toEqual(["domain"]);
   });
 });

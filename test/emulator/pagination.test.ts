@@ -13,7 +13,9 @@ describe("H: pagination", () => {
     expect(page1.meta.next_cursor).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(page1.links.first).toBe("http://emulator.test/api/reseller/v1/domains");
     expect(page1.links.next).toContain(`cursor=${page1.meta.next_cursor}`);
-    const page2 = await json(await call(emu, test.token, `/domains?cursor=${encodeURIComponent(page1.meta.next_cursor)}`));
+    const page2 = await json(
+      await call(emu, test.token, `/domains?cursor=${encodeURIComponent(page1.meta.next_cursor)}`),
+    );
     expect(page2.data).toHaveLength(8);
     expect(page2.meta.next_cursor).toBeNull(); // the last page: next_cursor null, links.next null
     expect(page2.links.next).toBeNull();
@@ -23,8 +25,13 @@ describe("H: pagination", () => {
 
   it("H1: walking a list with per_page=1 visits every item once; filters survive in links", async () => {
     const { emu, live } = setup();
-    for (const id of ["a", "b", "c"]) await call(emu, live.token, "/orders", { body: { external_id: id, action: "register", domain: `${id}-page.kz`, period: 1 } });
-    await call(emu, live.token, "/orders", { body: { external_id: "b", action: "register", domain: "b2-page.kz", period: 1 } });
+    for (const id of ["a", "b", "c"])
+      await call(emu, live.token, "/orders", {
+        body: { external_id: id, action: "register", domain: `${id}-page.kz`, period: 1 },
+      });
+    await call(emu, live.token, "/orders", {
+      body: { external_id: "b", action: "register", domain: "b2-page.kz", period: 1 },
+    });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -39,7 +46,8 @@ describe("H: pagination", () => {
 
   it("H1: webhook lists are meta-only — no links, no total/page/last_page", async () => {
     const { emu, test } = setup();
-    for (let i = 0; i < 3; i++) await call(emu, test.token, "/webhooks", { body: { url: `https://h${i}.example/`, events: ["webhook.test"] } });
+    for (let i = 0; i < 3; i++)
+      await call(emu, test.token, "/webhooks", { body: { url: `https://h${i}.example/`, events: ["webhook.test"] } });
     const page = await json(await call(emu, test.token, "/webhooks?per_page=2"));
     expect(Object.keys(page).sort()).toEqual(["data", "meta"]);
     expect(Object.keys(page.meta).sort()).toEqual(["next_cursor", "per_page"]);

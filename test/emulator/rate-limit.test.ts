@@ -15,7 +15,9 @@ describe("C: rate limit", () => {
     const one = emu.control.createKey({ environment: "test", rate_limit_per_minute: 1 });
     expect((await call(emu, one.token, "/context")).headers.get("x-ratelimit-limit")).toBe("1");
     expect((await call(emu, one.token, "/context")).status).toBe(429);
-    expect(emu.control.createKey({ environment: "test", rate_limit_per_minute: 10_000 }).rate_limit_per_minute).toBe(10_000);
+    expect(emu.control.createKey({ environment: "test", rate_limit_per_minute: 10_000 }).rate_limit_per_minute).toBe(
+      10_000,
+    );
     expect(() => emu.control.createKey({ environment: "test", rate_limit_per_minute: 0 })).toThrow();
     expect(() => emu.control.createKey({ environment: "test", rate_limit_per_minute: 10_001 })).toThrow();
   });
@@ -26,11 +28,17 @@ describe("C: rate limit", () => {
     const req = (method: string, path: string) =>
       new Request(`http://e.test/api/reseller/v1${path}`, {
         method,
-        headers: { authorization: `Bearer ${k.token}`, "idempotency-key": crypto.randomUUID(), "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${k.token}`,
+          "idempotency-key": crypto.randomUUID(),
+          "content-type": "application/json",
+        },
         body: method === "POST" ? JSON.stringify({ names: ["a.kz"] }) : undefined,
       });
     expect(((await emu.handle(req("GET", "/context"), { remoteAddress: "10.0.0.1" })) as Response).status).toBe(200);
-    expect(((await emu.handle(req("POST", "/domains/check"), { remoteAddress: "10.0.0.2" })) as Response).status).toBe(200);
+    expect(((await emu.handle(req("POST", "/domains/check"), { remoteAddress: "10.0.0.2" })) as Response).status).toBe(
+      200,
+    );
     expect(((await emu.handle(req("GET", "/domains"), { remoteAddress: "10.0.0.3" })) as Response).status).toBe(200);
     const last = (await emu.handle(req("GET", "/context"), { remoteAddress: "10.0.0.4" })) as Response;
     expect(last.headers.get("x-ratelimit-remaining")).toBe("0");
@@ -65,12 +73,17 @@ describe("C: rate limit", () => {
     await call(emu, k.token, "/context");
     clock.advance(59_000);
     await call(emu, k.token, "/context");
-    expect(emu.control.counters()[k.public_key_id].window_ends_at).toBe(new Date(start + 60_000).toISOString().replace(".000Z", "+00:00"));
+    expect(emu.control.counters()[k.public_key_id].window_ends_at).toBe(
+      new Date(start + 60_000).toISOString().replace(".000Z", "+00:00"),
+    );
     clock.advance(1_000);
     expect((await call(emu, k.token, "/context")).status).toBe(200);
     clock.advance(5_000);
     await call(emu, k.token, "/context");
-    expect(emu.control.counters()[k.public_key_id]).toMatchObject({ count: 2, window_started_at: new Date(start + 60_000).toISOString().replace(".000Z", "+00:00") });
+    expect(emu.control.counters()[k.public_key_id]).toMatchObject({
+      count: 2,
+      window_started_at: new Date(start + 60_000).toISOString().replace(".000Z", "+00:00"),
+    });
   });
 
   it("C5: validation, scope, missing Idempotency-Key errors and HTTP replays all spend quota", async () => {
@@ -127,7 +140,11 @@ describe("C: rate limit", () => {
 
   it("C10: responses that passed the limiter (4xx included) carry X-RateLimit-Limit/-Remaining and X-Request-ID; no Retry-After", async () => {
     const { emu, test } = setup();
-    for (const res of [await call(emu, test.token, "/context"), await call(emu, test.token, "/domains/x"), await call(emu, test.token, "/domains?per_page=0")]) {
+    for (const res of [
+      await call(emu, test.token, "/context"),
+      await call(emu, test.token, "/domains/x"),
+      await call(emu, test.token, "/domains?per_page=0"),
+    ]) {
       expect(res.headers.get("x-ratelimit-limit")).toBe("120");
       expect(res.headers.get("x-ratelimit-remaining")).toMatch(/^\d+$/);
       expect(res.headers.get("x-request-id")).toBeTruthy();
@@ -149,9 +166,15 @@ describe("C: rate limit", () => {
     expect(res.headers.get("x-ratelimit-limit")).toBeNull();
     expect(res.headers.get("x-ratelimit-remaining")).toBeNull();
     expect(await json(res)).toEqual({
-      error: { code: "rate_limit_exceeded", message: "API rate limit exceeded.", details: { retry_after: 43 }, request_id: res.headers.get("x-request-id") },
+      error: {
+        code: "rate_limit_exceeded",
+        message: "API rate limit exceeded.",
+        details: { retry_after: 43 },
+        request_id: res.headers.get("x-request-id"),
+      },
     });
-    for (const name of ["x-ratelimit-reset", "ratelimit", "ratelimit-policy", "ratelimit-reset"]) expect(res.headers.get(name)).toBeNull();
+    for (const name of ["x-ratelimit-reset", "ratelimit", "ratelimit-policy", "ratelimit-reset"])
+      expect(res.headers.get(name)).toBeNull();
     clock.advance(42_400); // 0.1 s left
     expect((await call(emu, k.token, "/context")).headers.get("retry-after")).toBe("1"); // never 0
   });

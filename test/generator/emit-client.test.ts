@@ -26,7 +26,10 @@ describe("createFacade (runtime)", () => {
 
   it("groups by the part before the dot and forwards (operationId, args, options) unchanged", () => {
     calls.length = 0;
-    const args: OperationArgs["domains.renew"] = { domainUuid: "0f8e2b1c-5a7d-4e3f-9b2a-1c4d5e6f7a8b", body: { period: 2 } };
+    const args: OperationArgs["domains.renew"] = {
+      domainUuid: "0f8e2b1c-5a7d-4e3f-9b2a-1c4d5e6f7a8b",
+      body: { period: 2 },
+    };
     const options = { signal: new AbortController().signal };
     expect(facade.domains.renew(args, options)).toBe("result of domains.renew");
     expect(facade.webhooks.delete({ webhookUuid: "u" })).toBe("result of webhooks.delete");
@@ -99,11 +102,27 @@ ${body}
   const bad = [
     ["missing path parameter", `await api.domains.renew({ body: { period: 1 } });`, "domainUuid"],
     ["args omitted where a path parameter is required", `await api.webhooks.delete();`, "Expected 1-2 arguments"],
-    ["wrong body field type", `await api.domains.renew({ domainUuid: "d", body: { period: "1" } });`, "Type 'string' is not assignable to type 'number'"],
+    [
+      "wrong body field type",
+      `await api.domains.renew({ domainUuid: "d", body: { period: "1" } });`,
+      "Type 'string' is not assignable to type 'number'",
+    ],
     ["unknown query parameter", `await api.domains.list({ query: { page: 2 } });`, "'page' does not exist"],
-    ["args on an operation without input", `await api.context.get({ domainUuid: "d" });`, "not assignable to type 'never'"],
-    ["wrong options type", `await api.context.get({}, { timeoutMs: "5" });`, "Type 'string' is not assignable to type 'number'"],
-    ["204 body is undefined", `const x: string = await api.webhooks.delete({ webhookUuid: "w" }); void x;`, "'undefined' is not assignable to type 'string'"],
+    [
+      "args on an operation without input",
+      `await api.context.get({ domainUuid: "d" });`,
+      "not assignable to type 'never'",
+    ],
+    [
+      "wrong options type",
+      `await api.context.get({}, { timeoutMs: "5" });`,
+      "Type 'string' is not assignable to type 'number'",
+    ],
+    [
+      "204 body is undefined",
+      `const x: string = await api.webhooks.delete({ webhookUuid: "w" }); void x;`,
+      "'undefined' is not assignable to type 'string'",
+    ],
   ] as const;
   const fileOf = (name: string) => `${name.replace(/\W+/g, "-")}.ts`;
   let diagnostics: string[] = [];
@@ -115,7 +134,11 @@ ${body}
     writeFileSync(join(dir, "ok.ts"), usage(ok));
     for (const [name, body] of bad) writeFileSync(join(dir, fileOf(name)), usage(`  ${body}`));
     // One program for every file: lib parsing dominates, so this is ~10x faster than one per case.
-    diagnostics = typecheck(readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => join(dir, f)));
+    diagnostics = typecheck(
+      readdirSync(dir)
+        .filter((f) => f.endsWith(".ts"))
+        .map((f) => join(dir, f)),
+    );
   });
 
   const of = (file: string) => diagnostics.filter((d) => d.includes(`/${file}:`));

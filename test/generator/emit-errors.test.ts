@@ -22,8 +22,19 @@ describe("parseApiError on the mini fixture's generated code (E1, E2, E5)", () =
   it.each([
     ["E1: field errors", { code: "validation_failed", ...base, details: { name: ["The name field is required."] } }],
     ["E2: empty details is []", { code: "validation_failed", ...base, details: [] }],
-    ["E2: request_id may be null", { code: "forbidden", message: "Support is available only to live credentials.", details: [], request_id: null }],
-    ["C11: limiter 429 details", { code: "rate_limit_exceeded", message: "API rate limit exceeded.", details: { retry_after: 42 }, request_id: "r" }],
+    [
+      "E2: request_id may be null",
+      { code: "forbidden", message: "Support is available only to live credentials.", details: [], request_id: null },
+    ],
+    [
+      "C11: limiter 429 details",
+      {
+        code: "rate_limit_exceeded",
+        message: "API rate limit exceeded.",
+        details: { retry_after: 42 },
+        request_id: "r",
+      },
+    ],
     ["extra future field is kept", { code: "forbidden", ...base, details: [], hint: "x" }],
   ])("%s → the same error object", (_name, error) => {
     const body = envelope(error);
@@ -35,7 +46,10 @@ describe("parseApiError on the mini fixture's generated code (E1, E2, E5)", () =
     ["null", null],
     ["a string (HTML page)", "<html><body>502 Bad Gateway</body></html>"],
     ["an array", [{ error: {} }]],
-    ["E5: router 405 message-only body", { message: "The POST method is not supported for route api/reseller/v1/context." }],
+    [
+      "E5: router 405 message-only body",
+      { message: "The POST method is not supported for route api/reseller/v1/context." },
+    ],
     ["error is not an object", { error: "rate_limit_exceeded" }],
     ["code missing", envelope({ ...base, details: [] })],
     ["code not a string", envelope({ code: 429, ...base, details: [] })],
@@ -44,11 +58,23 @@ describe("parseApiError on the mini fixture's generated code (E1, E2, E5)", () =
     ["request_id a number", envelope({ code: "forbidden", ...base, request_id: 1, details: [] })],
     ["E2: details null does not occur", envelope({ code: "forbidden", ...base, details: null })],
     ["forbidden with non-empty details", envelope({ code: "forbidden", ...base, details: ["x"] })],
-    ["validation_failed with non-array field errors", envelope({ code: "validation_failed", ...base, details: { name: "required" } })],
-    ["validation_failed with non-string messages", envelope({ code: "validation_failed", ...base, details: { name: [1] } })],
+    [
+      "validation_failed with non-array field errors",
+      envelope({ code: "validation_failed", ...base, details: { name: "required" } }),
+    ],
+    [
+      "validation_failed with non-string messages",
+      envelope({ code: "validation_failed", ...base, details: { name: [1] } }),
+    ],
     ["rate_limit_exceeded with [] details (a proxy)", envelope({ code: "rate_limit_exceeded", ...base, details: [] })],
-    ["rate_limit_exceeded with fractional retry_after", envelope({ code: "rate_limit_exceeded", ...base, details: { retry_after: 1.5 } })],
-    ["rate_limit_exceeded with string retry_after", envelope({ code: "rate_limit_exceeded", ...base, details: { retry_after: "42" } })],
+    [
+      "rate_limit_exceeded with fractional retry_after",
+      envelope({ code: "rate_limit_exceeded", ...base, details: { retry_after: 1.5 } }),
+    ],
+    [
+      "rate_limit_exceeded with string retry_after",
+      envelope({ code: "rate_limit_exceeded", ...base, details: { retry_after: "42" } }),
+    ],
     ["unknown code without message", envelope({ code: "payment_overdue", details: [], request_id: null })],
   ])("%s → undefined, never throws", (_name, body) => {
     expect(mini.parseApiError(body)).toBeUndefined();
@@ -62,7 +88,11 @@ describe("parseApiError on the mini fixture's generated code (E1, E2, E5)", () =
     expect(body.error).not.toHaveProperty("unknownCode"); // the input is not mutated
     expect(mini.isApiError(body)).toBe(false);
     if (!error) throw new Error("unreachable");
-    expect([mini.isForbidden(error), mini.isValidationFailed(error), mini.isRateLimitExceeded(error)]).toEqual([false, false, false]);
+    expect([mini.isForbidden(error), mini.isValidationFailed(error), mini.isRateLimitExceeded(error)]).toEqual([
+      false,
+      false,
+      false,
+    ]);
   });
 
   it("guards narrow by code and reject the fallback even if it carries a known code", () => {
@@ -74,7 +104,9 @@ describe("parseApiError on the mini fixture's generated code (E1, E2, E5)", () =
   });
 
   it("after excluding the fallback, switch (code) narrows the details type", () => {
-    const error = mini.parseApiError(envelope({ code: "validation_failed", ...base, details: { per_page: ["Too big."] } }));
+    const error = mini.parseApiError(
+      envelope({ code: "validation_failed", ...base, details: { per_page: ["Too big."] } }),
+    );
     if (!error || error.unknownCode) throw new Error("expected a known code");
     switch (error.code) {
       case "validation_failed":
@@ -87,15 +119,32 @@ describe("parseApiError on the mini fixture's generated code (E1, E2, E5)", () =
 });
 
 describe("emitErrors rejects specs it cannot read (given → want message)", () => {
-  const doc = (schemas: Json): Json => ({ openapi: "3.1.0", info: { title: "t", version: "1" }, paths: {}, components: { schemas } });
+  const doc = (schemas: Json): Json => ({
+    openapi: "3.1.0",
+    info: { title: "t", version: "1" },
+    paths: {},
+    components: { schemas },
+  });
   const member = (code: unknown) => ({ type: "object", required: ["code"], properties: { code } });
   it.each([
     ["no error schema", {}, "neither ErrorEnvelope nor ApiError is defined"],
-    ["envelope without error", { ErrorEnvelope: { type: "object", properties: {} } }, "ErrorEnvelope has no `error` property"],
+    [
+      "envelope without error",
+      { ErrorEnvelope: { type: "object", properties: {} } },
+      "ErrorEnvelope has no `error` property",
+    ],
     ["not a oneOf", { ApiError: { type: "object" } }, "must be a oneOf of one member per code"],
     ["member without a code", { ApiError: { oneOf: [member({ type: "string" })] } }, "cannot tell this member's code"],
-    ["duplicate code", { ApiError: { oneOf: [member({ const: "x" }), member({ const: "x" })] } }, "code x appears twice"],
-    ["discriminator on another property", { ApiError: { oneOf: [member({ const: "x" })], discriminator: { propertyName: "kind" } } }, "the discriminator must be `code`"],
+    [
+      "duplicate code",
+      { ApiError: { oneOf: [member({ const: "x" }), member({ const: "x" })] } },
+      "code x appears twice",
+    ],
+    [
+      "discriminator on another property",
+      { ApiError: { oneOf: [member({ const: "x" })], discriminator: { propertyName: "kind" } } },
+      "the discriminator must be `code`",
+    ],
   ] as const)("%s", (_name, schemas, message) => {
     expect(() => emitErrors(createSpec("inline.yaml", doc(schemas as Json)))).toThrow(message);
   });
@@ -128,6 +177,10 @@ describe("parseApiError on the edge fixture (closed objects, nested arrays, boun
   });
 
   it("the fallback needs only what every member shares (here: message)", () => {
-    expect(edge.parseApiError(envelope({ code: "gone", message: "m" }))).toEqual({ code: "gone", message: "m", unknownCode: true });
+    expect(edge.parseApiError(envelope({ code: "gone", message: "m" }))).toEqual({
+      code: "gone",
+      message: "m",
+      unknownCode: true,
+    });
   });
 });

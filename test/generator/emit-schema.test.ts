@@ -24,6 +24,8 @@ describe("emitSchema: spec → generated/schema.ts (openapi-typescript Node API)
       info: { title: "t", version: "1" },
       paths: { "/a": { get: { responses: { "200": { $ref: "#/components/responses/Nope" } } } } },
     });
-    await expect(emitSchema(broken)).rejects.toThrow("openapi-typescript: Can't resolve $ref at #/paths/~1a/get/responses/200");
+    await expect(emitSchema(broken)).rejects.toThrow(
+      "openapi-typescript: Can't resolve $ref at #/paths/~1a/get/responses/200",
+    );
   });
 });

@@ -59,7 +59,12 @@ describe("emitters in one process", () => {
       const [edge1, mini1, edge2, mini2] = specs.map((spec) => emit(spec));
       expect(edge2).toBe(edge1);
       expect(mini2).toBe(mini1);
-      expect(mini1).toBe(readFileSync(wantFile("mini", emit === emitOperations ? "operations.ts" : emit === emitErrors ? "errors.ts" : "client.ts"), "utf8"));
+      expect(mini1).toBe(
+        readFileSync(
+          wantFile("mini", emit === emitOperations ? "operations.ts" : emit === emitErrors ? "errors.ts" : "client.ts"),
+          "utf8",
+        ),
+      );
     }
   });
 });

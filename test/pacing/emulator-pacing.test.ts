@@ -60,12 +60,7 @@ function get(emu: Emulator, token: string, path = "/context"): Promise<Response>
 }
 
 /** One command: paced attempts of GET /context, repeating the same command after a 429 (C12). */
-async function pacedCommand(
-  w: World,
-  token: string,
-  keyId: string,
-  maxAttempts = 6,
-): Promise<number> {
+async function pacedCommand(w: World, token: string, keyId: string, maxAttempts = 6): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const ticket = await w.pacer.acquire(keyId);
     const sentAt = w.clock.now();
@@ -103,9 +98,16 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
     const res = await get(w.emu, w.key.token);
     const body = (await res.json()) as { data: { credential: { rate_limit_per_minute: number } } };
     w.pacer.learnLimit(w.key.public_key_id, body.data.credential.rate_limit_per_minute);
-    first.release({ receivedAt: w.clock.now(), status: res.status, limit: num(res, "x-ratelimit-limit"), remaining: num(res, "x-ratelimit-remaining") });
+    first.release({
+      receivedAt: w.clock.now(),
+      status: res.status,
+      limit: num(res, "x-ratelimit-limit"),
+      remaining: num(res, "x-ratelimit-remaining"),
+    });
     const net = { ...w, net: latency(20) }; // up to 20 ms each way (< the 25 ms guard)
-    const statuses = await Promise.all(Array.from({ length: 3 * L - 1 }, () => pacedCommand(net, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: 3 * L - 1 }, () => pacedCommand(net, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(served429(w.emu)).toBe(0);
     expect(w.log.filter((s) => s.status === 429)).toHaveLength(0);
@@ -122,7 +124,9 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
     // server's still-open window whenever a window opener was slower than the next one.
     const w = world({ pacerLimit: L });
     const net = { ...w, net: latency(20, 12345) };
-    const statuses = await Promise.all(Array.from({ length: 10 * L }, () => pacedCommand(net, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: 10 * L }, () => pacedCommand(net, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(served429(w.emu)).toBe(0);
   });
@@ -135,14 +139,18 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
     const t0 = w.clock.now();
     await pacedCommand(net, w.key.token, w.key.public_key_id);
     await w.clock.sleep(t0 + W - 15 - w.clock.now());
-    const statuses = await Promise.all(Array.from({ length: 2 * L }, () => pacedCommand(net, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: 2 * L }, () => pacedCommand(net, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(served429(w.emu)).toBe(0);
   });
 
   it("C10/I3: the limit is learned from X-RateLimit-Limit when it is lower than the assumed 120 — zero 429s", async () => {
     const w = world({ limit: 20 }); // pacer assumes 120 until the first answer
-    const statuses = await Promise.all(Array.from({ length: 60 }, () => pacedCommand(w, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: 60 }, () => pacedCommand(w, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(served429(w.emu)).toBe(0);
     expect(w.pacer.snapshot(w.key.public_key_id).limit).toBe(20);
@@ -167,20 +175,26 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
     const w = world();
     // Another client (no pacer) spends the whole window first.
     for (let i = 0; i < L; i++) expect((await get(w.emu, w.key.token)).status).toBe(200);
-    const statuses = await Promise.all(Array.from({ length: L }, () => pacedCommand(w, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: L }, () => pacedCommand(w, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     const limited = w.log.filter((s) => s.status === 429);
     expect(limited).toHaveLength(1); // the pause held back every queued request of the key
     const hit = limited[0];
     const resumeAt = hit.receivedAt + Number(hit.retryAfter) * 1000;
     expect(w.log.filter((s) => s.sentAt > hit.receivedAt && s.sentAt < resumeAt)).toHaveLength(0);
-    expect(w.events.filter((e) => e.type === "pause")).toMatchObject([{ reason: "retry-after", retryAfterMs: Number(hit.retryAfter) * 1000 }]);
+    expect(w.events.filter((e) => e.type === "pause")).toMatchObject([
+      { reason: "retry-after", retryAfterMs: Number(hit.retryAfter) * 1000 },
+    ]);
   });
 
   it("C12: Retry-After: 0 (fault retry_after_zero) pauses the whole key for ≥ the floor — no busy loop", async () => {
     const w = world({ random: () => 0 });
     w.emu.control.addFault({ method: "GET", path: "/context", kind: "retry_after_zero", times: 3 });
-    const statuses = await Promise.all(Array.from({ length: 8 }, () => pacedCommand(w, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: 8 }, () => pacedCommand(w, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     const limited = w.log.filter((s) => s.status === 429);
     expect(limited).toHaveLength(3);
@@ -188,13 +202,17 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
       expect(hit.retryAfter).toBe("0");
       expect(w.log.filter((s) => s.sentAt > hit.receivedAt && s.sentAt < hit.receivedAt + 250)).toHaveLength(0);
     }
-    expect(w.events.filter((e) => e.type === "pause").every((e) => e.type === "pause" && e.reason === "retry-after-zero")).toBe(true);
+    expect(
+      w.events.filter((e) => e.type === "pause").every((e) => e.type === "pause" && e.reason === "retry-after-zero"),
+    ).toBe(true);
   });
 
   it("C12: a limiter 429 without Retry-After (fault rate_limit_no_header) backs off exponentially for the whole key", async () => {
     const w = world({ random: () => 0.5 });
     w.emu.control.addFault({ method: "GET", path: "/context", kind: "rate_limit_no_header", times: 2 });
-    const statuses = await Promise.all(Array.from({ length: 5 }, () => pacedCommand(w, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, () => pacedCommand(w, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     const limited = w.log.filter((s) => s.status === 429);
     expect(limited).toHaveLength(2);
@@ -213,7 +231,9 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
   it("C12: a proxy's 429 with an HTTP-date Retry-After (fault proxy_429_date) pauses until that date", async () => {
     const w = world({ random: () => 0 });
     w.emu.control.addFault({ method: "GET", path: "/context", kind: "proxy_429_date", retry_after_seconds: 4 });
-    const statuses = await Promise.all(Array.from({ length: 5 }, () => pacedCommand(w, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: 5 }, () => pacedCommand(w, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     const limited = w.log.filter((s) => s.status === 429);
     expect(limited).toHaveLength(1);
@@ -226,7 +246,9 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
   it("C6: the 429 spent no quota — after the pause all L commands fit into one fresh window", async () => {
     const w = world();
     w.emu.control.addFault({ method: "GET", path: "/context", kind: "retry_after_zero", times: 1 });
-    const statuses = await Promise.all(Array.from({ length: L }, () => pacedCommand(w, w.key.token, w.key.public_key_id)));
+    const statuses = await Promise.all(
+      Array.from({ length: L }, () => pacedCommand(w, w.key.token, w.key.public_key_id)),
+    );
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(served429(w.emu)).toBe(1);
     const ok = w.log.filter((s) => s.status === 200).map((s) => s.sentAt);

@@ -170,7 +170,9 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     expect(gaps[0]).toBeGreaterThanOrEqual(250);
     expect(gaps[1]).toBeGreaterThanOrEqual(500); // repeated 0 escalates like backoff
     expect(gaps[2]).toBeGreaterThanOrEqual(1000);
-    expect(events.filter((e) => e.type === "pause").every((e) => e.type === "pause" && e.reason === "retry-after-zero")).toBe(true);
+    expect(
+      events.filter((e) => e.type === "pause").every((e) => e.type === "pause" && e.reason === "retry-after-zero"),
+    ).toBe(true);
   });
 
   it("C12: a 429 without Retry-After (proxy) pauses with bounded exponential backoff", async () => {

@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import {
-  MAX_RETRY_AFTER_MS,
-  backoffDelay,
-  parseHttpDate,
-  parseRetryAfter,
-  pauseAfter429,
-} from "../../pacing";
+import { MAX_RETRY_AFTER_MS, backoffDelay, parseHttpDate, parseRetryAfter, pauseAfter429 } from "../../pacing";
 
 const NOW = Date.UTC(2026, 9, 5, 9, 0, 0); // 2026-10-05T09:00:00Z, a Monday
 
@@ -77,14 +71,18 @@ describe("parseRetryAfter (C11, C12, RFC 9110 §10.2.3)", () => {
 
   it("C12: parseRetryAfter never throws and stays within [0, MAX] for any string", () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.stringMatching(/^[0-9]{0,30}$/), fc.constantFrom("0", "-1")), fc.integer(), (v, now) => {
-        const r = parseRetryAfter(v, now);
-        if (r !== null) {
-          expect(r.ms).toBeGreaterThanOrEqual(0);
-          expect(r.ms).toBeLessThanOrEqual(MAX_RETRY_AFTER_MS);
-          expect(Number.isFinite(r.ms)).toBe(true);
-        }
-      }),
+      fc.property(
+        fc.oneof(fc.string(), fc.stringMatching(/^[0-9]{0,30}$/), fc.constantFrom("0", "-1")),
+        fc.integer(),
+        (v, now) => {
+          const r = parseRetryAfter(v, now);
+          if (r !== null) {
+            expect(r.ms).toBeGreaterThanOrEqual(0);
+            expect(r.ms).toBeLessThanOrEqual(MAX_RETRY_AFTER_MS);
+            expect(Number.isFinite(r.ms)).toBe(true);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -123,7 +123,13 @@ export type PlanItem =
   | { key: string; op: "webhook"; body: { url: string; events: string[] } };
 
 /** A seeded mix of renews (one per domain: I6 lock), orders (unique external_id) and nameserver changes. */
-export function buildPlan(emulator: Emulator, token: string, count: number, random: () => number, tag: string): PlanItem[] {
+export function buildPlan(
+  emulator: Emulator,
+  token: string,
+  count: number,
+  random: () => number,
+  tag: string,
+): PlanItem[] {
   const plan: PlanItem[] = [];
   // Each reseller starts with 1,000,000.00 KZT; a .com.kz year costs 3,500.00. Keep the paid share
   // (renews + orders) within ~800,000 so no command is refused for the balance.
@@ -145,7 +151,12 @@ export function buildPlan(emulator: Emulator, token: string, count: number, rand
       });
     } else {
       const d = emulator.control.createDomain({ token, name: `${tag}-n${i}.kz` });
-      plan.push({ key, op: "ns", domainUuid: d.uuid, body: { nameservers: [`ns1.${tag}${i}.kz`, `ns2.${tag}${i}.kz`] } });
+      plan.push({
+        key,
+        op: "ns",
+        domainUuid: d.uuid,
+        body: { nameservers: [`ns1.${tag}${i}.kz`, `ns2.${tag}${i}.kz`] },
+      });
     }
   }
   return plan;
@@ -282,7 +293,8 @@ export async function checkInvariants(input: {
     }
     states.set(p.key, r.state);
     byState[r.state] = (byState[r.state] ?? 0) + 1;
-    if (!TERMINAL_STATES.includes(r.state) && r.state !== "needs_manual_check") open.push({ key: p.key, state: r.state });
+    if (!TERMINAL_STATES.includes(r.state) && r.state !== "needs_manual_check")
+      open.push({ key: p.key, state: r.state });
   }
   await journal.close();
 
@@ -306,7 +318,9 @@ export async function checkInvariants(input: {
     const res = await rec.emulator.fetch(url, { headers: { authorization: `Bearer ${input.token}` } });
     const body = (await res.json()) as { data: { external_id: string }[]; meta: { next_cursor: string | null } };
     for (const o of body.data) orders.set(o.external_id, (orders.get(o.external_id) ?? 0) + 1);
-    url = body.meta.next_cursor ? `${rec.baseUrl}/orders?per_page=100&cursor=${encodeURIComponent(body.meta.next_cursor)}` : null;
+    url = body.meta.next_cursor
+      ? `${rec.baseUrl}/orders?per_page=100&cursor=${encodeURIComponent(body.meta.next_cursor)}`
+      : null;
   }
   const duplicateOrders = [...orders].filter(([, n]) => n > 1).map(([k]) => k);
 
@@ -341,7 +355,9 @@ export async function checkInvariants(input: {
   for (const r of limited) {
     const until = deadlineOf(r);
     if (until === null || !r.key) continue;
-    earlySameKey += rec.log.filter((x) => x.key === r.key && x.arrivedAt > r.respondedAt! && x.arrivedAt < until).length;
+    earlySameKey += rec.log.filter(
+      (x) => x.key === r.key && x.arrivedAt > r.respondedAt! && x.arrivedAt < until,
+    ).length;
   }
   const dispatch = readDispatchLog(input.dispatchLog);
   const sends = dispatch.filter((d) => d.e === "send");
@@ -351,7 +367,8 @@ export async function checkInvariants(input: {
     const parsed = parseRetryAfter(r.ra ?? null, r.t);
     if (!parsed) continue;
     const until = r.t + parsed.ms;
-    for (const s of sends) if (s.t > r.t && s.t < until) earlyAfter429.push({ requestId: s.rid, early_ms: until - s.t });
+    for (const s of sends)
+      if (s.t > r.t && s.t < until) earlyAfter429.push({ requestId: s.rid, early_ms: until - s.t });
   }
   // Across a restart the new process cannot know the old one's 429 from memory: check the server side too.
   for (const r of limited) {
@@ -363,7 +380,8 @@ export async function checkInvariants(input: {
       if (x.arrivedAt <= knownAt || x.arrivedAt >= until) continue;
       const sent = dispatch.find((d) => d.e === "send" && d.rid === x.requestId);
       if (sent && sent.t <= knownAt) continue; // already in flight
-      if (!earlyAfter429.some((e) => e.requestId === x.requestId)) earlyAfter429.push({ requestId: x.requestId, early_ms: until - x.arrivedAt });
+      if (!earlyAfter429.some((e) => e.requestId === x.requestId))
+        earlyAfter429.push({ requestId: x.requestId, early_ms: until - x.arrivedAt });
     }
   }
 
@@ -384,7 +402,12 @@ export async function checkInvariants(input: {
     count429: limited.length,
     earlyAfter429,
     earlySameKey,
-    secretsInJournal: scanSecrets(input.journalFile, rec.emulator, input.token, await issuedAuthCodes(rec.emulator, input.token)),
+    secretsInJournal: scanSecrets(
+      input.journalFile,
+      rec.emulator,
+      input.token,
+      await issuedAuthCodes(rec.emulator, input.token),
+    ),
   };
 }
 
@@ -402,7 +425,8 @@ function scanSecrets(journalFile: string, emulator: Emulator, token: string, aut
   for (const file of [journalFile, `${journalFile}-wal`, `${journalFile}-shm`]) {
     if (!existsSync(file)) continue;
     const bytes = readFileSync(file).toString("latin1");
-    for (const s of secrets) if (s.length >= 8 && bytes.includes(s)) found.push(`${file.split("/").pop()}: ${s.slice(0, 6)}…`);
+    for (const s of secrets)
+      if (s.length >= 8 && bytes.includes(s)) found.push(`${file.split("/").pop()}: ${s.slice(0, 6)}…`);
   }
   return found;
 }
@@ -441,7 +465,13 @@ export function writePlan(file: string, plan: PlanItem[]): void {
 export function invariantFailures(inv: Invariants): string[] {
   const f: string[] = [];
   if (inv.lost.length) f.push(`lost commands: ${inv.lost.length}`);
-  if (inv.open.length) f.push(`open commands: ${inv.open.length} (${inv.open.slice(0, 3).map((o) => `${o.key}:${o.state}`).join(", ")})`);
+  if (inv.open.length)
+    f.push(
+      `open commands: ${inv.open.length} (${inv.open
+        .slice(0, 3)
+        .map((o) => `${o.key}:${o.state}`)
+        .join(", ")})`,
+    );
   if (inv.duplicateEffects.length) f.push(`duplicate effects: ${inv.duplicateEffects.join(", ")}`);
   if (inv.foreignEffects) f.push(`effects under unplanned keys: ${inv.foreignEffects}`);
   if (inv.duplicateOrders.length) f.push(`duplicate orders: ${inv.duplicateOrders.join(", ")}`);

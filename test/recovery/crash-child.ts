@@ -16,7 +16,8 @@ const cfg = JSON.parse(process.argv[2]) as Omit<ChildConfig, "token">;
 const token = process.env.RESELLER_TOKEN;
 if (!token) throw new Error("RESELLER_TOKEN is not set");
 const plan = JSON.parse(readFileSync(cfg.plan, "utf8")) as PlanItem[];
-const log = (line: Record<string, unknown>) => appendFileSync(cfg.log, JSON.stringify({ ...line, pid: process.pid }) + "\n");
+const log = (line: Record<string, unknown>) =>
+  appendFileSync(cfg.log, JSON.stringify({ ...line, pid: process.pid }) + "\n");
 
 const journal = createSqliteJournal({ filename: cfg.journal });
 const client = createResellerClient({

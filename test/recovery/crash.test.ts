@@ -24,7 +24,10 @@ import {
 let rec: RecordingEmulator;
 const dirs: string[] = [];
 beforeAll(async () => {
-  rec = await startRecordingEmulator({ operationPolicy: { pendingMs: 100, processingMs: 100 }, defaultRateLimit: 10_000 });
+  rec = await startRecordingEmulator({
+    operationPolicy: { pendingMs: 100, processingMs: 100 },
+    defaultRateLimit: 10_000,
+  });
 });
 afterAll(async () => {
   await rec?.close();
@@ -76,7 +79,15 @@ describe("crash: SIGKILL at seeded points, recover() in a new process", () => {
         rec.emulator.control.addFault({ method: "*", path: "*", kind: "reset_after", times: 3, probability: 0.2 });
         rec.emulator.control.addFault({ method: "*", path: "*", kind: "error_500_after", times: 3, probability: 0.2 });
       }
-      const cfg = { baseUrl: rec.baseUrl, token: key.token, ...files, windowMs: 60_000, limit: 10_000, workers: 4, timeoutMs: 800 };
+      const cfg = {
+        baseUrl: rec.baseUrl,
+        token: key.token,
+        ...files,
+        windowMs: 60_000,
+        limit: 10_000,
+        workers: 4,
+        timeoutMs: 800,
+      };
 
       // Run 1: killed at the chosen point.
       const first = spawnChild(cfg);

@@ -262,7 +262,9 @@ describe("recover(): other states", () => {
     await crashed(h, journal, orderCrash("lock-b", { createdAt: h.clock.now() - 25 * 3_600_000 }));
     const client = h.makeClient({ journal });
     await client.recover();
-    const again = await client.orders.create({ body: { external_id: "lock-a-2", action: "register", domain: "lock-a.kz", period: 1 } });
+    const again = await client.orders.create({
+      body: { external_id: "lock-a-2", action: "register", domain: "lock-a.kz", period: 1 },
+    });
     expect(again.kind).toBe("succeeded"); // the lock of lock-a.kz was released (the domain is then taken server-side)
     await expect(
       client.orders.create({ body: { external_id: "lock-b-2", action: "register", domain: "lock-b.kz", period: 1 } }),
@@ -299,7 +301,9 @@ describe("recover(): other states", () => {
     await journal.addAttempt(c.id, { at: h.clock.now(), delayMs: 0, status: 429, errorCode: "rate_limit_exceeded" });
     const crashAt = h.clock.now();
     const events: string[] = [];
-    await h.makeClient({ journal, pacing: { windowMs: 60_000, initialLimit: 10_000 } }).recover({ onEvent: (e) => events.push(e.type) });
+    await h
+      .makeClient({ journal, pacing: { windowMs: 60_000, initialLimit: 10_000 } })
+      .recover({ onEvent: (e) => events.push(e.type) });
     const firstRequest = h.captured[0];
     expect(firstRequest.at).toBeGreaterThanOrEqual(crashAt + 60_000);
     expect(events).toContain("recovery-pause");
@@ -326,7 +330,12 @@ describe("recover(): other states", () => {
     journals.push(other);
     for (let i = 0; i < 6; i++) {
       const d = h.emulator.control.createDomain({ token: h.token, name: `race${i}.kz` });
-      await crashed(h, journal, { ...renewCrash(h), path: `/domains/${d.uuid}/renew`, lockKey: `domain:${d.uuid}`, delivered: i % 2 === 0 });
+      await crashed(h, journal, {
+        ...renewCrash(h),
+        path: `/domains/${d.uuid}/renew`,
+        lockKey: `domain:${d.uuid}`,
+        delivered: i % 2 === 0,
+      });
     }
     const [a, b] = await Promise.all([h.makeClient({ journal }).recover(), h.makeClient({ journal: other }).recover()]);
     const handled = [...a.stillPending, ...a.resolved, ...b.stillPending, ...b.resolved].map((t) => t.commandId);

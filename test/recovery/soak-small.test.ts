@@ -8,7 +8,9 @@ import { runSoak } from "../../bench/soak";
 describe("soak (small)", () => {
   it("G1/I4/I5/D3/C12/H2: 150 commands, faults of every kind, one SIGKILL/restart → every invariant holds", async () => {
     const result = await runSoak({ commands: 150, killCycles: 1, seed: 4242, maxMs: 150_000 });
-    expect(result.failures, JSON.stringify({ states: result.invariants.byState, fired: result.faultsFired })).toEqual([]);
+    expect(result.failures, JSON.stringify({ states: result.invariants.byState, fired: result.faultsFired })).toEqual(
+      [],
+    );
     expect(result.kills.length).toBe(1);
     expect(result.invariants.recorded).toBe(150);
     expect(result.faultShare).toBeGreaterThanOrEqual(0.2);

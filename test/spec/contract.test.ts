@@ -1,6 +1,17 @@
 // Contract facts of spec/openapi.yaml, checked against the agreed table (notes/shapes.md) and rule IDs.
 import { describe, expect, it } from "vitest";
-import { WRITE_METHODS, deref, mediaExamples, opById, ops, params, responses, spec, type Node, type Op } from "./spec-doc";
+import {
+  WRITE_METHODS,
+  deref,
+  mediaExamples,
+  opById,
+  ops,
+  params,
+  responses,
+  spec,
+  type Node,
+  type Op,
+} from "./spec-doc";
 
 type Row = [id: string, method: string, path: string, scopes: string[], success: number[]];
 const TABLE: Row[] = [
@@ -68,7 +79,8 @@ const NO_BODY_WRITES = ["domains.sync", "webhooks.test", "webhooks.rotateSecret"
 const isWrite = (o: Op) => WRITE_METHODS.has(o.method);
 const successCodes = (o: Op) => Object.keys(o.op.responses).filter((s) => /^2\d\d$/.test(s));
 const refName = (node: Node) => (typeof node?.$ref === "string" ? node.$ref.split("/").pop() : undefined);
-const idemRef = (o: Op) => (o.op.parameters ?? []).filter((p: Node) => p.$ref === "#/components/parameters/IdempotencyKey");
+const idemRef = (o: Op) =>
+  (o.op.parameters ?? []).filter((p: Node) => p.$ref === "#/components/parameters/IdempotencyKey");
 const header = (name: string) => (p: Node) => p.in === "header" && p.name.toLowerCase() === name.toLowerCase();
 const envelopeJson = (resp: Node) => resp.content?.["application/json"]?.schema?.$ref;
 
@@ -136,7 +148,12 @@ describe("transport and credentials (A1–A4)", () => {
 
 describe("live-only resources (B1–B3)", () => {
   it("B1/B3: x-live-only is set exactly on balance, ledger and the four ticket operations", () => {
-    expect(ops.filter((o) => o.op["x-live-only"] === true).map((o) => o.id).sort()).toEqual([...LIVE_ONLY].sort());
+    expect(
+      ops
+        .filter((o) => o.op["x-live-only"] === true)
+        .map((o) => o.id)
+        .sort(),
+    ).toEqual([...LIVE_ONLY].sort());
     for (const o of ops) expect([undefined, true], o.id).toContain(o.op["x-live-only"]);
   });
 
@@ -160,7 +177,8 @@ describe("live-only resources (B1–B3)", () => {
   });
 
   it("B3: balance and ledger document the live-only 403", () => {
-    for (const id of ["balance.get", "ledger.list"]) expect(refName(opById(id).op.responses["403"])).toBe("FinanceLiveOnly");
+    for (const id of ["balance.get", "ledger.list"])
+      expect(refName(opById(id).op.responses["403"])).toBe("FinanceLiveOnly");
   });
 });
 
@@ -169,7 +187,9 @@ describe("rate limit headers (C10–C12)", () => {
     for (const o of ops)
       for (const code of successCodes(o)) {
         const h = Object.keys(responses(o)[code].headers ?? {});
-        expect(h, `${o.id} ${code}`).toEqual(expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-Request-ID"]));
+        expect(h, `${o.id} ${code}`).toEqual(
+          expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-Request-ID"]),
+        );
         expect(h, `${o.id} ${code}`).not.toContain("Retry-After");
       }
     expect(spec.components.headers.XRateLimitRemaining.description).toMatch(/snapshot/);
@@ -188,13 +208,22 @@ describe("rate limit headers (C10–C12)", () => {
     expect(retryAfter.description).toMatch(/HTTP-date/);
     const example = mediaExamples(deref(spec.components.responses.RateLimited).content["application/json"]);
     expect(example).toContainEqual({
-      error: { code: "rate_limit_exceeded", message: "API rate limit exceeded.", details: { retry_after: 42 }, request_id: "11111111-1111-4111-8111-111111111111" },
+      error: {
+        code: "rate_limit_exceeded",
+        message: "API rate limit exceeded.",
+        details: { retry_after: 42 },
+        request_id: "11111111-1111-4111-8111-111111111111",
+      },
     });
   });
 
   it("C11: the API's other error responses that pass the limiter carry the limiter headers", () => {
     for (const name of ["Forbidden", "NotFound", "Conflict", "ValidationFailed", "InternalError"])
-      expect(Object.keys(spec.components.responses[name].headers), name).toEqual(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-Request-ID"]);
+      expect(Object.keys(spec.components.responses[name].headers), name).toEqual([
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-Request-ID",
+      ]);
   });
 
   it("C3/C5: info describes the fixed window from the first counted request and what counts", () => {
@@ -280,9 +309,16 @@ describe("errors (E1–E6)", () => {
     const api = spec.components.schemas.ApiError;
     expect(api.discriminator.propertyName).toBe("code");
     const mapping: Record<string, string> = api.discriminator.mapping;
-    expect(Object.keys(mapping).sort()).toEqual(
-      ["conflict", "forbidden", "internal_error", "rate_limit_exceeded", "request_failed", "resource_not_found", "unauthenticated", "validation_failed"],
-    );
+    expect(Object.keys(mapping).sort()).toEqual([
+      "conflict",
+      "forbidden",
+      "internal_error",
+      "rate_limit_exceeded",
+      "request_failed",
+      "resource_not_found",
+      "unauthenticated",
+      "validation_failed",
+    ]);
     expect(api.oneOf.map((s: Node) => s.$ref).sort()).toEqual(Object.values(mapping).sort());
     for (const [code, target] of Object.entries(mapping)) {
       const variant = deref({ $ref: target });
@@ -290,34 +326,56 @@ describe("errors (E1–E6)", () => {
       expect(variant.required).toEqual(["code", "message", "details", "request_id"]);
       expect(variant.properties.request_id.type).toEqual(["string", "null"]);
       const details = variant.properties.details;
-      if (code === "validation_failed") expect(details.oneOf.map((s: Node) => s.$ref)).toEqual(["#/components/schemas/FieldErrors", "#/components/schemas/EmptyDetails"]);
+      if (code === "validation_failed")
+        expect(details.oneOf.map((s: Node) => s.$ref)).toEqual([
+          "#/components/schemas/FieldErrors",
+          "#/components/schemas/EmptyDetails",
+        ]);
       else if (code === "rate_limit_exceeded") expect(details.$ref).toBe("#/components/schemas/RateLimitDetails");
       else expect(details.$ref, code).toBe("#/components/schemas/EmptyDetails");
     }
     expect(spec.components.schemas.EmptyDetails).toMatchObject({ type: "array", maxItems: 0 });
-    expect(spec.components.schemas.FieldErrors.additionalProperties).toMatchObject({ type: "array", items: { type: "string" } });
+    expect(spec.components.schemas.FieldErrors.additionalProperties).toMatchObject({
+      type: "array",
+      items: { type: "string" },
+    });
     expect(spec.components.schemas.RateLimitDetails.properties.retry_after.type).toBe("integer");
   });
 
   it("E4/E5: the router's 405 is message-only JSON; proxies' 502/503 may be HTML", () => {
     expect(refName(opById("context.get").op.responses["405"])).toBe("MethodNotAllowed");
-    expect(spec.components.responses.MethodNotAllowed.content["application/json"].schema.$ref).toBe("#/components/schemas/RouterMessage");
+    expect(spec.components.responses.MethodNotAllowed.content["application/json"].schema.$ref).toBe(
+      "#/components/schemas/RouterMessage",
+    );
     expect(spec.components.schemas.RouterMessage.required).toEqual(["message"]);
-    for (const name of ["BadGateway", "ServiceUnavailable"]) expect(Object.keys(spec.components.responses[name].content)).toContain("text/html");
+    for (const name of ["BadGateway", "ServiceUnavailable"])
+      expect(Object.keys(spec.components.responses[name].content)).toContain("text/html");
   });
 
   it("E6: every operation takes X-Request-ID, X-Language, X-Locale and Accept-Language", () => {
     for (const o of ops) {
-      const names = params(o).filter((p) => p.in === "header").map((p) => p.name);
-      expect(names, o.id).toEqual(expect.arrayContaining(["X-Request-ID", "X-Language", "X-Locale", "Accept-Language"]));
+      const names = params(o)
+        .filter((p) => p.in === "header")
+        .map((p) => p.name);
+      expect(names, o.id).toEqual(
+        expect.arrayContaining(["X-Request-ID", "X-Language", "X-Locale", "Accept-Language"]),
+      );
     }
   });
 });
 
 describe("asynchronous operations (F1–F5)", () => {
   it("F1: x-async-operation is set exactly on renew, sync and setNameservers, which answer 202 with an Operation", () => {
-    expect(ops.filter((o) => o.op["x-async-operation"] === true).map((o) => o.id).sort()).toEqual([...ASYNC].sort());
-    for (const id of ASYNC) expect(opById(id).op.responses["202"].content["application/json"].schema.$ref).toBe("#/components/schemas/OperationResponse");
+    expect(
+      ops
+        .filter((o) => o.op["x-async-operation"] === true)
+        .map((o) => o.id)
+        .sort(),
+    ).toEqual([...ASYNC].sort());
+    for (const id of ASYNC)
+      expect(opById(id).op.responses["202"].content["application/json"].schema.$ref).toBe(
+        "#/components/schemas/OperationResponse",
+      );
   });
 
   it("F3: Operation.status is an open string with the known values documented, not a closed enum", () => {
@@ -330,7 +388,12 @@ describe("asynchronous operations (F1–F5)", () => {
 
   it("E3/F2: Operation.error is a nullable {code,message}; next_check_at and completed_at are nullable", () => {
     const props = spec.components.schemas.Operation.properties;
-    expect(props.error.anyOf).toEqual(expect.arrayContaining([{ $ref: "#/components/schemas/OperationError" }, expect.objectContaining({ type: "null" })]));
+    expect(props.error.anyOf).toEqual(
+      expect.arrayContaining([
+        { $ref: "#/components/schemas/OperationError" },
+        expect.objectContaining({ type: "null" }),
+      ]),
+    );
     expect(Object.keys(spec.components.schemas.OperationError.properties)).toEqual(["code", "message"]);
     expect(props.next_check_at.type).toEqual(["string", "null"]);
     expect(props.completed_at.type).toEqual(["string", "null"]);
@@ -357,7 +420,11 @@ describe("asynchronous operations (F1–F5)", () => {
   });
 
   it("F5: orders.list filters by external_id; operations.list by domain_uuid and status", () => {
-    const query = (id: string) => params(opById(id)).filter((p) => p.in === "query").map((p) => p.name).sort();
+    const query = (id: string) =>
+      params(opById(id))
+        .filter((p) => p.in === "query")
+        .map((p) => p.name)
+        .sort();
     expect(query("orders.list")).toEqual(["cursor", "external_id", "per_page"]);
     expect(query("operations.list")).toEqual(["cursor", "domain_uuid", "per_page", "status"]);
   });
@@ -365,20 +432,28 @@ describe("asynchronous operations (F1–F5)", () => {
 
 describe("pagination (H1) and secrets (H2)", () => {
   it("H1: list operations carry x-pagination and take cursor and per_page (1..100, default 25)", () => {
-    expect(Object.fromEntries(ops.filter((o) => o.op["x-pagination"]).map((o) => [o.id, o.op["x-pagination"]]))).toEqual(PAGINATION);
+    expect(
+      Object.fromEntries(ops.filter((o) => o.op["x-pagination"]).map((o) => [o.id, o.op["x-pagination"]])),
+    ).toEqual(PAGINATION);
     for (const id of Object.keys(PAGINATION)) {
       const ps = params(opById(id));
       const perPage = ps.find((p) => p.name === "per_page");
       expect(perPage.schema, id).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 25 });
       expect(ps.find((p) => p.name === "cursor")?.schema.type, id).toBe("string");
     }
-    for (const o of ops.filter((o) => !o.op["x-pagination"])) expect(params(o).some((p) => p.name === "per_page"), o.id).toBe(false);
+    for (const o of ops.filter((o) => !o.op["x-pagination"]))
+      expect(
+        params(o).some((p) => p.name === "per_page"),
+        o.id,
+      ).toBe(false);
   });
 
   it("H1: links lists have links+meta; the webhook list has only data and meta", () => {
     for (const [id, kind] of Object.entries(PAGINATION)) {
       const body = deref(opById(id).op.responses["200"].content["application/json"].schema);
-      expect(Object.keys(body.properties).sort(), id).toEqual(kind === "links" ? ["data", "links", "meta"] : ["data", "meta"]);
+      expect(Object.keys(body.properties).sort(), id).toEqual(
+        kind === "links" ? ["data", "links", "meta"] : ["data", "meta"],
+      );
     }
     const meta = spec.components.schemas.PaginationMeta;
     expect(Object.keys(meta.properties).sort()).toEqual(["next_cursor", "per_page"]);
@@ -387,14 +462,26 @@ describe("pagination (H1) and secrets (H2)", () => {
   });
 
   it("H2/D9: x-sensitive-fields names signing_secret and auth_code where they are returned", () => {
-    expect(Object.fromEntries(ops.filter((o) => o.op["x-sensitive-fields"]).map((o) => [o.id, o.op["x-sensitive-fields"]]))).toEqual(SENSITIVE);
+    expect(
+      Object.fromEntries(ops.filter((o) => o.op["x-sensitive-fields"]).map((o) => [o.id, o.op["x-sensitive-fields"]])),
+    ).toEqual(SENSITIVE);
   });
 });
 
 describe("documentation (J2)", () => {
   it("J2: every operation has a summary, a description and a tag that is declared with a description", () => {
     const tags = new Map((spec.tags as Node[]).map((t) => [t.name, t.description]));
-    expect([...tags.keys()].sort()).toEqual(["balance", "context", "domains", "ledger", "operations", "orders", "quotes", "tickets", "webhooks"]);
+    expect([...tags.keys()].sort()).toEqual([
+      "balance",
+      "context",
+      "domains",
+      "ledger",
+      "operations",
+      "orders",
+      "quotes",
+      "tickets",
+      "webhooks",
+    ]);
     for (const o of ops) {
       expect(o.op.summary, o.id).toBeTruthy();
       expect(o.op.description?.length, o.id).toBeGreaterThan(20);
@@ -412,29 +499,84 @@ describe("documentation (J2)", () => {
         walkSchema(v, `${at}.properties.${k}`);
       }
       if (s.items) walkSchema(s.items, `${at}.items`);
-      for (const key of ["oneOf", "anyOf", "allOf"]) (s[key] ?? []).forEach((x: Node, i: number) => walkSchema(x, `${at}.${key}[${i}]`));
+      for (const key of ["oneOf", "anyOf", "allOf"])
+        (s[key] ?? []).forEach((x: Node, i: number) => walkSchema(x, `${at}.${key}[${i}]`));
     };
     for (const [name, s] of Object.entries(spec.components.schemas as Record<string, Node>)) walkSchema(s, name);
     for (const kind of ["parameters", "headers", "responses"])
-      for (const [name, v] of Object.entries(spec.components[kind] as Record<string, Node>)) if (!v.description) missing.push(`${kind}.${name}`);
+      for (const [name, v] of Object.entries(spec.components[kind] as Record<string, Node>))
+        if (!v.description) missing.push(`${kind}.${name}`);
     expect(missing).toEqual([]);
   });
 
   it("J2: every operation has realistic examples (request body, success body, or path parameter for 204)", () => {
     for (const o of ops) {
-      if (o.op.requestBody) expect(mediaExamples(o.op.requestBody.content["application/json"]).length, `${o.id} request`).toBeGreaterThan(0);
+      if (o.op.requestBody)
+        expect(mediaExamples(o.op.requestBody.content["application/json"]).length, `${o.id} request`).toBeGreaterThan(
+          0,
+        );
       for (const code of successCodes(o)) {
         const media = responses(o)[code].content?.["application/json"];
         if (media) expect(mediaExamples(media).length, `${o.id} ${code}`).toBeGreaterThan(0);
         else expect(code, o.id).toBe("204");
       }
-      if (o.id === "webhooks.delete") expect(params(o).find((p) => p.in === "path").example).toBe("44444444-4444-4444-8444-444444444444");
+      if (o.id === "webhooks.delete")
+        expect(params(o).find((p) => p.in === "path").example).toBe("44444444-4444-4444-8444-444444444444");
     }
   });
 
   it("A7/A8/C1–C12/D1–D9/E4/E6/F1–F5/H1: info.description covers the rough edges by rule ID", () => {
     const d: string = spec.info.description;
-    for (const id of ["A1", "A3", "A4", "A5", "A6", "A7", "A8", "A9", "B1", "B2", "B3", "B4", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "C10", "C11", "C12", "D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8", "D9", "E1", "E2", "E3", "E4", "E5", "E6", "F1", "F3", "F4", "F5", "H1", "H2", "H3", "J1", "J3"])
+    for (const id of [
+      "A1",
+      "A3",
+      "A4",
+      "A5",
+      "A6",
+      "A7",
+      "A8",
+      "A9",
+      "B1",
+      "B2",
+      "B3",
+      "B4",
+      "C1",
+      "C2",
+      "C3",
+      "C4",
+      "C5",
+      "C6",
+      "C7",
+      "C8",
+      "C9",
+      "C10",
+      "C11",
+      "C12",
+      "D1",
+      "D2",
+      "D3",
+      "D4",
+      "D5",
+      "D6",
+      "D7",
+      "D8",
+      "D9",
+      "E1",
+      "E2",
+      "E3",
+      "E4",
+      "E5",
+      "E6",
+      "F1",
+      "F3",
+      "F4",
+      "F5",
+      "H1",
+      "H2",
+      "H3",
+      "J1",
+      "J3",
+    ])
       expect(d, id).toMatch(new RegExp(`\\b${id}\\b`));
     expect(d).toMatch(/even `POST \/domains\/check`/);
     expect(d).toMatch(/reveals nothing about its owner/);

@@ -58,7 +58,8 @@ async function lint(files: string[]): Promise<Report[]> {
     return { stdout: e.stdout, stderr: e.stderr ?? "" };
   });
   const reports = splitJsonObjects(result.stdout);
-  if (reports.length !== files.length) throw new Error(`expected ${files.length} reports, got ${reports.length}: ${result.stderr}`);
+  if (reports.length !== files.length)
+    throw new Error(`expected ${files.length} reports, got ${reports.length}: ${result.stderr}`);
   return reports;
 }
 
@@ -134,7 +135,9 @@ describe("reference docs (npm run docs)", () => {
     const dir = mkdtempSync(join(tmpdir(), "spec-docs-"));
     try {
       const out = join(dir, "ref.html");
-      await run(process.execPath, [CLI, "build-docs", "spec/openapi.yaml", "--config", CONFIG, "-o", out], { cwd: root });
+      await run(process.execPath, [CLI, "build-docs", "spec/openapi.yaml", "--config", CONFIG, "-o", out], {
+        cwd: root,
+      });
       const html = readFileSync(out, "utf8");
       for (const o of ops) {
         expect(html, o.id).toContain(`"operationId":"${o.id}"`);

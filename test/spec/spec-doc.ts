@@ -22,7 +22,12 @@ export interface Op {
 }
 
 export const ops: Op[] = Object.entries(spec.paths as Record<string, Node>).flatMap(([path, item]) =>
-  METHODS.filter((m) => item[m]).map((method) => ({ id: item[method].operationId as string, method, path, op: item[method] })),
+  METHODS.filter((m) => item[m]).map((method) => ({
+    id: item[method].operationId as string,
+    method,
+    path,
+    op: item[method],
+  })),
 );
 
 export const opById = (id: string): Op => {
