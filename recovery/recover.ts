@@ -8,7 +8,7 @@
  * journal, whose state machine (command-state.ts) is the single authority.
  */
 import { InvalidTransitionError, type CommandPatch, type CommandRecord, type CommandState, type ManualCheck } from "../journal";
-import { RequestAbortedError } from "../core";
+import { operationResourceOf, RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
   RECOVERABLE_STATES,
@@ -19,7 +19,7 @@ import {
   requestIdsOf,
   type PlanOptions,
 } from "./plan";
-import type { OperationResource, Outcome } from "../core";
+import type { Outcome } from "../core";
 import type { RecoveryEvent } from "../core";
 import type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryTransition } from "./types";
 
@@ -221,7 +221,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   async function poll(record: CommandRecord, from: CommandState, operationUuid: string): Promise<void> {
     const outcome = await deps.call("operations.get", { operationUuid }, { signal: options.signal });
     if (outcome.kind === "succeeded") {
-      const op = (outcome.data as { data?: OperationResource } | undefined)?.data;
+      const op = operationResourceOf(outcome.data);
       if (op && (op.status === "completed" || op.status === "failed")) {
         const to = await move(record.id, op.status, { response: { status: 200, body: redactor.value({ data: op }) } });
         return void report(record, from, to);

@@ -7,6 +7,7 @@
 // The client.
 export { createResellerClient } from "./client";
 export type { ResellerClient, ResultMap } from "./client";
+export { CALL_DEFAULTS } from "./options";
 export type { ResellerClientOptions } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
@@ -41,6 +42,8 @@ export {
   PaginationError,
   NetworkError,
   TimeoutError,
+  DeadlineExceededError,
+  ResponseTooLargeError,
   isResellerClientError,
   isInvalidOptionsError,
   isInvalidArgumentError,
@@ -51,6 +54,8 @@ export {
   isPaginationError,
   isNetworkError,
   isTimeoutError,
+  isDeadlineExceededError,
+  isResponseTooLargeError,
 } from "../core";
 export type { ResellerErrorCode } from "../core";
 export {
