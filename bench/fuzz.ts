@@ -44,6 +44,10 @@ const OPERATIONS: HostileOperation[] = [
   "context.get",
 ];
 
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : (JSON.stringify(error) ?? typeof error);
+}
+
 export async function runFuzz(options: { minResponses?: number; seed?: number } = {}): Promise<FuzzResult> {
   const minResponses = options.minResponses ?? 10_000;
   const seed = options.seed ?? 1;
@@ -91,7 +95,7 @@ export async function runFuzz(options: { minResponses?: number; seed?: number } 
           result.outcomeKinds[key] = (result.outcomeKinds[key] ?? 0) + 1;
         } else {
           result.untypedErrors += 1;
-          fail(operationId, steps, String(r.settled.error));
+          fail(operationId, steps, describeError(r.settled.error));
         }
       }
       if (r.executions > 1) {

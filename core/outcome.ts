@@ -101,7 +101,7 @@ export type UnknownReason =
   | "unexpected_status"
   | "aborted"
   | "retry_budget_exhausted"
-  /** Waiting any longer (pacer slot, 429 pause, backoff) would pass the call's `deadlineMs`. */
+  /** Waiting on (pacer slot, 429 pause, backoff) would pass the call's `deadlineMs`. */
   | "deadline"
   /** The body was larger than `maxResponseBytes`; it was not read past it. */
   | "response_too_large";
@@ -118,7 +118,7 @@ export interface UnknownOutcome extends OutcomeBase {
   /** reconcile policy: what the lookup found out (F5), in words. */
   reconciliation?: string;
   /**
-   * reason "deadline" only: whether this call put any attempt on the wire. false → nothing of this
+   * reason "deadline" only: whether this call put an attempt on the wire. false → nothing of this
    * call reached the server; calling again with the same Idempotency-Key is safe (D2).
    */
   sent?: boolean;

@@ -371,7 +371,10 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         const first = s.queue[0];
         if (first && first.deadlineAt <= d.sendAt) {
           // Its slot comes too late: give the slot back, tell the waiter when the key can send.
-          store.refund(apiKeyId, d.windowId).then((v) => (s.view = v), (e) => storeFailed(apiKeyId, s, e));
+          store.refund(apiKeyId, d.windowId).then(
+            (v) => (s.view = v),
+            (e: unknown) => storeFailed(apiKeyId, s, e),
+          );
           s.queue.shift();
           first.cleanup();
           first.reject(new DeadlineExceededError(d.sendAt, "window"));

@@ -51,7 +51,7 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
-function noop(): void {}
+const noop = (): void => undefined;
 
 /** Cancels a body reader without ever throwing (a foreign stream may not even have `cancel`). */
 function cancelQuietly(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, reason?: unknown): void {

@@ -166,7 +166,8 @@ describe("client: properties", () => {
           expect(settled.hang).toBeUndefined();
           if (settled.error !== undefined) {
             // Only the typed error family may escape (e.g. I6 DomainLockedError), never a TypeError.
-            expect(isResellerClientError(settled.error), String(settled.error)).toBe(true);
+            const what = settled.error instanceof Error ? settled.error.stack : JSON.stringify(settled.error);
+            expect(isResellerClientError(settled.error), what).toBe(true);
           }
           for (const out of outcomes) {
             expect(OUTCOME_KINDS).toContain(out.kind);

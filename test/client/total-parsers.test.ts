@@ -217,7 +217,7 @@ describe("client: every response parser is total", () => {
       timeoutMs: 2_000,
       retry: { maxAttempts: 1 },
       fetch: async () =>
-        new Response(new ReadableStream<Uint8Array>({ start() {} }), {
+        new Response(new ReadableStream<Uint8Array>({ start: () => undefined }), {
           headers: { "content-type": "application/json" },
         }),
     });

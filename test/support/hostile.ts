@@ -133,7 +133,7 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       contentType,
       body,
       headers,
-    }) as fc.Arbitrary<Step>,
+    }),
   },
   {
     weight: 1,
@@ -141,7 +141,7 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       mode: fc.constant("reject" as const),
       forward: fc.boolean(),
       value: fc.constantFrom("string", "null", "undefined", "number", "object", "getter"),
-    }) as fc.Arbitrary<Step>,
+    }),
   },
   {
     weight: 1,
@@ -149,11 +149,11 @@ export const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
       mode: fc.constant("not-response" as const),
       forward: fc.boolean(),
       value: fc.constantFrom("undefined", "object", "number", "string"),
-    }) as fc.Arbitrary<Step>,
+    }),
   },
   {
     weight: 1,
-    arbitrary: fc.record({ mode: fc.constant("hang" as const), forward: fc.boolean() }) as fc.Arbitrary<Step>,
+    arbitrary: fc.record({ mode: fc.constant("hang" as const), forward: fc.boolean() }),
   },
 );
 
@@ -170,7 +170,10 @@ function bodyInit(spec: BodySpec): BodyInit | null {
       const chunk = new TextEncoder().encode(`{"data":[${'"xxxxxxxxxxxxxxxx",'.repeat(3000)}`);
       return new ReadableStream<Uint8Array>({
         pull(controller) {
-          if (left <= 0) return controller.close();
+          if (left <= 0) {
+            controller.close();
+            return;
+          }
           controller.enqueue(chunk.slice(0, Math.min(chunk.byteLength, left)));
           left -= chunk.byteLength;
         },
@@ -186,7 +189,7 @@ function bodyInit(spec: BodySpec): BodyInit | null {
       });
     }
     case "endless":
-      return new ReadableStream<Uint8Array>({ start() {} }); // never enqueues, never closes
+      return new ReadableStream<Uint8Array>({ start: () => undefined }); // never enqueues, never closes
   }
 }
 
@@ -224,7 +227,7 @@ interface HostileLog {
 }
 
 /** A fetch that plays `steps` in order (one per request), then forwards everything to `real`. */
-export function hostileFetch(steps: readonly Step[], real: (request: Request) => Promise<Response>, log?: HostileLog) {
+function hostileFetch(steps: readonly Step[], real: (request: Request) => Promise<Response>, log?: HostileLog) {
   let i = 0;
   return async (request: Request): Promise<Response> => {
     const step = steps[i++] ?? { mode: "pass" as const };
@@ -264,7 +267,7 @@ export function snippetBytes(outcome: unknown): number {
 }
 
 /** Resolves to the promise's result, or to "hang" when it has not settled after `realMs` of real time. */
-export async function settleWithin<T>(
+async function settleWithin<T>(
   promise: Promise<T>,
   realMs: number,
 ): Promise<{ value?: T; error?: unknown; hang?: true }> {
