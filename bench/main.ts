@@ -17,6 +17,7 @@ import { fleetPass, reportFleetBench, runFleetBench } from "./fleet";
 import { reportMultiprocessBench, runMultiprocessBench } from "./multiprocess";
 import { kB, reportSizeBench, runSizeBench } from "./size";
 import { reportCliBench, runCliBench } from "./cli";
+import { reportFuzz, runFuzz } from "./fuzz";
 
 interface Verdict {
   bench: string;
@@ -135,6 +136,22 @@ const benches: Bench[] = [
           measure: "attempts per command once the budget is spent",
           value: r.attemptsPerCommandAfterSpent.toFixed(3),
           target: "≤ 1.1",
+          pass: r.pass,
+        },
+      ];
+    },
+  },
+  {
+    name: "fuzz",
+    async run() {
+      const r = await runFuzz();
+      await reportFuzz(r);
+      return [
+        {
+          bench: "fuzz",
+          measure: `${r.responses} hostile responses, ${r.calls} calls: untyped errors / hangs / double executions / snippets > 2 KiB`,
+          value: `${r.untypedErrors} / ${r.hangs} / ${r.doubleExecutions} / ${r.oversizedSnippets}`,
+          target: "0 / 0 / 0 / 0",
           pass: r.pass,
         },
       ];

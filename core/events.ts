@@ -113,6 +113,33 @@ export type ClientEvent =
       commandId?: string;
       requestIds: string[];
     }
+  /**
+   * The call stopped instead of waiting past its `deadlineMs`: `waitingFor` the pacer (a 429 pause,
+   * a full window, the queue) or a backoff; `sent` = this call put an attempt on the wire.
+   */
+  | {
+      type: "deadline";
+      operationId: OperationId;
+      waitingFor: "pause" | "window" | "queue" | "backoff" | "attempt";
+      sent: boolean;
+      retryAt: number | null;
+      deadlineAt: number;
+      idempotencyKey?: string;
+      commandId?: string;
+    }
+  /**
+   * A 429 whose Retry-After is longer than one rate-limit window: the API's own limiter never sends
+   * that (C3, C11), so a proxy or WAF in between answered. The key is still paused (capped at 1 h).
+   */
+  | {
+      type: "proxy-anomaly";
+      operationId: OperationId;
+      status: 429;
+      retryAfter: string;
+      retryAfterMs: number;
+      windowMs: number;
+      requestId?: string;
+    }
   | { type: "pacing"; event: PacingEvent }
   /** What client.recover() did to a journalled command (I7: log every retry and reconciliation). */
   | { type: "recovery"; event: RecoveryEvent }

@@ -6,14 +6,15 @@
  *   rate-limit retries ran out): fix the cause; do not repeat unchanged (G5).
  * - conflict: 409 — reconcile via the journal and a GET; never a new key (D6, E4).
  * - unknown: timeout, reset, 5xx, or a non-JSON/truncated/empty body where JSON was expected: the
- *   side effect may have happened (E4, E5). Reconcile; do not buy again.
+ *   side effect may have happened (E4, E5). Reconcile; do not buy again. Also the call's deadline
+ *   (reason "deadline"): `sent` says whether this call sent anything, `retryAt` when to call again.
  */
 import type { OperationId } from "../generated/operations";
 import type { ApiError } from "../generated/errors";
 import type { NetworkError, TimeoutError } from "./errors";
 
 /** Transport-level failure kind of an attempt that got no usable response. */
-export type AttemptErrorKind = "timeout" | "network" | "aborted" | "malformed_response";
+export type AttemptErrorKind = "timeout" | "network" | "aborted" | "malformed_response" | "response_too_large";
 
 export interface AttemptInfo {
   /** HTTP status; absent when no response came. */
@@ -99,7 +100,11 @@ export type UnknownReason =
   | "malformed_response"
   | "unexpected_status"
   | "aborted"
-  | "retry_budget_exhausted";
+  | "retry_budget_exhausted"
+  /** Waiting on (pacer slot, 429 pause, backoff) would pass the call's `deadlineMs`. */
+  | "deadline"
+  /** The body was larger than `maxResponseBytes`; it was not read past it. */
+  | "response_too_large";
 
 export interface UnknownOutcome extends OutcomeBase {
   kind: "unknown";
@@ -112,6 +117,16 @@ export interface UnknownOutcome extends OutcomeBase {
   cause?: NetworkError | TimeoutError;
   /** reconcile policy: what the lookup found out (F5), in words. */
   reconciliation?: string;
+  /**
+   * reason "deadline" only: whether this call put an attempt on the wire. false → nothing of this
+   * call reached the server; calling again with the same Idempotency-Key is safe (D2).
+   */
+  sent?: boolean;
+  /**
+   * reason "deadline" only: the earliest time worth calling again (ms since the epoch, the client's
+   * clock) — the end of the key's pause or window, or when the next retry was due; null when unknown.
+   */
+  retryAt?: number | null;
 }
 
 export type Outcome<D = unknown> =

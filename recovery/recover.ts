@@ -15,7 +15,7 @@ import {
   type CommandState,
   type ManualCheck,
 } from "../journal";
-import { RequestAbortedError } from "../core";
+import { operationResourceOf, RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
   RECOVERABLE_STATES,
@@ -26,7 +26,7 @@ import {
   requestIdsOf,
   type PlanOptions,
 } from "./plan";
-import type { OperationResource, Outcome } from "../core";
+import type { Outcome } from "../core";
 import type { RecoveryEvent } from "../core";
 import type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryTransition } from "./types";
 
@@ -280,7 +280,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   async function poll(record: CommandRecord, from: CommandState, operationUuid: string): Promise<void> {
     const outcome = await deps.call("operations.get", { operationUuid }, { signal: options.signal });
     if (outcome.kind === "succeeded") {
-      const op = (outcome.data as { data?: OperationResource } | undefined)?.data;
+      const op = operationResourceOf(outcome.data);
       if (op && (op.status === "completed" || op.status === "failed")) {
         const to = await move(record.id, op.status, { response: { status: 200, body: redactor.value({ data: op }) } });
         return void report(record, from, to);

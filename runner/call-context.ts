@@ -15,8 +15,14 @@ export interface CallOptions {
   idempotencyKey?: string;
   /** Caller cancellation. A write already (possibly) sent ends as `unknown`; otherwise it throws. */
   signal?: AbortSignal;
-  /** Per-attempt timeout, ms. */
+  /** Per-attempt timeout, ms (the client's `timeoutMs` when absent). */
   timeoutMs?: number;
+  /**
+   * Bound on this whole call, ms: pacer waits, 429 pauses, backoff and attempts (the client's
+   * `deadlineMs` when absent; `Infinity` for none). When waiting would pass it, the call returns at
+   * once as `unknown` with reason "deadline", `sent` and `retryAt`.
+   */
+  deadlineMs?: number;
   /** E6: X-Language for this call (ru | en | kk, regional suffix allowed). */
   language?: string;
 }

@@ -6,7 +6,13 @@
  */
 import { classify, type Classified } from "./classify";
 import type { CallContext } from "./call-context";
-import { RequestAbortedError } from "../core";
+import {
+  isDeadlineExceededError,
+  RequestAbortedError,
+  type DeadlineExceededError,
+  type NetworkError,
+  type TimeoutError,
+} from "../core";
 import {
   attemptEvent,
   replayEvent,
@@ -17,10 +23,11 @@ import {
   type FinalizeInput,
 } from "./finalize";
 import { isLeaseLostError, type AttemptRecord, type CommandState, type Journal } from "../journal";
-import type { AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
+import type { AttemptErrorKind, AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import { decide, type AttemptResult } from "./retry-policy";
 import { backoffDelay } from "../pacing";
+import { deadlineAtOf, proxyAnomalyEvent } from "./deadline";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
@@ -28,6 +35,9 @@ import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 export type { RunnerDeps, RunResult } from "./runner-types";
 
 const noop = (): void => undefined;
+
+/** Classifications that say the response's BODY was unusable (recorded as the attempt's error). */
+const BODY_ERRORS: ReadonlySet<string> = new Set(["malformed_response", "response_too_large"]);
 
 /** The attempt loop proper; runCommand (run-command.ts) decides whether it runs observed. */
 export async function runAttempts(
@@ -44,10 +54,14 @@ export async function runAttempts(
   const isWrite = op.method !== "GET";
   const signal = ctx.signal;
   const timeoutMs = ctx.timeoutMs ?? deps.timeoutMs;
+  /** The whole call ends by then (pacer waits, 429 pauses, backoff, attempts); +Infinity for none. */
+  const deadlineAt = deadlineAtOf(ctx.deadlineMs ?? deps.deadlineMs, clock);
   let state: CommandState | undefined = ctx.commandId ? ctx.journalState : undefined;
   let sent = false;
   /** The first attempt, when the fast path below made it but did not finish the command. */
   let pending: { attempt: PacedAttemptResult; classified?: Classified } | undefined;
+  /** The fast path's slot would have come after the deadline (nothing sent). */
+  let slotTooLate: DeadlineExceededError | undefined;
 
   // Fast path — the common case: no journal transitions and the first attempt is a success (decide()
   // always says "stop" for one). Exactly what the loop below does for it, minus its bookkeeping.
@@ -58,13 +72,15 @@ export async function runAttempts(
         attemptNo: 0,
         signal,
         timeoutMs,
+        deadlineAt,
         fetchFn,
         onSend: isWrite ? () => void (sent = true) : noop,
         telemetry,
       });
     } catch (error) {
-      if (!signal?.aborted) throw error;
-      if (!(isWrite && sent)) throw new RequestAbortedError(op.operationId, signal.reason);
+      if (isDeadlineExceededError(error)) slotTooLate = error; // the loop below turns it into an Outcome
+      else if (!signal?.aborted) throw error;
+      if (signal?.aborted && !(isWrite && sent)) throw new RequestAbortedError(op.operationId, signal.reason);
       attempt = undefined as never; // the loop below turns the abort of a sent write into `unknown`
     }
     prepared = undefined; // a Request is sent once
@@ -113,6 +129,9 @@ export async function runAttempts(
     let spent = 0;
     let waitBefore = 0;
     let lastRaw: RunResult["raw"];
+    /** The last attempt's classification and transport failure, for an Outcome cut by the deadline. */
+    let lastClassified: Classified | undefined;
+    let lastCause: NetworkError | TimeoutError | undefined;
 
     const lease = deps.leases?.lease;
     /**
@@ -147,6 +166,7 @@ export async function runAttempts(
         attemptNo,
         signal,
         timeoutMs,
+        deadlineAt,
         fetchFn,
         onSend: () => {
           if (isWrite) sent = true;
@@ -156,8 +176,17 @@ export async function runAttempts(
         pathTemplate,
       });
       if (r.rateLimit) rateLimit = r.rateLimit;
+      noteRateLimit(r);
       return r;
     };
+
+    /** A 429 whose Retry-After is longer than one window came from a proxy, not the API (C11). */
+    function noteRateLimit(r: PacedAttemptResult): void {
+      if (!events.enabled || !r.transport.ok || r.transport.raw.status !== 429) return;
+      const { headers } = r.transport.raw;
+      const anomaly = proxyAnomalyEvent(op.operationId, headers, clock.now(), deps.windowMs, r.requestId);
+      if (anomaly) events.emit(anomaly);
+    }
 
     const finish = async (
       input: Omit<FinalizeInput, "ctx" | "attempts" | "rateLimit"> & { note?: string },
@@ -187,6 +216,31 @@ export async function runAttempts(
       return { outcome, raw: lastRaw };
     };
 
+    /**
+     * Waiting on would pass the deadline: stop now. `sent` tells the caller whether anything of this
+     * call reached the wire, `retryAt` when the key (or the next retry) is due.
+     */
+    const atDeadline = (
+      retryAt: number | null,
+      waitingFor: "pause" | "window" | "queue" | "backoff" | "attempt",
+    ): Promise<RunResult> => {
+      const wasSent = isWrite ? sent : attempts.length > 0;
+      events.emit({
+        type: "deadline",
+        operationId: op.operationId,
+        waitingFor,
+        sent: wasSent,
+        retryAt,
+        deadlineAt,
+        idempotencyKey: ctx.sentIdempotencyKey,
+        commandId: ctx.commandId,
+      });
+      return finish({
+        last: lastClassified,
+        unknown: { reason: "deadline", cause: lastCause, sent: wasSent, retryAt },
+      });
+    };
+
     /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
     const aborted = async (reason: unknown): Promise<RunResult> => {
       if (isWrite && sent) {
@@ -196,6 +250,7 @@ export async function runAttempts(
       throw new RequestAbortedError(op.operationId, reason);
     };
 
+    if (slotTooLate) return atDeadline(slotTooLate.retryAt, slotTooLate.waitingFor);
     for (;;) {
       if (signal?.aborted) return aborted(signal.reason);
       let attempt: PacedAttemptResult;
@@ -203,6 +258,9 @@ export async function runAttempts(
       if (pending) {
         ({ attempt, classified } = pending);
         pending = undefined;
+        noteRateLimit(attempt);
+      } else if (clock.now() >= deadlineAt) {
+        return atDeadline(clock.now(), "attempt");
       } else
         try {
           if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
@@ -213,6 +271,7 @@ export async function runAttempts(
           attempt = await paced(first ?? templateOf(), rateLimited);
         } catch (error) {
           if (signal?.aborted) return aborted(signal.reason);
+          if (isDeadlineExceededError(error)) return atDeadline(error.retryAt, error.waitingFor);
           throw error;
         }
       const { transport, requestId, waitedMs } = attempt;
@@ -226,13 +285,16 @@ export async function runAttempts(
         info.status = transport.raw.status;
         info.requestId = transport.raw.headers.get("x-request-id") ?? requestId;
         if (classified.kind === "success" && classified.replayed) info.replayed = true;
-        if (classified.kind === "unknown" && classified.reason === "malformed_response")
-          info.error = "malformed_response";
+        if (classified.kind === "unknown" && BODY_ERRORS.has(classified.reason)) {
+          info.error = classified.reason as AttemptErrorKind;
+        }
       } else {
         info.error = transport.error;
         result = { kind: "transport", error: transport.error === "timeout" ? "timeout" : "network" };
       }
       attempts.push(info);
+      lastClassified = classified;
+      lastCause = transport.ok || transport.error === "aborted" ? undefined : transport.cause;
       if (classified?.kind !== "rate_limited") counted += 1;
       if (events.enabled) events.emit(attemptEvent(ctx, info, attempts.length));
       if (journal && ctx.commandId && state !== undefined) {
@@ -276,6 +338,13 @@ export async function runAttempts(
           });
           continue;
         case "retry": {
+          const delay = backoffDelay(counted - 1, {
+            baseMs: deps.retry.baseMs,
+            capMs: deps.retry.capMs,
+            random: deps.random,
+          });
+          // The backoff alone would pass the deadline: return now, saying when the retry was due.
+          if (clock.now() + delay >= deadlineAt) return atDeadline(clock.now() + delay, "backoff");
           const cost = deps.budget.tryAcquire(decision.charge);
           if (cost === false) {
             events.emit({
@@ -289,11 +358,6 @@ export async function runAttempts(
           }
           spent += cost;
           await flush(); // the attempt is on disk before the backoff wait
-          const delay = backoffDelay(counted - 1, {
-            baseMs: deps.retry.baseMs,
-            capMs: deps.retry.capMs,
-            random: deps.random,
-          });
           events.emit({
             type: "retry",
             operationId: op.operationId,
@@ -349,6 +413,7 @@ export async function runAttempts(
           found = await lookupOrder((r) => paced(r, i, "/orders"), req, externalId, redactor);
         } catch (error) {
           if (signal?.aborted) return aborted(signal.reason);
+          if (isDeadlineExceededError(error)) return atDeadline(error.retryAt, error.waitingFor);
           throw error;
         }
         // C12: a 429 on the lookup waits out the key's pause like any other request.

@@ -26,7 +26,7 @@ import { createRedactor } from "../core";
 import { createRequestIdMiddleware, randomRequestId } from "../middleware";
 import { createRetryBudget, type RetryBudget } from "../runner";
 import { checkBaseUrl, parseToken, validateIdempotencyKey } from "../core";
-import { checkOptions, type ResellerClientOptions } from "./options";
+import { CALL_DEFAULTS, checkOptions, isDeadline, type ResellerClientOptions } from "./options";
 import { createPagedCall, type PagedCall } from "./paged-call";
 import { waitForOperation, type WaitOptions, type WaitResult } from "./operations-wait";
 import { recoverCommands, type RecoverOptions, type RecoverSummary } from "../recovery";
@@ -146,6 +146,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const realSignal = signalViaInit && options.fetch !== undefined && options.fetch !== globalThis.fetch;
   const fleet =
     options.fleet && options.journal ? createFleet(options.fleet, options.journal, clock, events) : undefined;
+  const timeoutMs = options.timeoutMs ?? CALL_DEFAULTS.timeoutMs;
+  const deadlineMs = options.deadlineMs ?? CALL_DEFAULTS.deadlineMs;
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -180,7 +182,10 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         capMs: options.retry?.capMs ?? 32_000,
         maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? 10,
       },
-      timeoutMs: options.timeoutMs ?? 30_000,
+      timeoutMs,
+      deadlineMs,
+      maxResponseBytes: options.maxResponseBytes ?? CALL_DEFAULTS.maxResponseBytes,
+      windowMs: options.pacing?.windowMs ?? 60_000,
       journal: options.journal,
       leases: fleet?.leases,
       events,
@@ -205,6 +210,12 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     ) {
       throw new InvalidArgumentError("timeoutMs must be a positive number of milliseconds.", "timeoutMs");
     }
+    if (callOptions.deadlineMs !== undefined && !isDeadline(callOptions.deadlineMs)) {
+      throw new InvalidArgumentError(
+        "deadlineMs must be a positive number of milliseconds, or Infinity for none.",
+        "deadlineMs",
+      );
+    }
     if (callOptions.signal !== undefined && !(callOptions.signal instanceof AbortSignal)) {
       throw new InvalidArgumentError("signal must be an AbortSignal.", "signal");
     }
@@ -221,6 +232,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       idempotencyKey: callOptions.idempotencyKey,
       signal: callOptions.signal,
       timeoutMs: callOptions.timeoutMs,
+      deadlineMs: callOptions.deadlineMs,
       language: callOptions.language,
       outcomeOnly: true,
       firstAttempt,
@@ -278,7 +290,13 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const facade = createFacade<ResultMap, CallOptions>(invoke) as unknown as ResellerClient;
   const wait = (operationUuid: string, waitOptions?: WaitOptions) =>
     waitForOperation(
-      (uuid, signal) => call("operations.get", { operationUuid: uuid }, { signal }),
+      // Each poll ends by the wait's own deadline too, so no poll outlives the wait.
+      (uuid, signal, leftMs) =>
+        call(
+          "operations.get",
+          { operationUuid: uuid },
+          { signal, deadlineMs: Math.max(1, Math.min(deadlineMs, leftMs)) },
+        ),
       clock,
       operationUuid,
       waitOptions,

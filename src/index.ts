@@ -8,7 +8,7 @@
 export { createResellerClient } from "./client";
 export type { ResellerClient, ResultMap } from "./client";
 export type { ResellerClientOptions, FleetOptions } from "./options";
-export { FLEET_DEFAULTS } from "./options";
+export { CALL_DEFAULTS, FLEET_DEFAULTS } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
 export type { CallOptions } from "../runner";
@@ -42,6 +42,8 @@ export {
   PaginationError,
   NetworkError,
   TimeoutError,
+  DeadlineExceededError,
+  ResponseTooLargeError,
   isResellerClientError,
   isInvalidOptionsError,
   isInvalidArgumentError,
@@ -52,6 +54,8 @@ export {
   isPaginationError,
   isNetworkError,
   isTimeoutError,
+  isDeadlineExceededError,
+  isResponseTooLargeError,
 } from "../core";
 export type { ResellerErrorCode } from "../core";
 export {

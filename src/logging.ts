@@ -156,6 +156,35 @@ function lineOf(event: ClientEvent): Line | undefined {
           ...ids(event),
         },
       };
+    case "deadline":
+      return {
+        level: "warn",
+        msg: `${event.operationId}: stopped at its deadline waiting for the ${event.waitingFor}; ${
+          event.sent ? "an attempt was sent — reconcile" : "nothing was sent"
+        }${event.retryAt !== null ? `; the key may send again at ${new Date(event.retryAt).toISOString()}` : ""}`,
+        fields: {
+          event: "reseller.deadline",
+          operationId: event.operationId,
+          waitingFor: event.waitingFor,
+          sent: event.sent,
+          retryAt: event.retryAt,
+          deadlineAt: event.deadlineAt,
+          ...ids(event),
+        },
+      };
+    case "proxy-anomaly":
+      return {
+        level: "warn",
+        msg: `${event.operationId}: a 429 asked for Retry-After ${event.retryAfter}, longer than the API's own window (${event.windowMs} ms): a proxy or WAF answered`,
+        fields: {
+          event: "reseller.proxy_anomaly",
+          operationId: event.operationId,
+          retryAfter: event.retryAfter,
+          retryAfterMs: event.retryAfterMs,
+          windowMs: event.windowMs,
+          requestId: event.requestId,
+        },
+      };
     case "outcome":
       return {
         level: "info",

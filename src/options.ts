@@ -85,8 +85,26 @@ export interface ResellerClientOptions {
   random?: () => number;
   /** E6: default X-Language. */
   language?: string;
-  /** Per-attempt timeout, ms (default 30 000). */
+  /**
+   * Per-attempt timeout, ms. Each attempt also ends at the call's deadline, whichever comes first.
+   * @default CALL_DEFAULTS.timeoutMs (30 000)
+   */
   timeoutMs?: number;
+  /**
+   * Bound on every call as a whole, ms: pacer waits, 429 pauses (even a proxy's Retry-After of a day),
+   * backoff between retries and every attempt. When waiting would pass it the call returns at once:
+   * `unknown` with reason "deadline", `sent` (did anything of this call reach the wire) and `retryAt`
+   * (when the key may send again). `Infinity` turns it off (background jobs). Per call: `{ deadlineMs }`.
+   * @default CALL_DEFAULTS.deadlineMs (60 000)
+   */
+  deadlineMs?: number;
+  /**
+   * Longest response body read into memory, bytes. A longer body is not read on: a 2xx becomes
+   * `unknown` with reason "response_too_large" (the side effect may have happened), an error keeps
+   * its ≤ 2 KiB snippet.
+   * @default CALL_DEFAULTS.maxResponseBytes (4 MiB)
+   */
+  maxResponseBytes?: number;
   retry?: {
     /** Attempts per command after 5xx/network/timeout, first included (default 6 = 1 + 5 retries, seed 002). */
     maxAttempts?: number;
@@ -141,6 +159,19 @@ export interface ResellerClientOptions {
   fleet?: FleetOptions;
 }
 
+/**
+ * Defaults of the call-bounding options, read by createResellerClient and named in their JSDoc.
+ * A web checkout can live with them: no call takes longer than `deadlineMs` — 60 s, the default
+ * idle timeout of common reverse proxies and load balancers, and room for seed 002's five retries
+ * (≤ 46.5 s of backoff) — whatever the key's queue or a proxy's Retry-After says; and no body is read
+ * past `maxResponseBytes` (4 MiB; a 100-item page of the largest resource is ≈ 100 KiB).
+ */
+export const CALL_DEFAULTS = {
+  timeoutMs: 30_000,
+  deadlineMs: 60_000,
+  maxResponseBytes: 4 * 1024 * 1024,
+} as const;
+
 function positive(name: string, value: unknown, integer = false): void {
   if (value === undefined) return;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
@@ -171,6 +202,13 @@ export function checkOptions(options: ResellerClientOptions): void {
   if (options.random !== undefined && typeof options.random !== "function")
     throw new InvalidOptionsError("random must be a function.", "random");
   positive("timeoutMs", options.timeoutMs);
+  positive("maxResponseBytes", options.maxResponseBytes, true);
+  if (options.deadlineMs !== undefined && !isDeadline(options.deadlineMs)) {
+    throw new InvalidOptionsError(
+      "deadlineMs must be a positive number of milliseconds, or Infinity for none.",
+      "deadlineMs",
+    );
+  }
   positive("retry.maxAttempts", options.retry?.maxAttempts, true);
   positive("retry.baseMs", options.retry?.baseMs);
   positive("retry.capMs", options.retry?.capMs);
@@ -224,4 +262,9 @@ function checkFleet(options: ResellerClientOptions): void {
     positive("fleet.continuousRecovery.batch", cr.batch, true);
     positive("fleet.continuousRecovery.concurrency", cr.concurrency, true);
   }
+}
+
+/** A deadline is a positive number of ms; Infinity means none. */
+export function isDeadline(value: unknown): value is number {
+  return typeof value === "number" && value > 0 && !Number.isNaN(value);
 }

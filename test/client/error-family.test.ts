@@ -21,6 +21,8 @@ function instance(name: string, Cls: new (...args: never[]) => Error): Error {
     RequestAbortedError: ["domains.renew"],
     PaginationError: [{ kind: "unknown", operationId: "domains.list" }, 0],
     TimeoutError: [1000],
+    DeadlineExceededError: [Date.UTC(2026, 9, 5, 10), "pause"],
+    ResponseTooLargeError: [200, 4096],
   };
   return new (Cls as unknown as new (...a: unknown[]) => Error)(...(args[name] ?? ["message", "field"]));
 }
