@@ -13,9 +13,11 @@ import { reportOverheadBench, runOverheadBench } from "./overhead";
 import { reportOtelBench, runOtelBench } from "./otel";
 import { reportPacingBench, runPacingBench } from "./pacing";
 import { reportJournalBench, reportRecoveryBench, runJournalBench, runRecoveryBench } from "./journal";
+import { fleetPass, reportFleetBench, runFleetBench } from "./fleet";
 import { reportMultiprocessBench, runMultiprocessBench } from "./multiprocess";
 import { kB, reportSizeBench, runSizeBench } from "./size";
 import { reportCliBench, runCliBench } from "./cli";
+import { reportFuzz, runFuzz } from "./fuzz";
 
 interface Verdict {
   bench: string;
@@ -140,6 +142,22 @@ const benches: Bench[] = [
     },
   },
   {
+    name: "fuzz",
+    async run() {
+      const r = await runFuzz();
+      await reportFuzz(r);
+      return [
+        {
+          bench: "fuzz",
+          measure: `${r.responses} hostile responses, ${r.calls} calls: untyped errors / hangs / double executions / snippets > 2 KiB`,
+          value: `${r.untypedErrors} / ${r.hangs} / ${r.doubleExecutions} / ${r.oversizedSnippets}`,
+          target: "0 / 0 / 0 / 0",
+          pass: r.pass,
+        },
+      ];
+    },
+  },
+  {
     name: "multiprocess",
     async run() {
       const rows = await runMultiprocessBench();
@@ -190,25 +208,71 @@ const benches: Bench[] = [
         await runRecoveryBench({ synchronous: "full" }),
       ];
       await reportRecoveryBench(recovery);
-      const verdicts: Verdict[] = rows
-        .filter((r) => r.target.startsWith("median"))
-        .map((r) => ({
+      const memory = Math.round(rows.find((m) => m.store.toLowerCase().includes("memory"))?.median_us ?? NaN);
+      const fsync = rows.find((m) => m.store.includes("fsync"));
+      const verdicts: Verdict[] = [];
+      for (const r of rows.filter((x) => x.target.startsWith("median"))) {
+        verdicts.push({
           bench: "journal",
-          measure: `${r.store}: median µs per command (memory same run: ${Math.round(rows.find((m) => m.store.toLowerCase().includes("memory"))?.median_us ?? NaN)} µs)`,
-          value: String(Math.round(r.median_us)),
-          target: "≤ 100",
-          pass: r.median_us <= 100,
-        }));
+          measure: `${r.store}, leases on: median / p95 µs per command (memory same run: ${memory} µs)`,
+          value: `${Math.round(r.median_us)} / ${Math.round(r.p95_us)}`,
+          target: "≤ 100 / ≤ 300",
+          pass: r.median_us <= 100 && r.p95_us <= 300,
+        });
+      }
+      for (const r of rows) {
+        if (r.wall_per_command_us === undefined) continue;
+        verdicts.push({
+          bench: "journal",
+          measure: `${r.store}, leases on: wall ÷ commands µs (one fsync on this disk, same run: ${fsync ? Math.round(fsync.median_us) : "?"} µs)`,
+          value: String(Math.round(r.wall_per_command_us)),
+          target: "≤ 500",
+          pass: r.wall_per_command_us <= 500,
+        });
+      }
       for (const r of recovery) {
         verdicts.push({
           bench: "journal",
-          measure: `recover() of ${r.commands} commands, local work (${r.journal})`,
+          measure: `recover() of ${r.commands} commands, leases on, local work (${r.journal})`,
           value: `${Math.round(r.localWorkMs)} ms`,
           target: "≤ 1000 ms",
           pass: r.localWorkMs <= 1000,
         });
       }
       return verdicts;
+    },
+  },
+  {
+    name: "fleet",
+    async run() {
+      const r = await runFleetBench();
+      await reportFleetBench(r);
+      return [
+        {
+          bench: "fleet",
+          measure: `4 workers, ${r.kills} SIGKILLs, ${(r.faultShare * 100).toFixed(0)} % faulted writes: duplicate effects / lost / settled by two / 409 / 429`,
+          value: `${r.duplicateEffects} / ${r.lostCommands} / ${r.settledByTwoWorkers} / ${r.conflicts409} / ${r.count429}`,
+          target: "0 / 0 / 0 / 0 / 0",
+          pass:
+            r.kills > 0 &&
+            r.faultShare >= 0.2 &&
+            r.duplicateEffects + r.lostCommands + r.settledByTwoWorkers + r.conflicts409 + r.count429 === 0,
+        },
+        {
+          bench: "fleet",
+          measure: "longest death → dead worker's last command settled",
+          value: `${r.longestDeathToSettledMs} ms`,
+          target: "report",
+          pass: true,
+        },
+        {
+          bench: "fleet",
+          measure: `window utilisation over ${r.saturatedWindows} saturated windows`,
+          value: `${(r.utilisation * 100).toFixed(1)} %`,
+          target: "≥ 95 %",
+          pass: fleetPass(r),
+        },
+      ];
     },
   },
 ];

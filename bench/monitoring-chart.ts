@@ -14,6 +14,7 @@ import { VirtualClock } from "../runtime/clock";
 import { createResellerClient } from "../src/index";
 import { createMemoryJournal } from "../stores/memory-journal";
 import { runWhenDirect } from "./lib/direct";
+import { seeded } from "../test/client/harness";
 
 /** Collects on demand (no export timer: the run is on a virtual clock). */
 class PullReader extends MetricReader {
@@ -38,17 +39,6 @@ export interface Sample {
   unknown: number;
   manualChecks: number;
   rateLimited: number;
-}
-
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const sumOf = (

@@ -2,7 +2,7 @@
  * What a renewal is, for the journal and the key: the target term, the Idempotency-Key derived from
  * the job's own inputs (D2, D4), and the newest journalled renewal of each domain (the re-run guard).
  */
-import { InvalidArgumentError, type CommandRecord, type CommandState } from "../src/index";
+import { COMMAND_STATES, InvalidArgumentError, type CommandRecord, type CommandState } from "../src/index";
 import type { JobEnv } from "./job-session";
 
 export interface DomainRef {
@@ -11,19 +11,7 @@ export interface DomainRef {
   expires_at: string;
 }
 
-const ALL_STATES: readonly CommandState[] = [
-  "recorded",
-  "sending",
-  "succeeded",
-  "accepted",
-  "completed",
-  "failed",
-  "rejected",
-  "conflict",
-  "unknown",
-  "reconciling",
-  "needs_manual_check",
-];
+const ALL_STATES: readonly CommandState[] = COMMAND_STATES;
 
 const RENEW_KEY_PREFIX = "rsl-cli:renew:";
 

@@ -40,16 +40,31 @@ export const DEFAULT_PACING = Object.freeze({
   maxConcurrency: 4,
 });
 
-/** Defaults of the timeouts: per attempt, and of `client.operations.wait()`. */
-export const DEFAULT_TIMEOUTS = Object.freeze({
+/**
+ * Defaults of the options that bound every call (client-wide and per call). A web checkout can live
+ * with them: no call takes longer than `deadlineMs`, whatever the key's queue or a proxy's Retry-After
+ * says, and no body is read past `maxResponseBytes`.
+ */
+export const DEFAULT_CALL = Object.freeze({
   /** One HTTP attempt gets no complete response within this many ms → a timeout (an `unknown` outcome). */
-  attemptMs: 30_000,
+  timeoutMs: 30_000,
+  /**
+   * The whole call (pacer waits, 429 pauses, backoff, attempts), ms: 60 s, the usual idle timeout of
+   * reverse proxies and load balancers, with room for the five retries of I2 (≤ 46.5 s of backoff).
+   */
+  deadlineMs: ONE_MINUTE_MS,
+  /** Longest response body read into memory, bytes (a 100-item page of the largest resource is ≈ 100 KiB). */
+  maxResponseBytes: 4 * 1024 * 1024,
+});
+
+/** Defaults of `client.operations.wait()`. */
+export const DEFAULT_WAIT = Object.freeze({
   /** `operations.wait()` gives up this long after it started, ms (15 minutes). */
-  waitDeadlineMs: 15 * ONE_MINUTE_MS,
+  deadlineMs: 15 * ONE_MINUTE_MS,
   /** `operations.wait()` never polls more often than this, ms. */
-  waitMinIntervalMs: 2000,
+  minIntervalMs: 2000,
   /** Longest pause between polls when the server gives no `next_check_at`, ms. */
-  waitMaxIntervalMs: ONE_MINUTE_MS,
+  maxIntervalMs: ONE_MINUTE_MS,
 });
 
 /** Defaults of `client.recover()` and `recoverOnStart` (G4: settle journalled commands after a restart). */
@@ -66,4 +81,20 @@ export const DEFAULT_RECOVER = Object.freeze({
   recheckManual: false,
   /** Commands reconciled in parallel. */
   concurrency: 4,
+  /** At most this many commands in one call, oldest first. */
+  maxCommands: 10_000,
+});
+
+/** Defaults of `fleet` (several instances on one key and one shared journal). */
+export const DEFAULT_FLEET = Object.freeze({
+  /** How long a worker's hold on a command lasts without a heartbeat, ms. */
+  leaseMs: 30_000,
+  /** Heartbeats per lease period (heartbeatMs = leaseMs / this). */
+  heartbeatsPerLease: 3,
+  /** Time between background recovery rounds, ms. */
+  recoveryIntervalMs: 5_000,
+  /** Commands one background round claims at most. */
+  recoveryBatch: 25,
+  /** Commands a background round settles in parallel (its requests still go through the key's pacer). */
+  recoveryConcurrency: 2,
 });

@@ -26,12 +26,15 @@ export type ResellerErrorCode =
   | "pagination_failed"
   | "network_error"
   | "timeout"
+  | "deadline_exceeded"
+  | "response_too_large"
   | "domain_locked"
   | "invalid_transition"
   | "duplicate_command"
   | "unknown_command"
   | "sensitive_data"
-  | "missing_dependency";
+  | "missing_dependency"
+  | "lease_lost";
 
 /** Base class of every error the package throws. */
 export class ResellerClientError extends Error {
@@ -176,6 +179,47 @@ export class TimeoutError extends ResellerClientError {
   }
 }
 
+/**
+ * The pacer could not give a send slot before the call's deadline (`deadlineMs`): the key is paused
+ * after a 429, its window is full, or the queue ahead is too long. Nothing was sent for that slot.
+ * The runner turns it into an `unknown` Outcome with reason "deadline"; only a direct
+ * `pacer.acquire(key, signal, deadlineAt)` caller sees it thrown.
+ */
+export class DeadlineExceededError extends ResellerClientError {
+  override readonly name = "DeadlineExceededError";
+  override readonly code = "deadline_exceeded" as const;
+  constructor(
+    /** Earliest time (ms since the epoch, the client's clock) the key may send again; null when not known. */
+    readonly retryAt: number | null,
+    /** What the slot was waiting for. */
+    readonly waitingFor: "pause" | "window" | "queue",
+  ) {
+    const at = typeof retryAt === "number" && Number.isFinite(retryAt) ? new Date(retryAt).toISOString() : null;
+    super(
+      `The key's next send slot ${at === null ? "is not known yet" : `is at ${at}`} (waiting for the ${waitingFor}), ` +
+        "after the call's deadline: nothing was sent. Call again later with the same Idempotency-Key, or raise deadlineMs.",
+    );
+  }
+}
+
+/**
+ * A response body was larger than `maxResponseBytes` and was not read past it. Thrown only to a raw
+ * `client.http` caller, which would otherwise get a truncated body; facade calls get an `unknown`
+ * Outcome with reason "response_too_large" instead.
+ */
+export class ResponseTooLargeError extends ResellerClientError {
+  override readonly name = "ResponseTooLargeError";
+  override readonly code = "response_too_large" as const;
+  constructor(
+    readonly status: number,
+    readonly maxResponseBytes: number,
+  ) {
+    super(
+      `The ${status} response body is larger than maxResponseBytes (${maxResponseBytes}); it was not read past that. Raise maxResponseBytes if such bodies are expected.`,
+    );
+  }
+}
+
 /** Guards by class; each also recognises errors from a duplicate copy of the package. */
 export const isInvalidOptionsError = errorGuard<InvalidOptionsError>("invalid_options");
 export const isInvalidArgumentError = errorGuard<InvalidArgumentError>("invalid_argument");
@@ -187,3 +231,5 @@ export const isPaginationError = errorGuard<PaginationError>("pagination_failed"
 export const isNetworkError = errorGuard<NetworkError>("network_error");
 export const isTimeoutError = errorGuard<TimeoutError>("timeout");
 export const isMissingDependencyError = errorGuard<MissingDependencyError>("missing_dependency");
+export const isDeadlineExceededError = errorGuard<DeadlineExceededError>("deadline_exceeded");
+export const isResponseTooLargeError = errorGuard<ResponseTooLargeError>("response_too_large");

@@ -41,7 +41,9 @@ export type RecoveryEvent =
         requestIds: string[];
       };
     }
-  | { type: "recovery-skip"; commandId: string; operationId: string; reason: string };
+  | { type: "recovery-skip"; commandId: string; operationId: string; reason: string }
+  /** A background (fleet) recovery round failed; the next round tries again. */
+  | { type: "recovery-error"; error: unknown };
 
 export type ClientEvent =
   | {
@@ -111,9 +113,43 @@ export type ClientEvent =
       commandId?: string;
       requestIds: string[];
     }
+  /**
+   * The call stopped instead of waiting past its `deadlineMs`: `waitingFor` the pacer (a 429 pause,
+   * a full window, the queue) or a backoff; `sent` = this call put an attempt on the wire.
+   */
+  | {
+      type: "deadline";
+      operationId: OperationId;
+      waitingFor: "pause" | "window" | "queue" | "backoff" | "attempt";
+      sent: boolean;
+      retryAt: number | null;
+      deadlineAt: number;
+      idempotencyKey?: string;
+      commandId?: string;
+    }
+  /**
+   * A 429 whose Retry-After is longer than one rate-limit window: the API's own limiter never sends
+   * that (C3, C11), so a proxy or WAF in between answered. The key is still paused (capped at 1 h).
+   */
+  | {
+      type: "proxy-anomaly";
+      operationId: OperationId;
+      status: 429;
+      retryAfter: string;
+      retryAfterMs: number;
+      windowMs: number;
+      requestId?: string;
+    }
   | { type: "pacing"; event: PacingEvent }
   /** What client.recover() did to a journalled command (I7: log every retry and reconciliation). */
-  | { type: "recovery"; event: RecoveryEvent };
+  | { type: "recovery"; event: RecoveryEvent }
+  /**
+   * Fleet mode: this worker lost its lease on a command (it paused longer than the lease, or could
+   * not reach the journal) and another worker took it over; this worker will not write or send it again.
+   */
+  | { type: "lease-lost"; commandId: string; workerId: string; currentOwner: string | null }
+  /** Fleet mode: a heartbeat could not reach the journal; leases run out unless a later one succeeds. */
+  | { type: "lease-renew-failed"; workerId: string; commands: number; error: unknown };
 
 export type EventHandler = (event: ClientEvent) => void;
 

@@ -4,6 +4,7 @@ export * from "./errors";
 export * from "./events";
 export type * from "./outcome";
 export * from "./redact";
+export * from "./shape";
 export type * from "./states";
 export * from "./validate";
 export * from "./telemetry";

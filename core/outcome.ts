@@ -7,7 +7,7 @@ import type { ApiError } from "../generated/errors";
 import type { NetworkError, TimeoutError } from "./errors";
 
 /** Transport-level failure kind of an attempt that got no usable response. */
-export type AttemptErrorKind = "timeout" | "network" | "aborted" | "malformed_response";
+export type AttemptErrorKind = "timeout" | "network" | "aborted" | "malformed_response" | "response_too_large";
 
 export interface AttemptInfo {
   /** HTTP status; absent when no response came. */
@@ -111,7 +111,11 @@ export type UnknownReason =
   | "malformed_response"
   | "unexpected_status"
   | "aborted"
-  | "retry_budget_exhausted";
+  | "retry_budget_exhausted"
+  /** Waiting on (pacer slot, 429 pause, backoff) would pass the call's `deadlineMs`. */
+  | "deadline"
+  /** The body was larger than `maxResponseBytes`; it was not read past it. */
+  | "response_too_large";
 
 /**
  * The side effect MAY have happened: a timeout, a reset connection, a 5xx, or a non-JSON, truncated or
@@ -129,6 +133,16 @@ export interface UnknownOutcome extends OutcomeBase {
   cause?: NetworkError | TimeoutError;
   /** reconcile policy: what the lookup found out (F5), in words. */
   reconciliation?: string;
+  /**
+   * reason "deadline" only: whether this call put an attempt on the wire. false → nothing of this
+   * call reached the server; calling again with the same Idempotency-Key is safe (D2).
+   */
+  sent?: boolean;
+  /**
+   * reason "deadline" only: the earliest time worth calling again (ms since the epoch, the client's
+   * clock) — the end of the key's pause or window, or when the next retry was due; null when unknown.
+   */
+  retryAt?: number | null;
 }
 
 /**

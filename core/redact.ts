@@ -27,6 +27,9 @@ function sensitiveKeyPattern(): RegExp {
 }
 const KEY_VALUE_RE = sensitiveKeyPattern();
 
+/** Nesting below this depth is replaced, never walked (no API body nests anywhere near it). */
+const MAX_DEPTH = 64;
+
 export interface Redactor {
   /** Redacts secrets inside free text (snippets, messages). */
   text(input: string): string;
@@ -52,24 +55,26 @@ export function createRedactor(secrets: readonly string[] = [], extraKeys: reado
       .replace(KEY_VALUE_RE, `$1"${REDACTED}"`);
   };
 
-  const walk = (input: unknown, seen: WeakSet<object>): unknown => {
+  const walk = (input: unknown, seen: WeakSet<object>, depth: number): unknown => {
     if (typeof input === "string") return text(input);
     if (input === null || typeof input !== "object") return input;
     if (seen.has(input)) return "[Circular]";
+    // A hostile body nested thousands deep must not overflow the stack (a RangeError mid-purchase).
+    if (depth >= MAX_DEPTH) return "[Too deep]";
     seen.add(input);
     if (input instanceof Uint8Array) return `[${input.byteLength} bytes]`;
     if (input instanceof Error) {
       return { name: input.name, message: text(input.message) };
     }
-    if (Array.isArray(input)) return input.map((v) => walk(v, seen));
+    if (Array.isArray(input)) return input.map((v) => walk(v, seen, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(input)) {
-      out[k] = keys.has(k.toLowerCase()) && v !== null && v !== undefined ? REDACTED : walk(v, seen);
+      out[k] = keys.has(k.toLowerCase()) && v !== null && v !== undefined ? REDACTED : walk(v, seen, depth + 1);
     }
     return out;
   };
 
-  return { text, value: <T>(input: T) => walk(input, new WeakSet()) as T };
+  return { text, value: <T>(input: T) => walk(input, new WeakSet(), 0) as T };
 }
 
 /** The bounded diagnostic snippet (E5): at most `maxBytes` UTF-8 bytes of redacted text. */

@@ -69,6 +69,19 @@ export function canTransition(from: CommandState, to: CommandState): boolean {
   return allowedTransitions[from]?.includes(to) ?? false;
 }
 
+/**
+ * An attempt write that also moves the state (AttemptMove): the command passes through `sending`
+ * (where every attempt is made), so `from → sending → to` must both be allowed.
+ */
+export function canMoveWithAttempt(from: CommandState, to: CommandState): boolean {
+  return (from === "sending" || canTransition(from, "sending")) && canTransition("sending", to);
+}
+
+/** Throws InvalidTransitionError unless an attempt write may move `from` to `to` (via sending). */
+export function assertAttemptMove(from: CommandState, to: CommandState): void {
+  if (!canMoveWithAttempt(from, to)) throw new InvalidTransitionError(from, to);
+}
+
 /** Throws InvalidTransitionError unless `from → to` is allowed. */
 export function assertTransition(from: CommandState, to: CommandState): void {
   if (!canTransition(from, to)) throw new InvalidTransitionError(from, to);

@@ -66,9 +66,29 @@ export class SensitiveDataError extends ResellerClientError {
   }
 }
 
+/**
+ * Thrown by a write made with a lease when another worker now owns the command (its lease expired
+ * and a survivor claimed it): nothing was written, and this worker must not send it again.
+ */
+export class LeaseLostError extends ResellerClientError {
+  override readonly name = "LeaseLostError";
+  override readonly code = "lease_lost" as const;
+  constructor(
+    readonly id: string,
+    readonly owner: string,
+    readonly currentOwner: string | null,
+  ) {
+    super(
+      `Worker ${owner} no longer owns command ${id} (now ${currentOwner ?? "nobody"}): its lease expired and another ` +
+        "worker took it over. Leave it to that worker; raise leaseMs if pauses this long are expected.",
+    );
+  }
+}
+
 /** Guards by class; each also recognises errors from a duplicate copy of the package. */
 export const isDomainLockedError = errorGuard<DomainLockedError>("domain_locked");
 export const isInvalidTransitionError = errorGuard<InvalidTransitionError>("invalid_transition");
 export const isDuplicateCommandError = errorGuard<DuplicateCommandError>("duplicate_command");
 export const isUnknownCommandError = errorGuard<UnknownCommandError>("unknown_command");
 export const isSensitiveDataError = errorGuard<SensitiveDataError>("sensitive_data");
+export const isLeaseLostError = errorGuard<LeaseLostError>("lease_lost");

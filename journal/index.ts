@@ -2,3 +2,4 @@
 export * from "./command-state";
 export type * from "./journal";
 export * from "./errors";
+export * from "./lease-keeper";

@@ -74,6 +74,10 @@ export interface NewCommand {
 export interface CommandRecord extends NewCommand {
   state: CommandState;
   updatedAt: number;
+  /** The worker that holds (or last held) the command; null for commands written without a lease. */
+  owner: string | null;
+  /** Until when (journal clock, ms) the owner's lease holds; null once terminal or never leased. */
+  leaseUntil: number | null;
   attempts: AttemptRecord[];
   resources: CommandResources;
   /** Last HTTP response, JSON body redacted (H2); null until one arrives. */
@@ -86,13 +90,69 @@ export interface CommandRecord extends NewCommand {
 /** Fields a transition may update atomically with the new state (G3). */
 export type CommandPatch = Partial<Pick<CommandRecord, "response" | "resources" | "reconciliation" | "manualCheck">>;
 
+/**
+ * A worker's hold on the commands it works on (fleet mode). Every write made with a lease is fenced:
+ * it applies only while `owner` still owns the command (else LeaseLostError, nothing written) and
+ * renews the lease to `now + leaseMs` on the journal's own clock.
+ */
+export interface Lease {
+  /** Stable id of one client instance (the worker). */
+  owner: string;
+  /** How long a write or a renewal keeps the command, ms. */
+  leaseMs: number;
+}
+
+/**
+ * What an attempt write also does to the state (one commit instead of three): the command moves to
+ * `sending` if it is not there yet (recorded → sending, reconciling → sending), then to `to`.
+ */
+export interface AttemptMove {
+  to: CommandState;
+  patch?: CommandPatch;
+}
+
+/** Which commands claim() may take over, and the lease it takes them with. */
+export interface ClaimRequest extends Lease {
+  /** Only this API key's commands (recover() always sets it). */
+  apiKeyId?: string;
+  environment?: "test" | "live";
+  /** Only these commands (a resumed command is claimed by id). */
+  ids?: readonly string[];
+  /** Never these: the commands this worker's own calls are sending right now. */
+  excludeIds?: readonly string[];
+  states: readonly CommandState[];
+  /** At most this many, oldest first. */
+  limit: number;
+  /**
+   * Commands written without a lease (before leases existed, or by a direct journal user) are taken
+   * only when not updated for this long (default 0: at once).
+   */
+  unownedStaleAfterMs?: number;
+}
+
 export interface Journal {
-  /** G1/D3: persist the command in state "recorded". A rejection must abort the send. */
-  record(command: NewCommand): Promise<CommandRecord>;
-  /** Append one attempt (I7). */
-  addAttempt(id: string, attempt: AttemptRecord): Promise<void>;
+  /**
+   * G1/D3: persist the command in state "recorded". A rejection must abort the send. With `lease`,
+   * the command belongs to `lease.owner` from the start.
+   */
+  record(command: NewCommand, lease?: Lease): Promise<CommandRecord>;
+  /**
+   * Append one attempt (I7). With `then`, the same commit also moves the state (via `sending`);
+   * the attempt is kept only if the move is allowed.
+   */
+  addAttempt(id: string, attempt: AttemptRecord, then?: AttemptMove, lease?: Lease): Promise<void>;
   /** Move to `to` (validated against the state machine) and apply `patch` atomically. */
-  transition(id: string, to: CommandState, patch?: CommandPatch): Promise<CommandRecord>;
+  transition(id: string, to: CommandState, patch?: CommandPatch, lease?: Lease): Promise<CommandRecord>;
+  /**
+   * Heartbeat: extends `lease.owner`'s lease on `ids` in one write. Returns the ids it no longer
+   * owns (taken over by another worker, or gone) — the caller must stop writing to those.
+   */
+  renewLeases(lease: Lease, ids: readonly string[]): Promise<string[]>;
+  /**
+   * Atomically takes over the commands matching `request` whose lease has expired, that `owner`
+   * already owns, or that have no owner: exactly one of several concurrent claimers gets each.
+   */
+  claim(request: ClaimRequest): Promise<CommandRecord[]>;
   get(id: string): Promise<CommandRecord | undefined>;
   findByIdempotencyKey(apiKeyId: string, idempotencyKey: string): Promise<CommandRecord | undefined>;
   /** Commands currently in any of `states`, oldest first. */

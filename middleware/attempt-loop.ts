@@ -7,7 +7,7 @@
  */
 import type { Middleware } from "openapi-fetch";
 import { callContextOf } from "../runner";
-import { NetworkError } from "../core";
+import { NetworkError, ResponseTooLargeError } from "../core";
 import { runCommand, type RunnerDeps } from "../runner";
 import type { AttemptRequest } from "../runner";
 
@@ -46,6 +46,7 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
       );
       ctx.outcome = outcome;
       if (ctx.outcomeOnly) return OUTCOME_READY;
+      if (raw?.truncated) throw new ResponseTooLargeError(raw.status, deps.maxResponseBytes); // never a cut body
       if (raw) {
         return new Response(NULL_BODY_STATUSES.has(raw.status) ? null : (raw.bytes as BodyInit), {
           status: raw.status,

@@ -8,7 +8,7 @@ import type { Middleware } from "openapi-fetch";
 import type { Clock } from "../runtime/clock";
 import { callContextOf, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
-import type { CommandState, Journal } from "../journal";
+import type { CommandState, Journal, LeaseKeeper } from "../journal";
 import { validateIdempotencyKey } from "../core";
 
 export interface IdempotencyOptions {
@@ -16,6 +16,8 @@ export interface IdempotencyOptions {
   apiKeyId: string;
   clock: Clock;
   journal?: Journal;
+  /** Fleet mode: new commands are recorded as this worker's, under its lease. */
+  leases?: LeaseKeeper;
   generateKey?: () => string;
 }
 
@@ -90,20 +92,24 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
       return undefined;
     }
     const externalId = (parsed as { external_id?: unknown } | null)?.external_id;
-    const record = await options.journal.record({
-      id: crypto.randomUUID(),
-      environment: options.environment,
-      apiKeyId: options.apiKeyId,
-      operationId: ctx.op.operationId,
-      method: ctx.op.method,
-      path,
-      query: url.search,
-      body: ctx.body,
-      idempotencyKey: key,
-      externalId: typeof externalId === "string" ? externalId : null,
-      lockKey: lockKeyOf(ctx.op.operationId, params.path, parsed),
-      createdAt: options.clock.now(),
-    });
+    const record = await options.journal.record(
+      {
+        id: crypto.randomUUID(),
+        environment: options.environment,
+        apiKeyId: options.apiKeyId,
+        operationId: ctx.op.operationId,
+        method: ctx.op.method,
+        path,
+        query: url.search,
+        body: ctx.body,
+        idempotencyKey: key,
+        externalId: typeof externalId === "string" ? externalId : null,
+        lockKey: lockKeyOf(ctx.op.operationId, params.path, parsed),
+        createdAt: options.clock.now(),
+      },
+      options.leases?.lease,
+    );
+    options.leases?.recorded(record.id);
     ctx.journalState = record.state;
     ctx.commandId = record.id;
     return undefined;

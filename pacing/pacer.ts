@@ -4,7 +4,7 @@
  * a 429 (C12). The client middleware calls acquire() before every HTTP attempt and
  * ticket.release() when the attempt ends. All waiting goes through the injected Clock.
  */
-import { DEFAULT_PACING, type PacingEvent, type WaitKind } from "../core";
+import { DEFAULT_PACING, DeadlineExceededError, type PacingEvent, type WaitKind } from "../core";
 import { systemClock, type Clock } from "../runtime/clock";
 import { createMemoryWindowStore, MemoryWindowStore } from "./memory-window-store";
 import { parseRetryAfter, pauseAfter429, type PauseOptions } from "./retry-timing";
@@ -54,8 +54,13 @@ export interface PacingSnapshot {
 }
 
 export interface Pacer {
-  /** Waits (honouring signal) for this key's next send slot: pause after 429, fixed-window fit, even spacing, concurrency cap. */
-  acquire(apiKeyId: string, signal?: AbortSignal): Promise<PacingTicket>;
+  /**
+   * Waits (honouring signal) for this key's next send slot: pause after 429, fixed-window fit, even
+   * spacing, concurrency cap. With `deadlineAt` (ms since the epoch on the pacer's clock) it never
+   * waits past it: as soon as the slot is known to come later, it rejects with a
+   * DeadlineExceededError that says when the key may send again — instead of sleeping.
+   */
+  acquire(apiKeyId: string, signal?: AbortSignal, deadlineAt?: number): Promise<PacingTicket>;
   /** Limit learned from GET /context (data.credential.rate_limit_per_minute) or X-RateLimit-Limit. */
   learnLimit(apiKeyId: string, limit: number): void;
   snapshot(apiKeyId: string): PacingSnapshot;
@@ -94,6 +99,8 @@ const WAIT_REASONS = Object.keys(REASON_RANK) as PacerWaitReason[];
 
 interface Waiter {
   enqueuedAt: number;
+  /** +Infinity when the caller set no deadline. */
+  deadlineAt: number;
   resolve(t: PacingTicket): void;
   reject(e: unknown): void;
   cleanup(): void;
@@ -113,6 +120,9 @@ interface KeyState {
   wakers: Set<() => void>;
   /** When the pump last finished sleeping for each reason (telemetry's wait reason, C8/C12). */
   waitEnds: Record<PacerWaitReason, number>;
+  /** While the store refuses sends: when the key can send again, and why (for deadlines). */
+  blockedUntil: number;
+  blockedBy: "pause" | "window";
 }
 
 const MAX_LIMIT = 10_000; // C1
@@ -153,6 +163,8 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         rtts: [],
         wakers: new Set(),
         waitEnds: { concurrency: -Infinity, spacing: -Infinity, window_full: -Infinity, retry_after: -Infinity },
+        blockedUntil: 0,
+        blockedBy: "window",
       };
       keys.set(apiKeyId, s);
     }
@@ -288,12 +300,48 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     }
   }
 
+  /** Rejects the waiters whose deadline comes before `before` (at or before it when `inclusive`). */
+  function expire(
+    s: KeyState,
+    before: number,
+    inclusive: boolean,
+    retryAt: number | null,
+    waitingFor: "pause" | "window" | "queue",
+  ): void {
+    for (let i = s.queue.length - 1; i >= 0; i--) {
+      const w = s.queue[i];
+      if (w.deadlineAt < before || (inclusive && w.deadlineAt === before)) {
+        s.queue.splice(i, 1);
+        w.cleanup();
+        w.reject(new DeadlineExceededError(retryAt, waitingFor));
+      }
+    }
+  }
+
+  function earliestDeadline(s: KeyState): number {
+    let at = Number.POSITIVE_INFINITY;
+    for (const w of s.queue) if (w.deadlineAt < at) at = w.deadlineAt;
+    return at;
+  }
+
+  /**
+   * When a refused key can really send again: the pause end or the confirmed window end; for a full
+   * window whose end is not confirmed yet (retryAt is only a poll), its earliest possible end.
+   */
+  function sendableAt(d: Extract<ReserveDecision, { granted: false }>): number {
+    const v = d.state;
+    if (v.pausedUntil !== null || v.windowEnd !== null || v.windowStart === null) return d.retryAt;
+    return Math.max(d.retryAt, v.windowStart + windowMs);
+  }
+
   async function pump(apiKeyId: string, s: KeyState): Promise<void> {
     s.pumping = true;
     try {
       while (s.queue.length > 0) {
         if (s.inFlight >= maxConcurrency) {
-          await sleepUntil(s, Number.POSITIVE_INFINITY); // woken by a release or an abort
+          expire(s, clock.now(), true, null, "queue");
+          // Woken by a release or an abort, or at the next waiter's deadline (+∞: none).
+          if (s.queue.length > 0) await sleepUntil(s, earliestDeadline(s));
           s.waitEnds.concurrency = clock.now();
           continue;
         }
@@ -316,11 +364,29 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         }
         s.view = d.state;
         if (!d.granted) {
+          const at = sendableAt(d);
+          s.blockedUntil = at;
+          s.blockedBy = d.state.pausedUntil !== null ? "pause" : "window";
+          expire(s, at, false, at, s.blockedBy);
+          if (s.queue.length === 0) continue;
           const waitMs = d.retryAt - clock.now();
           const paused = s.pausedUntil > clock.now() || (d.state.pausedUntil ?? 0) > clock.now();
           if (waitMs > 0) emit({ type: "window-wait", apiKeyId, waitMs });
           await sleepUntil(s, d.retryAt);
           if (waitMs > 0) s.waitEnds[paused ? "retry_after" : "window_full"] = clock.now();
+          continue;
+        }
+        s.blockedUntil = 0;
+        const first = s.queue[0];
+        if (first && first.deadlineAt <= d.sendAt) {
+          // Its slot comes too late: give the slot back, tell the waiter when the key can send.
+          store.refund(apiKeyId, d.windowId).then(
+            (v) => (s.view = v),
+            (e: unknown) => storeFailed(apiKeyId, s, e),
+          );
+          s.queue.shift();
+          first.cleanup();
+          first.reject(new DeadlineExceededError(d.sendAt, "window"));
           continue;
         }
         // Hold the slot until its time; wake-ups (aborts, a 429 elsewhere) do not move it.
@@ -348,9 +414,19 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   }
 
   return {
-    acquire(apiKeyId, signal) {
+    acquire(apiKeyId, signal, deadlineAt = Number.POSITIVE_INFINITY) {
       if (signal?.aborted) return Promise.reject(abortError(signal));
       const s = state(apiKeyId);
+      if (deadlineAt !== Number.POSITIVE_INFINITY) {
+        // A pause already known to outlast the deadline (a proxy's Retry-After: 86400): say so at once.
+        const paused = Math.max(s.pausedUntil, s.view?.pausedUntil ?? 0);
+        if (paused > deadlineAt) return Promise.reject(new DeadlineExceededError(paused, "pause"));
+        // The pump already knows the key cannot send before then (a full window, a pause elsewhere).
+        if (s.queue.length > 0 && s.blockedUntil > deadlineAt) {
+          return Promise.reject(new DeadlineExceededError(s.blockedUntil, s.blockedBy));
+        }
+        if (deadlineAt <= clock.now()) return Promise.reject(new DeadlineExceededError(null, "queue"));
+      }
       if (memory && !s.pumping && s.queue.length === 0 && s.inFlight < maxConcurrency) {
         // Fast path: nobody queued, a free slot, and the store grants a send right now — exactly
         // what the pump would decide for a lone waiter, without the queue, the pump or a promise chain.
@@ -375,6 +451,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         };
         const waiter: Waiter = {
           enqueuedAt: clock.now(),
+          deadlineAt,
           resolve,
           reject,
           cleanup: () => signal?.removeEventListener("abort", onAbort),
@@ -382,6 +459,8 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         signal?.addEventListener("abort", onAbort, { once: true });
         s.queue.push(waiter);
         if (!s.pumping) void pump(apiKeyId, s).catch((e: unknown) => failAll(s, e));
+        // A pump waiting on the concurrency cap sleeps until the earliest deadline it knew of.
+        else if (deadlineAt !== Number.POSITIVE_INFINITY && s.inFlight >= maxConcurrency) wake(s);
       });
     },
 

@@ -4,7 +4,7 @@
  */
 import type { OperationId } from "../generated/operations";
 import type { CallOptions } from "../runner";
-import type { OperationResource, Outcome } from "../core";
+import { envelopeList, isRecord, type OperationResource, type Outcome } from "../core";
 
 type Call = (
   operationId: OperationId,
@@ -28,12 +28,10 @@ export async function lookupOrderByExternalId(
   const outcome = await call("orders.list", { query: { external_id: externalId, per_page: 100 } }, { signal });
   if (outcome.kind !== "succeeded")
     return { kind: "failed", why: describeOutcome(outcome), requestId: outcome.requestId };
-  const list = (outcome.data as { data?: unknown }).data;
-  if (!Array.isArray(list)) return { kind: "failed", why: "no data list", requestId: outcome.requestId };
-  const order = list.find(
-    (o): o is Record<string, unknown> =>
-      o !== null && typeof o === "object" && (o as { external_id?: unknown }).external_id === externalId,
-  );
+  // Total: a 2xx with no body or a body of any shape is "failed", never a TypeError (E5).
+  const list = envelopeList(outcome.data);
+  if (!list) return { kind: "failed", why: "no data list", requestId: outcome.requestId };
+  const order = list.find((o): o is Record<string, unknown> => isRecord(o) && o.external_id === externalId);
   return order
     ? { kind: "found", order, requestId: outcome.requestId }
     : { kind: "not_found", requestId: outcome.requestId };
@@ -48,13 +46,14 @@ export async function listDomainOperations(
 ): Promise<{ uuids: string[]; requestId?: string }> {
   const outcome = await call("operations.list", { query: { domain_uuid: domainUuid, per_page: 100 } }, { signal });
   if (outcome.kind !== "succeeded") return { uuids: [], requestId: outcome.requestId };
-  const list = (outcome.data as { data?: unknown }).data;
-  const uuids = Array.isArray(list)
-    ? (list as OperationResource[])
-        .filter(
-          (o) => o && typeof o.uuid === "string" && (!o.created_at || Date.parse(o.created_at) >= since - 300_000),
-        )
-        .map((o) => o.uuid)
-    : [];
+  const list = envelopeList(outcome.data) ?? [];
+  const uuids = list
+    .filter(
+      (o): o is OperationResource =>
+        isRecord(o) &&
+        typeof o.uuid === "string" &&
+        (typeof o.created_at !== "string" || !(Date.parse(o.created_at) < since - 300_000)),
+    )
+    .map((o) => o.uuid);
   return { uuids, requestId: outcome.requestId };
 }

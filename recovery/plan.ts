@@ -1,7 +1,6 @@
 /**
  * Recovery planning (G4, D3, D6, D7, F4, I4, I5) — pure. Given one journalled command and the
- * time, says what recover() may do with it: poll its operation, send it (never sent), look the
- * order up by external_id, resend the SAME key and bytes, or ask for a manual check. Nothing here
+ * time, says what recover() may do with it: poll its operation, look the order up by external_id, resend the SAME key and bytes, or ask for a manual check. Nothing here
  * ever invents a new Idempotency-Key or new body bytes: a resend always uses the journal's own.
  */
 import { operationTable, type OperationMeta } from "../generated/operations";
@@ -32,8 +31,6 @@ export interface PlanOptions {
 export type RecoveryPlan =
   /** accepted: GET /operations/{uuid} decides completed / failed / still running (F1, F3). */
   | { action: "poll_operation"; operationUuid: string }
-  /** Never reached the wire (recorded, no attempt): send it as it is, same key and bytes (G1). */
-  | { action: "send" }
   /** orders.create: GET /orders?external_id=… first (I4, F5); resend only if not found and `resendAllowed`. */
   | { action: "lookup_order"; externalId: string; resendAllowed: boolean }
   /** Resend with the journal's key and bytes (D3); `pastTtl` means we rely on D7's durable binding. */
@@ -50,9 +47,12 @@ export function withinReplayTtl(record: CommandRecord, now: number, options: Pla
   return now < record.createdAt + options.replayTtlMs - options.safetyMarginMs;
 }
 
-/** A command in this state may have reached the server (E4: unknown is not failed). */
+/**
+ * A command in this state may have reached the server (E4: unknown is not failed). That includes
+ * "recorded": the move to sending is written with the first attempt (one commit per attempt), so a
+ * process killed mid-send leaves its command recorded.
+ */
 export function possiblySent(record: CommandRecord): boolean {
-  if (record.state === "recorded") return record.attempts.length > 0;
   return record.state !== "accepted";
 }
 
@@ -65,7 +65,6 @@ export function planRecovery(record: CommandRecord, now: number, options: PlanOp
       ? { action: "poll_operation", operationUuid: uuid }
       : { action: "manual", reason: "accepted without an operation UUID in the journal" };
   }
-  if (!possiblySent(record)) return { action: "send" };
   const fresh = withinReplayTtl(record, now, options);
   if (record.query !== "") {
     // Writes in this API take no query; a stored one cannot be resent through the typed facade.

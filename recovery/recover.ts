@@ -9,12 +9,13 @@
  */
 import {
   InvalidTransitionError,
+  LeaseLostError,
   type CommandPatch,
   type CommandRecord,
   type CommandState,
   type ManualCheck,
 } from "../journal";
-import { DEFAULT_RECOVER, RequestAbortedError } from "../core";
+import { DEFAULT_RECOVER, operationResourceOf, RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
   RECOVERABLE_STATES,
@@ -25,7 +26,7 @@ import {
   requestIdsOf,
   type PlanOptions,
 } from "./plan";
-import type { OperationResource, Outcome } from "../core";
+import type { Outcome } from "../core";
 import type { RecoveryEvent } from "../core";
 import type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryTransition } from "./types";
 
@@ -56,59 +57,85 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       // a broken logger must not change what recovery does
     }
   };
-  const states =
-    (options.recheckManual ?? DEFAULT_RECOVER.recheckManual)
-      ? [...RECOVERABLE_STATES, "needs_manual_check" as const]
-      : RECOVERABLE_STATES;
-  // updatedAt comes from the journal's own clock (Date.now by default), so compare against that.
+  const states = (options.recheckManual ?? DEFAULT_RECOVER.recheckManual) ? [...RECOVERABLE_STATES, "needs_manual_check" as const] : RECOVERABLE_STATES;
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_RECOVER.staleAfterMs;
-  const staleBefore = Date.now() - staleAfterMs;
-  const records = (await journal.listByState(states)).filter(
-    (r) =>
-      r.apiKeyId === deps.apiKeyId &&
-      r.environment === deps.environment &&
-      (staleAfterMs <= 0 || r.updatedAt <= staleBefore),
-  );
-  const summary: RecoverSummary = { examined: records.length, resolved: [], manual: [], stillPending: [], skipped: [] };
-  emit({ type: "recovery-start", examined: records.length, apiKeyId: deps.apiKeyId });
-  if (records.length === 0) return summary;
-
-  // C12: the previous process may have been honouring a Retry-After when it died.
-  const pauseUntil = pauseAfterJournalled429(records, options.pauseAfter429Ms ?? deps.windowMs);
-  if (pauseUntil > clock.now()) {
-    emit({ type: "recovery-pause", untilMs: pauseUntil, reason: "journalled-429" });
-    await clock.sleep(pauseUntil - clock.now(), options.signal);
+  const maxCommands = options.maxCommands ?? DEFAULT_RECOVER.maxCommands;
+  const { leases } = deps;
+  const lease = leases?.lease;
+  let records: CommandRecord[];
+  if (leases) {
+    // Fleet mode: one atomic claim takes the batch — expired leases, our own, and unowned commands
+    // past staleAfterMs — so a live worker's command is never touched and each has one recoverer.
+    records = await journal.claim({
+      ...leases.lease,
+      apiKeyId: deps.apiKeyId,
+      environment: deps.environment,
+      states,
+      limit: maxCommands,
+      unownedStaleAfterMs: staleAfterMs,
+      excludeIds: leases.busy(), // ours, but a call of this process is sending it right now
+    });
+    for (const r of records) leases.adopt(r.id);
+  } else {
+    // updatedAt and leaseUntil come from the journal's own clock (Date.now by default).
+    const now = Date.now();
+    records = (await journal.listByState(states))
+      .filter(
+        (r) =>
+          r.apiKeyId === deps.apiKeyId &&
+          r.environment === deps.environment &&
+          !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's
+          (staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs),
+      )
+      .slice(0, maxCommands);
   }
-
+  const summary: RecoverSummary = { examined: records.length, resolved: [], manual: [], stillPending: [], skipped: [] };
   let next = 0;
-  const lane = async () => {
-    while (next < records.length) {
-      const record = records[next++];
-      if (options.signal?.aborted) {
-        summary.skipped.push({ commandId: record.id, reason: "aborted" });
-        continue;
-      }
-      try {
-        await recoverOne(record);
-      } catch (thrown) {
-        const error = thrown instanceof RequestAbortedError ? new Skip("aborted") : thrown;
-        if (error instanceof Skip || error instanceof InvalidTransitionError) {
-          const reason = error instanceof Skip ? error.message : `claimed elsewhere (${error.message})`;
-          summary.skipped.push({ commandId: record.id, reason });
-          emit({ type: "recovery-skip", commandId: record.id, operationId: record.operationId, reason });
+  try {
+    emit({ type: "recovery-start", examined: records.length, apiKeyId: deps.apiKeyId });
+    if (records.length === 0) return summary;
+
+    // C12: the previous process may have been honouring a Retry-After when it died.
+    const pauseUntil = pauseAfterJournalled429(records, options.pauseAfter429Ms ?? deps.windowMs);
+    if (pauseUntil > clock.now()) {
+      emit({ type: "recovery-pause", untilMs: pauseUntil, reason: "journalled-429" });
+      await clock.sleep(pauseUntil - clock.now(), options.signal);
+    }
+
+    const lane = async () => {
+      while (next < records.length) {
+        const record = records[next++];
+        if (options.signal?.aborted) {
+          leases?.release(record.id);
+          summary.skipped.push({ commandId: record.id, reason: "aborted" });
           continue;
         }
-        throw error;
+        try {
+          await recoverOne(record);
+        } catch (thrown) {
+          leases?.release(record.id);
+          const error = thrown instanceof RequestAbortedError ? new Skip("aborted") : thrown;
+          if (error instanceof Skip || error instanceof InvalidTransitionError || error instanceof LeaseLostError) {
+            const reason =
+              error instanceof Skip
+                ? error.message
+                : error instanceof LeaseLostError
+                  ? `taken over by worker ${error.currentOwner ?? "?"} (this worker's lease ran out)`
+                  : `claimed elsewhere (${error.message})`;
+            summary.skipped.push({ commandId: record.id, reason });
+            emit({ type: "recovery-skip", commandId: record.id, operationId: record.operationId, reason });
+            continue;
+          }
+          throw error;
+        }
+        leases?.release(record.id); // settled or left open: ours until the lease runs out, no more heartbeats
       }
-    }
-  };
-  await Promise.all(
-    Array.from(
-      { length: Math.max(1, Math.min(options.concurrency ?? DEFAULT_RECOVER.concurrency, records.length)) },
-      lane,
-    ),
-  );
-  return summary;
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? DEFAULT_RECOVER.concurrency, records.length)) }, lane));
+    return summary;
+  } finally {
+    for (let i = next; i < records.length; i++) leases?.release(records[i].id); // never reached (a pause was aborted)
+  }
 
   async function recoverOne(record: CommandRecord): Promise<void> {
     const from = record.state;
@@ -128,8 +155,6 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         return manual(record, from, decision.reason, extraIds);
       case "poll_operation":
         return poll(record, from, decision.operationUuid);
-      case "send":
-        return resend(record, from, "never sent: sent now with its journalled key and bytes");
       case "lookup_order": {
         await claim(record);
         const found = await lookupOrderByExternalId(deps.call, decision.externalId, options.signal);
@@ -186,11 +211,11 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   async function claim(record: CommandRecord): Promise<void> {
     const path = TO_RECONCILING[record.state];
     if (!path) throw new Skip(`state ${record.state} cannot be reconciled`);
-    for (const s of path) await journal.transition(record.id, s);
+    for (const s of path) await journal.transition(record.id, s, undefined, lease);
   }
 
   async function move(id: string, to: CommandState, patch?: CommandPatch): Promise<CommandState> {
-    const rec = await journal.transition(id, to, patch);
+    const rec = await journal.transition(id, to, patch, lease);
     return rec.state;
   }
 
@@ -199,10 +224,10 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     const op = operationOf(record)!;
     const current = await journal.get(record.id);
     if (!current) throw new Skip("command disappeared from the journal");
-    if (current.state === "reconciling") await journal.transition(record.id, "unknown");
+    if (current.state === "reconciling") await journal.transition(record.id, "unknown", undefined, lease);
     else if (current.state === "needs_manual_check") {
-      await journal.transition(record.id, "reconciling");
-      await journal.transition(record.id, "unknown");
+      await journal.transition(record.id, "reconciling", undefined, lease);
+      await journal.transition(record.id, "unknown", undefined, lease);
     }
     const params = pathParamsOf(op, record.path);
     if (!params) return manual(record, from, `journalled path ${record.path} does not match ${op.path}`, []);
@@ -215,7 +240,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         signal: options.signal,
       });
     } catch (error) {
-      if (error instanceof InvalidTransitionError) throw error; // another process moved it first
+      if (error instanceof InvalidTransitionError || error instanceof LeaseLostError) throw error; // another process moved it first
       if (error instanceof RequestAbortedError) throw new Skip("aborted");
       // A local refusal (e.g. a journalled path that no longer validates, A9): never work around it
       // with other bytes or another key — a human decides (F4).
@@ -231,7 +256,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       }
       case "conflict":
         // D6: still processing (or another fingerprint) — never a new key; a human checks it (F4).
-        await journal.transition(record.id, "reconciling");
+        await journal.transition(record.id, "reconciling", undefined, lease);
         return manual(
           after,
           from,
@@ -255,7 +280,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   async function poll(record: CommandRecord, from: CommandState, operationUuid: string): Promise<void> {
     const outcome = await deps.call("operations.get", { operationUuid }, { signal: options.signal });
     if (outcome.kind === "succeeded") {
-      const op = (outcome.data as { data?: OperationResource } | undefined)?.data;
+      const op = operationResourceOf(outcome.data);
       if (op && (op.status === "completed" || op.status === "failed")) {
         const to = await move(record.id, op.status, { response: { status: 200, body: redactor.value({ data: op }) } });
         return void report(record, from, to);
@@ -299,9 +324,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     if (domainUuid) check.domainUuid = domainUuid;
     if (orderUuid) check.orderUuid = orderUuid;
     if (fresh.state !== "reconciling" && fresh.state !== "accepted") {
-      for (const s of TO_RECONCILING[fresh.state] ?? []) await journal.transition(record.id, s);
+      for (const s of TO_RECONCILING[fresh.state] ?? []) await journal.transition(record.id, s, undefined, lease);
     }
-    await journal.transition(record.id, "needs_manual_check", { manualCheck: check, reconciliation: reason });
+    await journal.transition(record.id, "needs_manual_check", { manualCheck: check, reconciliation: reason }, lease);
     summary.manual.push({ ...base(record, from, "needs_manual_check"), manualCheck: check });
     emit({
       type: "recovery-result",

@@ -4,7 +4,7 @@
 import type { OperationId } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import type { CallOptions } from "../runner";
-import type { CommandState, Journal, ManualCheck } from "../journal";
+import type { CommandState, Journal, LeaseKeeper, ManualCheck } from "../journal";
 import type { Outcome, RecoveryEvent, Redactor } from "../core";
 
 /** Options of `client.recover()` and of `recoverOnStart`. */
@@ -27,11 +27,18 @@ export interface RecoverOptions {
    */
   asyncResendPastTtl?: boolean;
   /**
-   * Only commands not updated for this long, ms. With several live processes on one journal, set it
-   * above your longest command so recover() never races another process's call.
+   * Only commands not updated for this long, ms. In fleet mode (client option `fleet`) it applies
+   * only to commands written without a lease (before leases existed): leased commands are taken when
+   * their lease has expired or this worker owns them. Without fleet mode, set it above your longest
+   * command when several live processes share one journal.
    * @default DEFAULT_RECOVER.staleAfterMs (0)
    */
   staleAfterMs?: number;
+  /**
+   * At most this many commands in one call, oldest first.
+   * @default DEFAULT_RECOVER.maxCommands (10 000)
+   */
+  maxCommands?: number;
   /**
    * Also re-examine needs_manual_check commands.
    * @default DEFAULT_RECOVER.recheckManual (false)
@@ -70,7 +77,7 @@ export interface RecoverSummary {
   manual: (RecoveryTransition & { manualCheck: ManualCheck })[];
   /** Still open (accepted and running, unknown after a failed lookup/resend…), with why. */
   stillPending: (RecoveryTransition & { reason: string })[];
-  /** Left alone: claimed by another process (a lost state-machine race) or aborted. */
+  /** Left alone: claimed by another process (a lost state-machine race or a lost lease) or aborted. */
   skipped: { commandId: string; reason: string }[];
 }
 
@@ -88,4 +95,6 @@ export interface RecoverDeps {
   redactor: Redactor;
   /** The pacing window (default bound for pauseAfter429Ms). */
   windowMs: number;
+  /** Fleet mode: commands are claimed under this worker's lease and every move is fenced by it. */
+  leases?: LeaseKeeper;
 }

@@ -22,9 +22,16 @@ export interface CallOptions {
   signal?: AbortSignal;
   /**
    * Per-attempt timeout for this call, ms.
-   * @default the client's `timeoutMs` (DEFAULT_TIMEOUTS.attemptMs, 30 000)
+   * @default the client's `timeoutMs` (DEFAULT_CALL.timeoutMs, 30 000)
    */
   timeoutMs?: number;
+  /**
+   * Bound on this whole call, ms: pacer waits, 429 pauses, backoff and attempts; `Infinity` for none.
+   * When waiting would pass it, the call returns at once as `unknown` with reason "deadline", `sent`
+   * and `retryAt`.
+   * @default the client's `deadlineMs` (DEFAULT_CALL.deadlineMs, 60 000)
+   */
+  deadlineMs?: number;
   /**
    * `X-Language` of this call's error messages: ru, en or kk, a regional suffix allowed (E6).
    * @default the client's `language`

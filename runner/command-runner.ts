@@ -6,7 +6,13 @@
  */
 import { classify, type Classified } from "./classify";
 import type { CallContext } from "./call-context";
-import { RequestAbortedError } from "../core";
+import {
+  isDeadlineExceededError,
+  RequestAbortedError,
+  type DeadlineExceededError,
+  type NetworkError,
+  type TimeoutError,
+} from "../core";
 import {
   attemptEvent,
   replayEvent,
@@ -16,11 +22,12 @@ import {
   journalStateOf,
   type FinalizeInput,
 } from "./finalize";
-import type { CommandState, Journal } from "../journal";
-import type { AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
+import { isLeaseLostError, type AttemptRecord, type CommandState, type Journal } from "../journal";
+import type { AttemptErrorKind, AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import { decide, type AttemptResult } from "./retry-policy";
 import { backoffDelay } from "../pacing";
+import { deadlineAtOf, proxyAnomalyEvent } from "./deadline";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
@@ -28,6 +35,9 @@ import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 export type { RunnerDeps, RunResult } from "./runner-types";
 
 const noop = (): void => undefined;
+
+/** Classifications that say the response's BODY was unusable (recorded as the attempt's error). */
+const BODY_ERRORS: ReadonlySet<string> = new Set(["malformed_response", "response_too_large"]);
 
 /** The attempt loop proper; runCommand (run-command.ts) decides whether it runs observed. */
 export async function runAttempts(
@@ -44,10 +54,14 @@ export async function runAttempts(
   const isWrite = op.method !== "GET";
   const signal = ctx.signal;
   const timeoutMs = ctx.timeoutMs ?? deps.timeoutMs;
+  /** The whole call ends by then (pacer waits, 429 pauses, backoff, attempts); +Infinity for none. */
+  const deadlineAt = deadlineAtOf(ctx.deadlineMs ?? deps.deadlineMs, clock);
   let state: CommandState | undefined = ctx.commandId ? ctx.journalState : undefined;
   let sent = false;
   /** The first attempt, when the fast path below made it but did not finish the command. */
   let pending: { attempt: PacedAttemptResult; classified?: Classified } | undefined;
+  /** The fast path's slot would have come after the deadline (nothing sent). */
+  let slotTooLate: DeadlineExceededError | undefined;
 
   // Fast path — the common case: no journal transitions and the first attempt is a success (decide()
   // always says "stop" for one). Exactly what the loop below does for it, minus its bookkeeping.
@@ -58,13 +72,16 @@ export async function runAttempts(
         attemptNo: 0,
         signal,
         timeoutMs,
+        deadlineAt,
         fetchFn,
         onSend: isWrite ? () => void (sent = true) : noop,
         telemetry,
       });
     } catch (error) {
-      if (!signal?.aborted) throw error;
-      if (!(isWrite && sent)) throw new RequestAbortedError(op.operationId, signal.reason);
+      if (isDeadlineExceededError(error))
+        slotTooLate = error; // the loop below turns it into an Outcome
+      else if (!signal?.aborted) throw error;
+      if (signal?.aborted && !(isWrite && sent)) throw new RequestAbortedError(op.operationId, signal.reason);
       attempt = undefined as never; // the loop below turns the abort of a sent write into `unknown`
     }
     prepared = undefined; // a Request is sent once
@@ -94,7 +111,16 @@ export async function runAttempts(
       pending = { attempt, classified };
     }
   }
-  return runLoop();
+  if (!deps.leases || !ctx.commandId || state === undefined) return runLoop();
+  // Fleet mode: held (and renewed by the heartbeat) while this call works on the command.
+  const leases = deps.leases;
+  const commandId = ctx.commandId;
+  await leases.acquire(commandId);
+  try {
+    return await runLoop();
+  } finally {
+    leases.release(commandId);
+  }
 
   async function runLoop(): Promise<RunResult> {
     const attempts: AttemptInfo[] = [];
@@ -104,12 +130,36 @@ export async function runAttempts(
     let spent = 0;
     let waitBefore = 0;
     let lastRaw: RunResult["raw"];
+    /** The last attempt's classification and transport failure, for an Outcome cut by the deadline. */
+    let lastClassified: Classified | undefined;
+    let lastCause: NetworkError | TimeoutError | undefined;
 
+    const lease = deps.leases?.lease;
+    /**
+     * One commit per attempt: the attempt is written together with the move that follows it (the
+     * outcome, or "sending" before a retry), and recorded → sending rides on the first attempt's
+     * write. `written` is what the journal holds; `state` may be ahead by the unwritten attempt.
+     */
+    let written = state;
+    let unwritten: AttemptRecord | undefined;
     const move = async (to: CommandState, patch?: Parameters<Journal["transition"]>[2]) => {
       if (!journal || !ctx.commandId || state === undefined) return;
-      await journal.transition(ctx.commandId, to, patch);
-      state = to;
+      const attempt = unwritten;
+      unwritten = undefined;
+      try {
+        if (attempt) await journal.addAttempt(ctx.commandId, attempt, { to, patch }, lease);
+        else {
+          if (state === "sending" && written !== "sending")
+            await journal.transition(ctx.commandId, "sending", undefined, lease);
+          await journal.transition(ctx.commandId, to, patch, lease);
+        }
+      } catch (error) {
+        if (isLeaseLostError(error)) deps.leases?.lost(ctx.commandId, error.currentOwner); // another worker has it now
+        throw error;
+      }
+      state = written = to;
     };
+    const flush = () => (unwritten ? move("sending") : undefined);
 
     /** One paced attempt (paced-attempt.ts); keeps the latest rate-limit snapshot (C10). */
     const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number, pathTemplate?: string) => {
@@ -117,6 +167,7 @@ export async function runAttempts(
         attemptNo,
         signal,
         timeoutMs,
+        deadlineAt,
         fetchFn,
         onSend: () => {
           if (isWrite) sent = true;
@@ -126,8 +177,17 @@ export async function runAttempts(
         pathTemplate,
       });
       if (r.rateLimit) rateLimit = r.rateLimit;
+      noteRateLimit(r);
       return r;
     };
+
+    /** A 429 whose Retry-After is longer than one window came from a proxy, not the API (C11). */
+    function noteRateLimit(r: PacedAttemptResult): void {
+      if (!events.enabled || !r.transport.ok || r.transport.raw.status !== 429) return;
+      const { headers } = r.transport.raw;
+      const anomaly = proxyAnomalyEvent(op.operationId, headers, clock.now(), deps.windowMs, r.requestId);
+      if (anomaly) events.emit(anomaly);
+    }
 
     const finish = async (
       input: Omit<FinalizeInput, "ctx" | "attempts" | "rateLimit"> & { note?: string },
@@ -157,12 +217,41 @@ export async function runAttempts(
       return { outcome, raw: lastRaw };
     };
 
+    /**
+     * Waiting on would pass the deadline: stop now. `sent` tells the caller whether anything of this
+     * call reached the wire, `retryAt` when the key (or the next retry) is due.
+     */
+    const atDeadline = (
+      retryAt: number | null,
+      waitingFor: "pause" | "window" | "queue" | "backoff" | "attempt",
+    ): Promise<RunResult> => {
+      const wasSent = isWrite ? sent : attempts.length > 0;
+      events.emit({
+        type: "deadline",
+        operationId: op.operationId,
+        waitingFor,
+        sent: wasSent,
+        retryAt,
+        deadlineAt,
+        idempotencyKey: ctx.sentIdempotencyKey,
+        commandId: ctx.commandId,
+      });
+      return finish({
+        last: lastClassified,
+        unknown: { reason: "deadline", cause: lastCause, sent: wasSent, retryAt },
+      });
+    };
+
     /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
     const aborted = async (reason: unknown): Promise<RunResult> => {
-      if (isWrite && sent) return finish({ unknown: { reason: "aborted" } });
+      if (isWrite && sent) {
+        if (state === "recorded" || state === "reconciling") state = "sending"; // bytes may have left
+        return finish({ unknown: { reason: "aborted" } });
+      }
       throw new RequestAbortedError(op.operationId, reason);
     };
 
+    if (slotTooLate) return atDeadline(slotTooLate.retryAt, slotTooLate.waitingFor);
     for (;;) {
       if (signal?.aborted) return aborted(signal.reason);
       let attempt: PacedAttemptResult;
@@ -170,15 +259,20 @@ export async function runAttempts(
       if (pending) {
         ({ attempt, classified } = pending);
         pending = undefined;
+        noteRateLimit(attempt);
+      } else if (clock.now() >= deadlineAt) {
+        return atDeadline(clock.now(), "attempt");
       } else
         try {
           if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
-          if (state === "recorded" || state === "reconciling") await move("sending");
+          // recorded/reconciling → sending is written with this attempt (one commit, see move()).
+          if (lease) await deps.leases!.ensure(ctx.commandId!); // a lost lease is noticed before the send
           const first = prepared;
           prepared = undefined; // a Request is sent once; later attempts are rebuilt from the template
           attempt = await paced(first ?? templateOf(), rateLimited);
         } catch (error) {
           if (signal?.aborted) return aborted(signal.reason);
+          if (isDeadlineExceededError(error)) return atDeadline(error.retryAt, error.waitingFor);
           throw error;
         }
       const { transport, requestId, waitedMs } = attempt;
@@ -192,17 +286,21 @@ export async function runAttempts(
         info.status = transport.raw.status;
         info.requestId = transport.raw.headers.get("x-request-id") ?? requestId;
         if (classified.kind === "success" && classified.replayed) info.replayed = true;
-        if (classified.kind === "unknown" && classified.reason === "malformed_response")
-          info.error = "malformed_response";
+        if (classified.kind === "unknown" && BODY_ERRORS.has(classified.reason)) {
+          info.error = classified.reason as AttemptErrorKind;
+        }
       } else {
         info.error = transport.error;
         result = { kind: "transport", error: transport.error === "timeout" ? "timeout" : "network" };
       }
       attempts.push(info);
+      lastClassified = classified;
+      lastCause = transport.ok || transport.error === "aborted" ? undefined : transport.cause;
       if (classified?.kind !== "rate_limited") counted += 1;
       if (events.enabled) events.emit(attemptEvent(ctx, info, attempts.length));
       if (journal && ctx.commandId && state !== undefined) {
-        await journal.addAttempt(ctx.commandId, journalAttempt(info, classified, clock.now()));
+        if (state === "recorded" || state === "reconciling") state = "sending";
+        unwritten = journalAttempt(info, classified, clock.now()); // written with the next move
       }
       if (!transport.ok && transport.error === "aborted") return aborted(transport.reason);
       if (info.replayed) events.emit(replayEvent(ctx, info));
@@ -227,6 +325,7 @@ export async function runAttempts(
         case "rate_limit":
           // C12: the pacer now holds the whole key until Retry-After (+ margin); the same request goes again.
           rateLimited += 1;
+          await flush();
           events.emit({
             type: "pause",
             operationId: op.operationId,
@@ -240,6 +339,13 @@ export async function runAttempts(
           });
           continue;
         case "retry": {
+          const delay = backoffDelay(counted - 1, {
+            baseMs: deps.retry.baseMs,
+            capMs: deps.retry.capMs,
+            random: deps.random,
+          });
+          // The backoff alone would pass the deadline: return now, saying when the retry was due.
+          if (clock.now() + delay >= deadlineAt) return atDeadline(clock.now() + delay, "backoff");
           const cost = deps.budget.tryAcquire(decision.charge);
           if (cost === false) {
             events.emit({
@@ -252,11 +358,7 @@ export async function runAttempts(
             return finish({ last: classified, unknown: transportUnknown });
           }
           spent += cost;
-          const delay = backoffDelay(counted - 1, {
-            baseMs: deps.retry.baseMs,
-            capMs: deps.retry.capMs,
-            random: deps.random,
-          });
+          await flush(); // the attempt is on disk before the backoff wait
           events.emit({
             type: "retry",
             operationId: op.operationId,
@@ -312,6 +414,7 @@ export async function runAttempts(
           found = await lookupOrder((r) => paced(r, i, "/orders"), req, externalId, redactor);
         } catch (error) {
           if (signal?.aborted) return aborted(signal.reason);
+          if (isDeadlineExceededError(error)) return atDeadline(error.retryAt, error.waitingFor);
           throw error;
         }
         // C12: a 429 on the lookup waits out the key's pause like any other request.

@@ -17,7 +17,14 @@ export interface FinalizeInput {
   /** Last classified response, or undefined when the last attempt got none. */
   last?: Classified;
   /** Forced unknown reason (timeout, network, aborted, budget…), overriding `last`. */
-  unknown?: { reason: UnknownReason; cause?: NetworkError | TimeoutError; reconciliation?: string };
+  unknown?: {
+    reason: UnknownReason;
+    cause?: NetworkError | TimeoutError;
+    reconciliation?: string;
+    /** reason "deadline": whether this call sent anything, and when to call again. */
+    sent?: boolean;
+    retryAt?: number | null;
+  };
 }
 
 export function buildOutcome(input: FinalizeInput): Outcome {
@@ -30,7 +37,7 @@ export function buildOutcome(input: FinalizeInput): Outcome {
   if (input.unknown || !last) {
     const u = input.unknown ?? { reason: "network" as const };
     const failed = last && last.kind !== "success" ? last : undefined;
-    return {
+    const outcome: Outcome = {
       kind: "unknown",
       operationId,
       attempts,
@@ -45,6 +52,11 @@ export function buildOutcome(input: FinalizeInput): Outcome {
       error: failed?.error,
       snippet: failed?.snippet,
     };
+    if (u.reason === "deadline") {
+      outcome.sent = u.sent ?? attempts.length > 0;
+      outcome.retryAt = u.retryAt ?? null;
+    }
+    return outcome;
   }
   switch (last.kind) {
     case "success": {
@@ -157,7 +169,8 @@ export function journalPatch(outcome: Outcome, redactor: Redactor) {
 
 /** I7: the journal's record of one attempt (H2: status, code, request id — never a body). */
 export function journalAttempt(info: AttemptInfo, classified: Classified | undefined, at: number): AttemptRecord {
-  const transportError = info.error && info.error !== "malformed_response" ? info.error : undefined;
+  const transportError =
+    info.error && info.error !== "malformed_response" && info.error !== "response_too_large" ? info.error : undefined;
   return {
     at,
     delayMs: info.delayMs,

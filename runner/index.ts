@@ -3,6 +3,7 @@ export * from "./attempt-signal";
 export * from "./call-context";
 export * from "./classify";
 export * from "./command-runner";
+export * from "./deadline";
 export * from "./finalize";
 export * from "./paced-attempt";
 export * from "./reconcile";

@@ -25,12 +25,14 @@ export interface PacedAttemptResult {
 }
 
 export async function pacedAttempt(
-  deps: Pick<RunnerDeps, "pacer" | "apiKeyId" | "clock" | "redactor" | "newRequestId">,
+  deps: Pick<RunnerDeps, "pacer" | "apiKeyId" | "clock" | "redactor" | "newRequestId" | "maxResponseBytes">,
   req: AttemptRequest | PreparedRequest,
   opts: {
     attemptNo: number;
     signal?: AbortSignal;
     timeoutMs: number;
+    /** The call's deadline (ms since the epoch on deps.clock); +Infinity for none. */
+    deadlineAt: number;
     fetchFn: FetchLike;
     onSend(): void;
     /** The command's telemetry (only when the client has a `telemetry` option). */
@@ -42,7 +44,13 @@ export async function pacedAttempt(
   },
 ): Promise<PacedAttemptResult> {
   const { pacer, apiKeyId, clock } = deps;
-  const ticket = await pacer.acquire(apiKeyId, opts.signal);
+  // Rejects with DeadlineExceededError when the slot would come after the deadline (nothing sent).
+  const ticket = await pacer.acquire(apiKeyId, opts.signal, opts.deadlineAt);
+  // The attempt may not outlive the call (never 0: a zero timeout would mean "no timer" below).
+  const timeoutMs =
+    opts.deadlineAt === Number.POSITIVE_INFINITY
+      ? opts.timeoutMs
+      : Math.max(1, Math.min(opts.timeoutMs, opts.deadlineAt - clock.now()));
   const requestId = deps.newRequestId();
   let toSend: AttemptRequest | PreparedRequest;
   if ("controller" in req) {
@@ -64,9 +72,10 @@ export async function pacedAttempt(
   try {
     transport = await sendAttempt(opts.fetchFn, toSend, {
       clock,
-      timeoutMs: opts.timeoutMs,
+      timeoutMs,
       signal: opts.signal,
       redactor: deps.redactor,
+      maxResponseBytes: deps.maxResponseBytes,
     });
   } finally {
     // Exactly one release per attempt (pacing.ts), whatever happened.

@@ -5,7 +5,7 @@
  */
 import { operationTable } from "../generated/operations";
 import { classify } from "./classify";
-import type { Redactor } from "../core";
+import { envelopeList, isRecord, type Redactor } from "../core";
 import type { AttemptRequest, AttemptTransport } from "./transport";
 
 export type LookupResult =
@@ -50,12 +50,11 @@ export async function lookupOrder(
   const rid = transport.raw.headers.get("x-request-id") ?? requestId;
   if (c.kind !== "success")
     return { result: "lookup_failed", why: `lookup answered ${c.status}`, status: c.status, requestId: rid };
-  const list = (c.data as { data?: unknown }).data;
-  if (!Array.isArray(list)) return { result: "lookup_failed", why: "lookup body has no data list", requestId: rid };
-  const order = list.find(
-    (o): o is Record<string, unknown> =>
-      o !== null && typeof o === "object" && (o as { external_id?: unknown }).external_id === externalId,
-  );
+  // Total: a 2xx with no body (204, or 200 with nothing) or a body of any other shape is a failed
+  // lookup — the order may exist, so the outcome stays unknown and nothing is created again.
+  const list = envelopeList(c.data);
+  if (!list) return { result: "lookup_failed", why: "lookup body has no data list", requestId: rid };
+  const order = list.find((o): o is Record<string, unknown> => isRecord(o) && o.external_id === externalId);
   return order
     ? { result: "found", order, status: c.status, headers: transport.raw.headers, requestId: rid }
     : { result: "not_found", requestId: rid };

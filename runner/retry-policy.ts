@@ -39,6 +39,8 @@ export function decide(op: OperationMeta, result: AttemptResult, state: PolicySt
   }
   // G5: 400/401/403/404/405/422 stop; 409 is reconciled by the caller, never retried with a new key.
   if (!isUnknown(result)) return { action: "stop" };
+  // A body over maxResponseBytes comes back just as large on a retry or a replay: report it.
+  if (result.kind === "unknown" && result.reason === "response_too_large") return { action: "give_up", why: "report" };
   const charge = result.kind === "transport" && result.error === "timeout" ? "timeout" : "error";
   const policy = op.method === "GET" ? "resend" : (op.unknownOutcome ?? "report");
   if (policy === "report") return { action: "give_up", why: "report" };

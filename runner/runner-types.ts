@@ -1,11 +1,12 @@
 /** Types shared by the attempt loop's modules (command-runner.ts, paced-attempt.ts, attempt-loop.ts). */
 import type { Clock } from "../runtime/clock";
 import type { ClientTelemetry, EventSink } from "../core";
-import type { Journal } from "../journal";
+import type { Journal, LeaseKeeper } from "../journal";
 import type { Outcome } from "../core";
 import type { Pacer } from "../pacing";
 import type { Redactor } from "../core";
 import type { RetryBudget } from "./retry-budget";
+import type { RawResponse } from "./classify";
 
 interface RetryOptions {
   /** Attempts per command for 5xx/network/timeout/malformed bodies, first included (DEFAULT_RETRY.maxAttempts: 6 = 1 + 5 retries, I2). */
@@ -24,7 +25,15 @@ export interface RunnerDeps {
   budget: RetryBudget;
   retry: RetryOptions;
   timeoutMs: number;
+  /** Bound on the whole call (pacer waits, 429 pauses, backoff, attempts), ms; +Infinity for none. */
+  deadlineMs: number;
+  /** Longest response body read into memory, bytes. */
+  maxResponseBytes: number;
+  /** The rate-limit window (C3): a Retry-After longer than it is a proxy's, not the API's. */
+  windowMs: number;
   journal?: Journal;
+  /** Fleet mode: this worker's leases; every journal write of a command is fenced by them. */
+  leases?: LeaseKeeper;
   events: EventSink;
   redactor: Redactor;
   newRequestId: () => string;
@@ -35,5 +44,5 @@ export interface RunnerDeps {
 export interface RunResult {
   outcome: Outcome;
   /** The last HTTP response, for openapi-fetch (client.http) callers; undefined when none came. */
-  raw?: { status: number; headers: Headers; bytes: Uint8Array };
+  raw?: RawResponse;
 }

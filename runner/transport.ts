@@ -1,7 +1,10 @@
 /**
  * One HTTP attempt with a per-attempt timeout on the injected Clock (so a VirtualClock drives it)
- * and the caller's AbortSignal. The whole body is read inside the deadline: a connection reset
- * mid-body is a transport failure, not a response (E4). Transport failures never throw.
+ * and the caller's AbortSignal. The whole body is read inside the deadline, and never past
+ * `maxResponseBytes`: a connection reset mid-body is a transport failure, not a response (E4), and a
+ * longer body is cut (only its head is kept, for the snippet). Whatever `fetch` does — rejects with a
+ * non-Error, resolves with something that is not a Response, never settles — the attempt settles
+ * with a typed result; nothing here throws.
  */
 import { systemClock, type Clock } from "../runtime/clock";
 import { NetworkError, TimeoutError } from "../core";
@@ -48,6 +51,31 @@ function errorCode(error: unknown): string | undefined {
   return typeof code === "string" ? code : undefined;
 }
 
+const noop = (): void => undefined;
+
+/** Cancels a body reader without ever throwing (a foreign stream may not even have `cancel`). */
+function cancelQuietly(reader: ReadableStreamDefaultReader<Uint8Array> | undefined, reason?: unknown): void {
+  try {
+    reader?.cancel(reason).catch(noop);
+  } catch {
+    // nothing left to free
+  }
+}
+
+/** Bytes kept of a body cut at maxResponseBytes: enough for the ≤ 2 KiB snippet (E5). */
+const TRUNCATED_HEAD_BYTES = 2048;
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
 /** Abort reason once an attempt is over (a constant: no DOMException per request). */
 const ATTEMPT_OVER = Object.freeze({ attemptOver: true });
 
@@ -56,6 +84,8 @@ interface SendOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   redactor: Redactor;
+  /** Longest body read into memory; a longer one is cut and marked `truncated`. */
+  maxResponseBytes: number;
 }
 
 /**
@@ -70,6 +100,7 @@ class Attempt {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private clockTimer: AbortController | undefined;
   private onCallerAbort: (() => void) | undefined;
+  private reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
 
   constructor(
     private readonly opts: SendOptions,
@@ -130,15 +161,61 @@ class Attempt {
 
   private received(response: Response): void {
     if (this.settled) return;
+    let status: number;
+    let headers: Headers;
+    let body: ReadableStream<Uint8Array> | null;
+    try {
+      status = response.status;
+      headers = response.headers;
+      if (typeof status !== "number" || typeof headers?.get !== "function") throw new TypeError("not a Response");
+      body = response.body;
+    } catch {
+      this.failed(new TypeError("fetch resolved with a value that is not an HTTP Response"));
+      return;
+    }
     // E4: the whole body is read inside the deadline; a reset mid-body is a transport failure.
-    response.arrayBuffer().then(
-      (buffer) =>
-        this.finish({
-          ok: true,
-          raw: { status: response.status, headers: response.headers, bytes: new Uint8Array(buffer) },
-        }),
+    const read =
+      body === null || body === undefined
+        ? Promise.resolve({ bytes: new Uint8Array(0), truncated: false })
+        : typeof body.getReader === "function"
+          ? this.readBounded(body)
+          : this.readWhole(response);
+    read.then(
+      ({ bytes, truncated }) =>
+        this.finish({ ok: true, raw: truncated ? { status, headers, bytes, truncated } : { status, headers, bytes } }),
       (error: unknown) => this.failed(error),
     );
+  }
+
+  /** Reads at most maxResponseBytes; past that, keeps only the head and cancels the stream. */
+  private async readBounded(body: ReadableStream<Uint8Array>): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+    const max = this.opts.maxResponseBytes;
+    const reader = body.getReader();
+    this.reader = reader;
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { bytes: concat(chunks, size), truncated: false };
+      if (!(value instanceof Uint8Array)) throw new TypeError("the response body yielded something that is not bytes");
+      if (this.settled) throw new TypeError("attempt already over");
+      chunks.push(value);
+      size += value.byteLength;
+      if (size > max) {
+        cancelQuietly(reader); // frees the connection; a stream that ignores it is simply dropped
+        const head = concat(chunks, size);
+        return { bytes: head.slice(0, Math.min(TRUNCATED_HEAD_BYTES, max)), truncated: true };
+      }
+    }
+  }
+
+  /** A Response-like without a web stream body (another fetch implementation): read, then bound. */
+  private async readWhole(response: Response): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const max = this.opts.maxResponseBytes;
+    return bytes.byteLength > max
+      ? { bytes: bytes.slice(0, Math.min(TRUNCATED_HEAD_BYTES, max)), truncated: true }
+      : { bytes, truncated: false };
   }
 
   private failed(error: unknown): void {
@@ -148,11 +225,19 @@ class Attempt {
       this.finish({ ok: false, error: "aborted", reason: signal.reason });
       return;
     }
-    const message = error instanceof Error ? error.message : "fetch failed";
+    // `fetch` may reject with anything (a string, null, an object whose getters throw): never rethrow.
+    let message = "fetch failed";
+    let code: string | undefined;
+    try {
+      if (error instanceof Error && typeof error.message === "string") message = error.message;
+      code = errorCode(error);
+    } catch {
+      code = undefined;
+    }
     this.finish({
       ok: false,
       error: "network",
-      cause: new NetworkError(this.opts.redactor.text(`Network failure: ${message}`), errorCode(error)),
+      cause: new NetworkError(this.opts.redactor.text(`Network failure: ${message}`), code),
     });
   }
 
@@ -161,6 +246,8 @@ class Attempt {
     if (this.settled) return;
     this.finish(result);
     this.ac.abort(reason);
+    // A body that keeps streaming after the attempt is over is dropped, not read on.
+    cancelQuietly(this.reader, reason);
   }
 
   private finish(result: AttemptTransport): void {

@@ -51,4 +51,11 @@ export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "opera
   recover(options?: RecoverOptions): Promise<RecoverSummary>;
   /** The start-up recovery (`recoverOnStart`), or undefined when it was not requested. */
   recovery: Promise<RecoverSummary> | undefined;
+  /** Fleet mode: this instance's worker id (option `fleet.workerId`), or undefined outside fleet mode. */
+  workerId: string | undefined;
+  /**
+   * Stops this client's background work (fleet heartbeat and continuous recovery). The journal and
+   * window store stay open: they are yours to close.
+   */
+  close(): Promise<void>;
 };

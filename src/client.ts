@@ -15,7 +15,7 @@ import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner"
 import {
   DEFAULT_PACING,
   DEFAULT_RETRY,
-  DEFAULT_TIMEOUTS,
+  DEFAULT_CALL,
   InvalidArgumentError,
   InvalidOptionsError,
   ResellerClientError,
@@ -33,11 +33,12 @@ import { createRedactor } from "../core";
 import { createRequestIdMiddleware, randomRequestId } from "../middleware";
 import { createRetryBudget } from "../runner";
 import { checkBaseUrl, parseToken, validateIdempotencyKey } from "../core";
-import { checkOptions, type ResellerClientOptions } from "./options";
+import { checkOptions, isDeadline, type ResellerClientOptions } from "./options";
 import { createPagedCall } from "./paged-call";
 import type { ResellerClient, ResultMap } from "./client-type";
 import { waitForOperation, type WaitOptions } from "./operations-wait";
 import { recoverCommands, type RecoverOptions, type RecoverSummary } from "../recovery";
+import { createFleet } from "./fleet";
 
 export type { ResellerClient, ResultMap } from "./client-type";
 
@@ -139,6 +140,10 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   // The global fetch only builds a Request from `init`, which follows the lightweight signal; a custom
   // fetch may do anything with `init.signal`, so it gets a genuine AbortSignal.
   const realSignal = signalViaInit && options.fetch !== undefined && options.fetch !== globalThis.fetch;
+  const fleet =
+    options.fleet && options.journal ? createFleet(options.fleet, options.journal, clock, events) : undefined;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CALL.timeoutMs;
+  const deadlineMs = options.deadlineMs ?? DEFAULT_CALL.deadlineMs;
   const http = createClient<paths>({
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -157,6 +162,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       apiKeyId: credential.publicKeyId,
       clock,
       journal: options.journal,
+      leases: fleet?.leases,
     }),
     createLanguageMiddleware(options.language),
     createRequestIdMiddleware(randomRequestId),
@@ -172,8 +178,12 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         capMs: options.retry?.capMs ?? DEFAULT_RETRY.capMs,
         maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? DEFAULT_RETRY.maxRateLimitRetries,
       },
-      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUTS.attemptMs,
+      timeoutMs,
+      deadlineMs,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_CALL.maxResponseBytes,
+      windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
       journal: options.journal,
+      leases: fleet?.leases,
       events,
       redactor,
       newRequestId: randomRequestId,
@@ -196,6 +206,12 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     ) {
       throw new InvalidArgumentError("timeoutMs must be a positive number of milliseconds.", "timeoutMs");
     }
+    if (callOptions.deadlineMs !== undefined && !isDeadline(callOptions.deadlineMs)) {
+      throw new InvalidArgumentError(
+        "deadlineMs must be a positive number of milliseconds, or Infinity for none.",
+        "deadlineMs",
+      );
+    }
     if (callOptions.signal !== undefined && !(callOptions.signal instanceof AbortSignal)) {
       throw new InvalidArgumentError("signal must be an AbortSignal.", "signal");
     }
@@ -212,6 +228,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       idempotencyKey: callOptions.idempotencyKey,
       signal: callOptions.signal,
       timeoutMs: callOptions.timeoutMs,
+      deadlineMs: callOptions.deadlineMs,
       language: callOptions.language,
       outcomeOnly: true,
       firstAttempt,
@@ -269,7 +286,13 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const facade = createFacade<ResultMap, CallOptions>(invoke) as unknown as ResellerClient;
   const wait = (operationUuid: string, waitOptions?: WaitOptions) =>
     waitForOperation(
-      (uuid, signal) => call("operations.get", { operationUuid: uuid }, { signal }),
+      // Each poll ends by the wait's own deadline too, so no poll outlives the wait.
+      (uuid, signal, leftMs) =>
+        call(
+          "operations.get",
+          { operationUuid: uuid },
+          { signal, deadlineMs: Math.max(1, Math.min(deadlineMs, leftMs)) },
+        ),
       clock,
       operationUuid,
       waitOptions,
@@ -294,6 +317,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         call: (id, args, o) => call(id, args, o),
         redactor,
         windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
+        leases: fleet?.leases,
       },
       // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
       events.observed
@@ -316,7 +340,10 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     );
     recovery.catch(() => undefined); // handled: the caller reads client.recovery when it cares
   }
+  fleet?.start(recover);
   return Object.assign(facade, {
+    workerId: fleet?.workerId,
+    close: async () => fleet?.close(),
     http,
     pacer,
     retryBudget: budget,

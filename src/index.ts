@@ -6,7 +6,7 @@
 // The client.
 export { createResellerClient } from "./client";
 export type { ResellerClient, ResultMap } from "./client";
-export type { ResellerClientOptions } from "./options";
+export type { ResellerClientOptions, FleetOptions } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
 export type { CallOptions } from "../runner";
@@ -41,6 +41,8 @@ export {
   NetworkError,
   TimeoutError,
   MissingDependencyError,
+  DeadlineExceededError,
+  ResponseTooLargeError,
   isResellerClientError,
   isInvalidOptionsError,
   isInvalidArgumentError,
@@ -52,15 +54,19 @@ export {
   isNetworkError,
   isTimeoutError,
   isMissingDependencyError,
+  isDeadlineExceededError,
+  isResponseTooLargeError,
 } from "../core";
 export type { ResellerErrorCode } from "../core";
 export {
   DomainLockedError,
   DuplicateCommandError,
   InvalidTransitionError,
+  LeaseLostError,
   SensitiveDataError,
   UnknownCommandError,
   isDomainLockedError,
+  isLeaseLostError,
   isDuplicateCommandError,
   isInvalidTransitionError,
   isSensitiveDataError,
@@ -117,6 +123,9 @@ export type {
   AttemptRecord,
   NewCommand,
   ManualCheck,
+  Lease,
+  AttemptMove,
+  ClaimRequest,
 } from "../journal";
 
 // Recovery after a crash.
@@ -144,7 +153,7 @@ export type { Pacer, PacerOptions, PacingSnapshot, WindowStore } from "../pacing
 export type { RetryBudget, RetryBudgetOptions } from "../runner";
 
 // Every option default, one object per option group (cited by the options' @default tags).
-export { DEFAULT_RETRY, DEFAULT_RETRY_BUDGET, DEFAULT_PACING, DEFAULT_TIMEOUTS, DEFAULT_RECOVER } from "../core";
+export { DEFAULT_RETRY, DEFAULT_RETRY_BUDGET, DEFAULT_PACING, DEFAULT_CALL, DEFAULT_WAIT, DEFAULT_RECOVER, DEFAULT_FLEET } from "../core";
 
 // Time, injectable (tests share a VirtualClock with the emulator).
 export { systemClock, VirtualClock } from "../runtime/clock";

@@ -156,6 +156,35 @@ function lineOf(event: ClientEvent): Line | undefined {
           ...ids(event),
         },
       };
+    case "deadline":
+      return {
+        level: "warn",
+        msg: `${event.operationId}: stopped at its deadline waiting for the ${event.waitingFor}; ${
+          event.sent ? "an attempt was sent — reconcile" : "nothing was sent"
+        }${event.retryAt !== null ? `; the key may send again at ${new Date(event.retryAt).toISOString()}` : ""}`,
+        fields: {
+          event: "reseller.deadline",
+          operationId: event.operationId,
+          waitingFor: event.waitingFor,
+          sent: event.sent,
+          retryAt: event.retryAt,
+          deadlineAt: event.deadlineAt,
+          ...ids(event),
+        },
+      };
+    case "proxy-anomaly":
+      return {
+        level: "warn",
+        msg: `${event.operationId}: a 429 asked for Retry-After ${event.retryAfter}, longer than the API's own window (${event.windowMs} ms): a proxy or WAF answered`,
+        fields: {
+          event: "reseller.proxy_anomaly",
+          operationId: event.operationId,
+          retryAfter: event.retryAfter,
+          retryAfterMs: event.retryAfterMs,
+          windowMs: event.windowMs,
+          requestId: event.requestId,
+        },
+      };
     case "outcome":
       return {
         level: "info",
@@ -178,6 +207,28 @@ function lineOf(event: ClientEvent): Line | undefined {
       return pacingLine(event.event);
     case "recovery":
       return recoveryLine(event.event);
+    case "lease-lost":
+      return {
+        level: "warn",
+        msg: `fleet: worker ${event.workerId} lost its lease on command ${event.commandId} to ${event.currentOwner ?? "nobody"}; it will not send it again`,
+        fields: {
+          event: "reseller.fleet.lease_lost",
+          commandId: event.commandId,
+          workerId: event.workerId,
+          currentOwner: event.currentOwner,
+        },
+      };
+    case "lease-renew-failed":
+      return {
+        level: "error",
+        msg: `fleet: worker ${event.workerId} could not renew its leases on ${event.commands} commands; they run out unless the journal answers again`,
+        fields: {
+          event: "reseller.fleet.lease_renew_failed",
+          workerId: event.workerId,
+          commands: event.commands,
+          error: event.error instanceof Error ? event.error.message : String(event.error),
+        },
+      };
   }
 }
 
@@ -237,6 +288,15 @@ function recoveryLine(e: RecoveryEvent): Line {
           operationId: e.operationId,
           from: e.from,
           action: e.action,
+        },
+      };
+    case "recovery-error":
+      return {
+        level: "error",
+        msg: "recovery: a background round failed; the next round tries again",
+        fields: {
+          event: "reseller.recovery.error",
+          error: e.error instanceof Error ? e.error.message : String(e.error),
         },
       };
     case "recovery-skip":

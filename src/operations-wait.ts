@@ -5,7 +5,7 @@
  * `failed` end the wait. HTTP results never throw; the caller's abort does.
  */
 import type { Clock } from "../runtime/clock";
-import { DEFAULT_TIMEOUTS, RequestAbortedError } from "../core";
+import { DEFAULT_WAIT, operationResourceOf, RequestAbortedError } from "../core";
 import type { Journal } from "../journal";
 import type { OperationResource, Outcome } from "../core";
 
@@ -13,17 +13,17 @@ export interface WaitOptions {
   signal?: AbortSignal;
   /**
    * Give up at this time (ms since epoch, on the client's clock).
-   * @default now + DEFAULT_TIMEOUTS.waitDeadlineMs (15 minutes)
+   * @default now + DEFAULT_WAIT.deadlineMs (15 minutes)
    */
   deadline?: number;
   /**
    * Never poll more often than this, ms.
-   * @default DEFAULT_TIMEOUTS.waitMinIntervalMs (2000)
+   * @default DEFAULT_WAIT.minIntervalMs (2000)
    */
   minIntervalMs?: number;
   /**
    * Longest pause between polls when the server gives no `next_check_at`, ms.
-   * @default DEFAULT_TIMEOUTS.waitMaxIntervalMs (60 000)
+   * @default DEFAULT_WAIT.maxIntervalMs (60 000)
    */
   maxIntervalMs?: number;
   /** The journal command that started the operation (outcome.commandId): moved to completed/failed (I5). */
@@ -39,7 +39,8 @@ export type WaitResult =
   | { kind: "rejected"; operationUuid: string; outcome: Outcome };
 
 export async function waitForOperation(
-  get: (operationUuid: string, signal?: AbortSignal) => Promise<Outcome>,
+  /** One poll; `leftMs` is what is left of the wait, which the poll must not outlive. */
+  get: (operationUuid: string, signal: AbortSignal | undefined, leftMs: number) => Promise<Outcome>,
   clock: Clock,
   operationUuid: string,
   options: WaitOptions = {},
@@ -60,9 +61,9 @@ export async function waitForOperation(
     return result;
   };
   const { signal } = options;
-  const deadline = options.deadline ?? clock.now() + DEFAULT_TIMEOUTS.waitDeadlineMs;
-  const minInterval = Math.max(0, options.minIntervalMs ?? DEFAULT_TIMEOUTS.waitMinIntervalMs);
-  const maxInterval = Math.max(minInterval, options.maxIntervalMs ?? DEFAULT_TIMEOUTS.waitMaxIntervalMs);
+  const deadline = options.deadline ?? clock.now() + DEFAULT_WAIT.deadlineMs;
+  const minInterval = Math.max(0, options.minIntervalMs ?? DEFAULT_WAIT.minIntervalMs);
+  const maxInterval = Math.max(minInterval, options.maxIntervalMs ?? DEFAULT_WAIT.maxIntervalMs);
   let lastOperation: OperationResource | undefined;
   let lastOutcome: Outcome | undefined;
   let misses = 0;
@@ -70,7 +71,7 @@ export async function waitForOperation(
     if (signal?.aborted) throw new RequestAbortedError("operations.get", signal.reason);
     let outcome: Outcome;
     try {
-      outcome = await get(operationUuid, signal);
+      outcome = await get(operationUuid, signal, deadline - clock.now());
     } catch (error) {
       if (signal?.aborted) throw new RequestAbortedError("operations.get", signal.reason);
       throw error;
@@ -78,14 +79,14 @@ export async function waitForOperation(
     lastOutcome = outcome;
     let waitMs: number;
     if (outcome.kind === "succeeded") {
-      const op = (outcome.data as { data?: OperationResource } | undefined)?.data;
-      if (op && typeof op.status === "string") {
+      const op = operationResourceOf(outcome.data);
+      if (op) {
         lastOperation = op;
         if (op.status === "completed") return settle({ kind: "completed", operation: op });
         if (op.status === "failed") return settle({ kind: "failed", operation: op });
       }
       misses = 0;
-      const next = op?.next_check_at ? Date.parse(op.next_check_at) : Number.NaN;
+      const next = typeof op?.next_check_at === "string" ? Date.parse(op.next_check_at) : Number.NaN;
       waitMs = Number.isFinite(next) ? Math.max(minInterval, next - clock.now()) : minInterval;
     } else if (outcome.kind === "rejected" && outcome.status !== 429) {
       return { kind: "rejected", operationUuid, outcome };
@@ -93,6 +94,10 @@ export async function waitForOperation(
       // unknown (5xx, timeout…) or 429 after its retries: back off, keep the operation's state open.
       misses += 1;
       waitMs = Math.min(maxInterval, minInterval * 2 ** Math.min(misses, 10));
+      // The poll stopped at its deadline (a paused key): come back when the key can send again.
+      if (outcome.kind === "unknown" && typeof outcome.retryAt === "number") {
+        waitMs = Math.max(minInterval, outcome.retryAt - clock.now());
+      }
     }
     if (clock.now() + waitMs > deadline) return { kind: "timeout", operationUuid, lastOperation, lastOutcome };
     try {

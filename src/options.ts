@@ -9,8 +9,50 @@ import type { Logger } from "./logging";
 import type { RetryBudgetOptions } from "../runner";
 import type { WindowStore } from "../pacing";
 import type { Pacer } from "../pacing";
-import { InvalidOptionsError } from "../core";
-import type { RecoverOptions } from "../recovery";
+import { DEFAULT_FLEET, InvalidOptionsError } from "../core";
+import type { RecoverOptions, RecoverSummary } from "../recovery";
+
+
+/**
+ * Fleet mode: several instances of a service on one API key and one shared journal (PostgreSQL, or
+ * SQLite on one host). Each instance is a worker that owns the commands it sends.
+ */
+export interface FleetOptions {
+  /**
+   * Stable id of this client instance, at most 200 characters. A restarted instance with the SAME
+   * id takes its commands back at once; with a new id it waits until their leases run out.
+   * @default "worker-" + a random UUID per client
+   */
+  workerId?: string;
+  /**
+   * How long the worker's hold on a command lasts without a heartbeat, ms: a survivor takes a dead
+   * worker's commands this long after its last heartbeat. Must exceed the longest pause you expect.
+   * @default 30_000 (DEFAULT_FLEET.leaseMs)
+   */
+  leaseMs?: number;
+  /**
+   * Time between heartbeats (one journal write renews every lease the worker holds), ms; < leaseMs.
+   * @default leaseMs / 3 (DEFAULT_FLEET.heartbeatsPerLease)
+   */
+  heartbeatMs?: number;
+  /**
+   * Keep recovering commands whose lease expired (a dead worker's), in the background, through the
+   * key's pacer. `true` uses the defaults; stop it with `client.close()`.
+   * @default false
+   */
+  continuousRecovery?:
+    | boolean
+    | {
+        /** @default 5_000 (DEFAULT_FLEET.recoveryIntervalMs) */
+        intervalMs?: number;
+        /** @default 25 (DEFAULT_FLEET.recoveryBatch) */
+        batch?: number;
+        /** @default 2 (DEFAULT_FLEET.recoveryConcurrency) */
+        concurrency?: number;
+        /** Each round's summary (e.g. to log what a survivor settled). */
+        onRound?: (summary: RecoverSummary) => void;
+      };
+}
 
 /**
  * Options of {@link createResellerClient}. Every one is checked when the client is created: a mistake
@@ -47,11 +89,25 @@ export interface ResellerClientOptions {
   /** Default `X-Language` of error messages (E6), e.g. `"en"`. @default the server's own default */
   language?: string;
   /**
-   * Per-attempt timeout, ms. An attempt without a complete response by then ends as a timeout: an
-   * `unknown` outcome for a write, which is reconciled rather than blindly resent.
-   * @default DEFAULT_TIMEOUTS.attemptMs (30 000)
+   * Per-attempt timeout, ms. Each attempt also ends at the call's deadline, whichever comes first.
+   * @default DEFAULT_CALL.timeoutMs (30 000)
    */
   timeoutMs?: number;
+  /**
+   * Bound on every call as a whole, ms: pacer waits, 429 pauses (even a proxy's Retry-After of a day),
+   * backoff between retries and every attempt. When waiting would pass it the call returns at once:
+   * `unknown` with reason "deadline", `sent` (did anything of this call reach the wire) and `retryAt`
+   * (when the key may send again). `Infinity` turns it off (background jobs). Per call: `{ deadlineMs }`.
+   * @default DEFAULT_CALL.deadlineMs (60 000)
+   */
+  deadlineMs?: number;
+  /**
+   * Longest response body read into memory, bytes. A longer body is not read on: a 2xx becomes
+   * `unknown` with reason "response_too_large" (the side effect may have happened), an error keeps
+   * its ≤ 2 KiB snippet.
+   * @default DEFAULT_CALL.maxResponseBytes (4 MiB)
+   */
+  maxResponseBytes?: number;
   /** Retries after a 5xx, a network error, a timeout or a 429 (I2: bounded, with backoff and jitter). */
   retry?: {
     /**
@@ -144,7 +200,10 @@ export interface ResellerClientOptions {
    * @default false
    */
   recoverOnStart?: boolean | RecoverOptions;
+  /** Fleet mode (needs `journal`): leases on every command this instance sends, and background recovery. */
+  fleet?: FleetOptions;
 }
+
 
 function positive(name: string, value: unknown, integer = false): void {
   if (value === undefined) return;
@@ -176,6 +235,13 @@ export function checkOptions(options: ResellerClientOptions): void {
   if (options.random !== undefined && typeof options.random !== "function")
     throw new InvalidOptionsError("random must be a function.", "random");
   positive("timeoutMs", options.timeoutMs);
+  positive("maxResponseBytes", options.maxResponseBytes, true);
+  if (options.deadlineMs !== undefined && !isDeadline(options.deadlineMs)) {
+    throw new InvalidOptionsError(
+      "deadlineMs must be a positive number of milliseconds, or Infinity for none.",
+      "deadlineMs",
+    );
+  }
   positive("retry.maxAttempts", options.retry?.maxAttempts, true);
   positive("retry.baseMs", options.retry?.baseMs);
   positive("retry.capMs", options.retry?.capMs);
@@ -197,4 +263,45 @@ export function checkOptions(options: ResellerClientOptions): void {
         "recoverOnStart",
       );
   }
+  if (options.fleet !== undefined) checkFleet(options);
+}
+
+function checkFleet(options: ResellerClientOptions): void {
+  const fleet = options.fleet!;
+  if (fleet === null || typeof fleet !== "object") throw new InvalidOptionsError("fleet must be an object.", "fleet");
+  if (!options.journal) throw new InvalidOptionsError("fleet needs a shared journal (PostgreSQL or SQLite).", "fleet");
+  if (
+    fleet.workerId !== undefined &&
+    (typeof fleet.workerId !== "string" || fleet.workerId.length === 0 || fleet.workerId.length > 200)
+  ) {
+    throw new InvalidOptionsError(
+      "fleet.workerId must be a non-empty string of at most 200 characters.",
+      "fleet.workerId",
+    );
+  }
+  positive("fleet.leaseMs", fleet.leaseMs);
+  positive("fleet.heartbeatMs", fleet.heartbeatMs);
+  const leaseMs = fleet.leaseMs ?? DEFAULT_FLEET.leaseMs;
+  if (fleet.heartbeatMs !== undefined && fleet.heartbeatMs >= leaseMs) {
+    throw new InvalidOptionsError(
+      "fleet.heartbeatMs must be shorter than fleet.leaseMs (a third of it is a good choice).",
+      "fleet.heartbeatMs",
+    );
+  }
+  const cr = fleet.continuousRecovery;
+  if (cr !== undefined && typeof cr !== "boolean") {
+    if (cr === null || typeof cr !== "object")
+      throw new InvalidOptionsError(
+        "fleet.continuousRecovery must be a boolean or an object.",
+        "fleet.continuousRecovery",
+      );
+    positive("fleet.continuousRecovery.intervalMs", cr.intervalMs);
+    positive("fleet.continuousRecovery.batch", cr.batch, true);
+    positive("fleet.continuousRecovery.concurrency", cr.concurrency, true);
+  }
+}
+
+/** A deadline is a positive number of ms; Infinity means none. */
+export function isDeadline(value: unknown): value is number {
+  return typeof value === "number" && value > 0 && !Number.isNaN(value);
 }

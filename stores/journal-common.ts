@@ -2,7 +2,16 @@
  * What every journal store shares: secret screening (A4, H2), defensive redaction of stored
  * responses, patch merging (G3) and copying records so callers never alias stored state.
  */
-import type { AttemptRecord, CommandPatch, CommandRecord, CommandResources, ManualCheck, NewCommand } from "../journal";
+import type {
+  AttemptRecord,
+  ClaimRequest,
+  CommandPatch,
+  CommandRecord,
+  CommandResources,
+  Lease,
+  ManualCheck,
+  NewCommand,
+} from "../journal";
 import { SensitiveDataError } from "../journal";
 
 const REDACTED = "[REDACTED]";
@@ -84,7 +93,8 @@ export function copyBytes(body: Uint8Array | null): Uint8Array | null {
 }
 
 export function cleanAttempt(a: AttemptRecord): AttemptRecord {
-  const out: AttemptRecord = { at: a.at, delayMs: a.delayMs };
+  // Whole milliseconds in every store (PostgreSQL's BIGINT columns refuse a backoff's fraction).
+  const out: AttemptRecord = { at: Math.round(a.at), delayMs: Math.round(a.delayMs) };
   if (a.status !== undefined) out.status = a.status;
   if (a.errorCode !== undefined) out.errorCode = scrubString(a.errorCode);
   if (a.requestId !== undefined) out.requestId = scrubString(a.requestId);
@@ -188,4 +198,36 @@ export function cleanPatch(patch: CommandPatch | undefined): CleanPatch {
   }
   if (patch.manualCheck !== undefined) out.manualCheck = cleanManualCheck(patch.manualCheck);
   return out;
+}
+
+/** A lease must name its owner and last a positive, finite time. */
+export function screenLease(lease: Lease | ClaimRequest): void {
+  if (typeof lease.owner !== "string" || lease.owner.length === 0 || lease.owner.length > 200) {
+    throw new TypeError("Lease.owner must be a non-empty string of at most 200 characters (the worker id).");
+  }
+  if (!(Number.isFinite(lease.leaseMs) && lease.leaseMs > 0))
+    throw new TypeError("Lease.leaseMs must be a positive number (ms).");
+  if ("limit" in lease && !(Number.isInteger(lease.limit) && lease.limit > 0)) {
+    throw new TypeError("ClaimRequest.limit must be a positive integer.");
+  }
+}
+
+/**
+ * claim()'s rule, shared by the memory store (the SQL stores say the same in their WHERE): this
+ * key's command in one of the states, and either ours already, or its lease has expired, or it was
+ * written without a lease and has not been updated for `unownedStaleAfterMs`.
+ */
+export function claimable(
+  r: Pick<CommandRecord, "id" | "apiKeyId" | "environment" | "state" | "owner" | "leaseUntil" | "updatedAt">,
+  q: ClaimRequest,
+  now: number,
+): boolean {
+  if (q.apiKeyId !== undefined && r.apiKeyId !== q.apiKeyId) return false;
+  if (q.environment !== undefined && r.environment !== q.environment) return false;
+  if (q.ids !== undefined && !q.ids.includes(r.id)) return false;
+  if (q.excludeIds?.includes(r.id)) return false;
+  if (!q.states.includes(r.state)) return false;
+  if (r.owner === q.owner) return true;
+  if (r.owner !== null) return r.leaseUntil === null || r.leaseUntil <= now;
+  return r.updatedAt <= now - (q.unownedStaleAfterMs ?? 0);
 }

@@ -29,6 +29,8 @@ export interface CommandRow {
   response_body: unknown;
   reconciliation: string | null;
   manual_check: unknown;
+  owner: string | null;
+  lease_until: number | string | null;
 }
 
 export interface AttemptRow {
@@ -109,6 +111,8 @@ export function rowToRecord(
     createdAt: Number(row.created_at),
     state: rowState(row),
     updatedAt: Number(row.updated_at),
+    owner: row.owner ?? null,
+    leaseUntil: row.lease_until === null || row.lease_until === undefined ? null : Number(row.lease_until),
     attempts: attempts.map(attemptFromRow),
     ...rowToMutable(row, jsonAsText, known),
   };
@@ -128,7 +132,11 @@ export function mutableToColumns(m: MutableFields) {
 }
 
 /** The record a fresh insert stores (state "recorded", no attempts), built without reading it back. */
-export function newRecordFrom(c: NewCommand): CommandRecord {
+export function newRecordFrom(
+  c: NewCommand,
+  owner: string | null = null,
+  leaseUntil: number | null = null,
+): CommandRecord {
   return {
     id: c.id,
     environment: c.environment,
@@ -144,6 +152,8 @@ export function newRecordFrom(c: NewCommand): CommandRecord {
     createdAt: c.createdAt,
     state: "recorded",
     updatedAt: c.createdAt,
+    owner,
+    leaseUntil,
     attempts: [],
     resources: {},
     response: null,
@@ -153,7 +163,11 @@ export function newRecordFrom(c: NewCommand): CommandRecord {
 }
 
 /** The row a fresh insert writes (version 0), as SQLite returns it; its body is a private copy (D3). */
-export function insertedRow(c: NewCommand): CommandRow & { version: number; lock_held: number } {
+export function insertedRow(
+  c: NewCommand,
+  owner: string | null = null,
+  leaseUntil: number | null = null,
+): CommandRow & { version: number; lock_held: number } {
   return {
     id: c.id,
     environment: c.environment,
@@ -178,5 +192,7 @@ export function insertedRow(c: NewCommand): CommandRow & { version: number; lock
     response_body: null,
     reconciliation: null,
     manual_check: null,
+    owner,
+    lease_until: leaseUntil,
   };
 }

@@ -1,32 +1,36 @@
 /**
  * In-memory Journal: the same semantics as the durable stores (state machine, Idempotency-Key
- * uniqueness per API key, the I6 per-domain lock, redaction) without durability. For tests and
- * single-process tools; a crash loses everything, so production uses SQLite or PostgreSQL.
+ * uniqueness per API key, the I6 per-domain lock, leases, redaction) without durability. For tests
+ * and single-process tools; a crash loses everything, so production uses SQLite or PostgreSQL.
  */
-import { assertTransition, holdsLock } from "../journal";
+import { assertAttemptMove, assertTransition, holdsLock, isTerminal } from "../journal";
 import {
   DomainLockedError,
   DuplicateCommandError,
+  LeaseLostError,
   UnknownCommandError,
   type AttemptRecord,
   type CommandPatch,
   type CommandRecord,
   type CommandState,
   type Journal,
+  type Lease,
   type NewCommand,
 } from "../journal";
 import {
   applyPatch,
+  claimable,
   cleanAttempt,
   cloneRecord,
   copyBytes,
   defaultJournalClock,
+  screenLease,
   screenNewCommand,
   type JournalClock,
 } from "./journal-common";
 
 export interface MemoryJournalOptions {
-  /** Source of updatedAt (default Date.now). */
+  /** Source of updatedAt and of lease times (default Date.now). */
   clock?: JournalClock;
 }
 
@@ -51,11 +55,28 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
     if (!r) throw new UnknownCommandError(id);
     return r;
   };
+  /** Fencing: a leased write applies only while its owner still owns the command. */
+  const fence = (rec: CommandRecord, lease: Lease | undefined) => {
+    if (lease && rec.owner !== null && rec.owner !== lease.owner)
+      throw new LeaseLostError(rec.id, lease.owner, rec.owner);
+  };
+  const stamp = (rec: CommandRecord, to: CommandState, lease: Lease | undefined, now: number) => {
+    if (lease) rec.owner = lease.owner;
+    if (isTerminal(to)) rec.leaseUntil = null;
+    else if (lease) rec.leaseUntil = now + lease.leaseMs;
+  };
+  const release = (rec: CommandRecord) => {
+    if (!holdsLock(rec.state) && rec.lockKey !== null) {
+      const k = lockOf(rec.environment, rec.lockKey);
+      if (locks.get(k) === rec.id) locks.delete(k);
+    }
+  };
 
   return {
-    async record(command: NewCommand) {
+    async record(command: NewCommand, lease?: Lease) {
       check();
       screenNewCommand(command);
+      if (lease) screenLease(lease);
       const existing = byKey.get(keyOf(command.apiKeyId, command.idempotencyKey));
       if (existing !== undefined || byId.has(command.id)) {
         throw new DuplicateCommandError(command.apiKeyId, command.idempotencyKey, existing ?? command.id);
@@ -70,6 +91,8 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
         body: copyBytes(command.body),
         state: "recorded",
         updatedAt: command.createdAt,
+        owner: lease?.owner ?? null,
+        leaseUntil: lease ? clock.now() + lease.leaseMs : null,
         attempts: [],
         resources: {},
         response: null,
@@ -81,24 +104,64 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
       return cloneRecord(rec);
     },
 
-    async addAttempt(id: string, attempt: AttemptRecord) {
+    async addAttempt(id: string, attempt: AttemptRecord, then, lease) {
       check();
       const rec = must(id);
+      fence(rec, lease);
+      const now = clock.now();
+      if (then) {
+        assertAttemptMove(rec.state, then.to);
+        const next = applyPatch(rec, then.patch);
+        Object.assign(rec, next, { state: then.to });
+        stamp(rec, then.to, lease, now);
+        release(rec);
+      } else {
+        stamp(rec, rec.state, lease, now);
+      }
       rec.attempts.push(cleanAttempt(attempt));
-      rec.updatedAt = clock.now();
+      rec.updatedAt = now;
     },
 
-    async transition(id: string, to: CommandState, patch?: CommandPatch) {
+    async transition(id: string, to: CommandState, patch?: CommandPatch, lease?: Lease) {
       check();
       const rec = must(id);
+      fence(rec, lease);
       assertTransition(rec.state, to);
       const next = applyPatch(rec, patch); // computed fully before mutating: all or nothing (G3)
-      Object.assign(rec, next, { state: to, updatedAt: clock.now() });
-      if (!holdsLock(to) && rec.lockKey !== null) {
-        const k = lockOf(rec.environment, rec.lockKey);
-        if (locks.get(k) === rec.id) locks.delete(k);
-      }
+      const now = clock.now();
+      Object.assign(rec, next, { state: to, updatedAt: now });
+      stamp(rec, to, lease, now);
+      release(rec);
       return cloneRecord(rec);
+    },
+
+    async renewLeases(lease: Lease, ids: readonly string[]) {
+      check();
+      screenLease(lease);
+      const lost: string[] = [];
+      const until = clock.now() + lease.leaseMs;
+      for (const id of ids) {
+        const rec = byId.get(id);
+        if (rec?.owner !== lease.owner) lost.push(id);
+        else if (rec.leaseUntil !== null) rec.leaseUntil = until;
+      }
+      return lost;
+    },
+
+    async claim(request) {
+      check();
+      screenLease(request);
+      const now = clock.now();
+      const out: CommandRecord[] = [];
+      const list = [...byId.values()].sort((a, b) => a.createdAt - b.createdAt);
+      for (const rec of list) {
+        if (out.length >= request.limit) break;
+        if (!claimable(rec, request, now)) continue;
+        rec.owner = request.owner;
+        rec.leaseUntil = now + request.leaseMs;
+        out.push(cloneRecord(rec));
+      }
+      return out;
     },
 
     async get(id: string) {

@@ -1,25 +1,32 @@
 /**
  * PostgreSQL Journal (pg). record() returns after COMMIT (G1). transition() is one UPDATE guarded
- * by the version it validated (optimistic: no lost updates across processes, G3). The I6 domain
- * lock is a unique partial index, so every process sharing the database sees it. Migrations run
+ * by the version it validated (optimistic: no lost updates across processes, G3); a leased write is
+ * also fenced by the owner it validated. The I6 domain lock is a unique partial index, so every
+ * process sharing the database sees it. Lease times come from the database server's clock unless a
+ * clock is injected: one clock for the whole fleet, whatever the workers' clocks say. Migrations run
  * on creation under pg_advisory_xact_lock, so concurrent starters are safe.
  */
 import type pg from "pg";
 import { loadPeer } from "./optional-peer";
-import { assertTransition, holdsLock } from "../journal";
+import { assertAttemptMove, assertTransition, holdsLock, isTerminal } from "../journal";
 import {
   DomainLockedError,
   DuplicateCommandError,
+  LeaseLostError,
   UnknownCommandError,
+  type AttemptRecord,
+  type CommandPatch,
   type CommandRecord,
   type CommandState,
   type Journal,
+  type Lease,
 } from "../journal";
 import {
   OPTIMISTIC_RETRIES,
   applyPatch,
   cleanAttempt,
   defaultJournalClock,
+  screenLease,
   screenNewCommand,
   type JournalClock,
 } from "./journal-common";
@@ -59,9 +66,17 @@ export interface PgJournalOptions {
   connectionString?: string;
   /** Schema holding the tables; created if missing. Default "reseller_api". */
   schema?: string;
-  /** Source of updatedAt (default Date.now). */
+  /**
+   * Source of updatedAt (default Date.now) and of lease times (default: the database server's
+   * clock, so workers on different machines agree on when a lease expires).
+   */
   clock?: JournalClock;
 }
+
+const seqOf = (r: CommandRow) => Number((r as CommandRow & { seq?: number | string }).seq ?? 0);
+
+/** `$n` or, when it is NULL, the server's clock in ms: lease times on one clock for the fleet. */
+const nowSql = (param: string) => `COALESCE(${param}::bigint, (extract(epoch from clock_timestamp()) * 1000)::bigint)`;
 
 /** Namespace for pg_advisory_xact_lock(int, int): "RSLR". */
 const LOCK_NAMESPACE = 0x52534c52;
@@ -149,6 +164,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
   const schema = options.schema ?? "reseller_api";
   const s = quoteIdent(schema);
   const clock = options.clock ?? defaultJournalClock;
+  const leaseNow = () => (options.clock ? options.clock.now() : null);
   try {
     await migratePg(pool, schema);
   } catch (e) {
@@ -195,17 +211,77 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       ])
     ).rows[0]?.id;
 
+  /** A leased write applies only while its owner still owns the command (else nothing is written). */
+  const fence = (cur: CommandRow, lease: Lease | undefined) => {
+    if (lease && cur.owner !== null && cur.owner !== lease.owner)
+      throw new LeaseLostError(cur.id, lease.owner, cur.owner);
+  };
+  /** One statement: state, lock release, lease and patch commit together or not at all (G3). */
+  const update = (
+    db: Queryable,
+    cur: CommandRow,
+    to: CommandState,
+    patch: CommandPatch | undefined,
+    lease: Lease | undefined,
+  ) => {
+    const cols = mutableToColumns(applyPatch(rowToMutable(cur, false), patch));
+    return db.query<CommandRow>(
+      `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3,
+         lock_held = CASE WHEN $4 THEN false ELSE lock_held END,
+         order_uuid = $5, domain_uuid = $6, operation_uuid = $7, response_status = $8,
+         response_body = $9::json, reconciliation = $10, manual_check = $11::json,
+         owner = COALESCE($13, owner),
+         lease_until = CASE WHEN $14 THEN NULL WHEN $13::text IS NULL THEN lease_until ELSE ${nowSql("$15")} + $16::bigint END
+       WHERE id = $1 AND version = $12 RETURNING *`,
+      [
+        cur.id,
+        to,
+        clock.now(),
+        !holdsLock(to),
+        cols.order_uuid,
+        cols.domain_uuid,
+        cols.operation_uuid,
+        cols.response_status,
+        cols.response_body,
+        cols.reconciliation,
+        cols.manual_check,
+        cur.version,
+        lease?.owner ?? null,
+        isTerminal(to),
+        leaseNow(),
+        lease?.leaseMs ?? 0,
+      ],
+    );
+  };
+  const insertAttempt = (db: Queryable, id: string, a: AttemptRecord) =>
+    db.query(
+      `INSERT INTO ${s}.command_attempts (command_id, at, delay_ms, status, error_code, request_id, transport_error, replayed)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [
+        id,
+        a.at,
+        a.delayMs,
+        a.status ?? null,
+        a.errorCode ?? null,
+        a.requestId ?? null,
+        a.transportError ?? null,
+        a.replayed ?? null,
+      ],
+    );
+
   let closed = false;
   return {
-    async record(c) {
+    async record(c, lease) {
       screenNewCommand(c);
+      if (lease) screenLease(lease);
       for (let i = 0; ; i++) {
         try {
           // A single INSERT in autocommit: it is committed (durable) when the promise resolves (G1).
           const res = await pool.query<CommandRow>(
             `INSERT INTO ${s}.commands (id, environment, api_key_id, operation_id, method, path, query, body,
-               idempotency_key, external_id, lock_key, lock_held, state, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'recorded', $13, $13) RETURNING *`,
+               idempotency_key, external_id, lock_key, lock_held, state, created_at, updated_at, owner, lease_until)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'recorded', $13, $13, $14,
+               CASE WHEN $14::text IS NULL THEN NULL ELSE ${nowSql("$15")} + $16::bigint END) RETURNING *`,
             [
               c.id,
               c.environment,
@@ -220,6 +296,9 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
               c.lockKey,
               c.lockKey !== null,
               c.createdAt,
+              lease?.owner ?? null,
+              leaseNow(),
+              lease?.leaseMs ?? 0,
             ],
           );
           return rowToRecord(res.rows[0], [], false);
@@ -238,25 +317,30 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       }
     },
 
-    async addAttempt(id, attempt) {
+    async addAttempt(id, attempt, then, lease) {
       const a = cleanAttempt(attempt);
+      if (lease) screenLease(lease);
       try {
         await inTransaction(pool, async (db) => {
-          await db.query(
-            `INSERT INTO ${s}.command_attempts (command_id, at, delay_ms, status, error_code, request_id, transport_error, replayed)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-            [
-              id,
-              a.at,
-              a.delayMs,
-              a.status ?? null,
-              a.errorCode ?? null,
-              a.requestId ?? null,
-              a.transportError ?? null,
-              a.replayed ?? null,
-            ],
-          );
-          await db.query(`UPDATE ${s}.commands SET updated_at = $2 WHERE id = $1`, [id, clock.now()]);
+          // The row lock orders this write after any claim in flight, so the fence below is current.
+          const cur = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1 FOR UPDATE`, [id]))
+            .rows[0];
+          if (!cur) throw new UnknownCommandError(id);
+          fence(cur, lease);
+          if (then) {
+            assertAttemptMove(rowState(cur), then.to);
+            await update(db, cur, then.to, then.patch, lease);
+          } else {
+            await db.query(
+              `UPDATE ${s}.commands SET updated_at = $2, owner = COALESCE($3, owner),
+                 lease_until = CASE WHEN $3::text IS NULL THEN lease_until
+                   WHEN state IN ('succeeded', 'completed', 'failed', 'rejected') THEN NULL
+                   ELSE ${nowSql("$4")} + $5::bigint END
+               WHERE id = $1`,
+              [id, clock.now(), lease?.owner ?? null, leaseNow(), lease?.leaseMs ?? 0],
+            );
+          }
+          await insertAttempt(db, id, a);
         });
       } catch (e) {
         if ((e as PgError).code === "23503") throw new UnknownCommandError(id);
@@ -264,38 +348,62 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       }
     },
 
-    async transition(id, to: CommandState, patch) {
+    async transition(id, to: CommandState, patch, lease) {
+      if (lease) screenLease(lease);
       for (let i = 0; i < OPTIMISTIC_RETRIES; i++) {
         const cur = (await pool.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
         if (!cur) throw new UnknownCommandError(id);
+        fence(cur, lease);
         assertTransition(rowState(cur), to);
-        const cols = mutableToColumns(applyPatch(rowToMutable(cur, false), patch));
-        // One statement: state, lock release and patch commit together or not at all (G3).
-        const res = await pool.query<CommandRow>(
-          `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3,
-             lock_held = CASE WHEN $4 THEN false ELSE lock_held END,
-             order_uuid = $5, domain_uuid = $6, operation_uuid = $7, response_status = $8,
-             response_body = $9::json, reconciliation = $10, manual_check = $11::json
-           WHERE id = $1 AND version = $12 RETURNING *`,
-          [
-            id,
-            to,
-            clock.now(),
-            !holdsLock(to),
-            cols.order_uuid,
-            cols.domain_uuid,
-            cols.operation_uuid,
-            cols.response_status,
-            cols.response_body,
-            cols.reconciliation,
-            cols.manual_check,
-            cur.version,
-          ],
-        );
+        const res = await update(pool, cur, to, patch, lease);
         if (res.rowCount === 1) return (await loadRows(pool, res.rows))[0];
-        // Another process moved first: re-read and re-validate against its state.
+        // Another process moved first (or claimed it): re-read and re-validate against its state.
       }
       throw new Error(`Command ${id} kept changing under transition(); giving up after ${OPTIMISTIC_RETRIES} tries.`);
+    },
+
+    async renewLeases(lease, ids) {
+      screenLease(lease);
+      if (ids.length === 0) return [];
+      const res = await pool.query<{ id: string }>(
+        `UPDATE ${s}.commands SET lease_until = CASE WHEN lease_until IS NULL THEN NULL ELSE ${nowSql("$3")} + $4::bigint END
+         WHERE id = ANY($1) AND owner = $2 RETURNING id`,
+        [[...ids], lease.owner, leaseNow(), lease.leaseMs],
+      );
+      const kept = new Set(res.rows.map((r) => r.id));
+      return ids.filter((id) => !kept.has(id));
+    },
+
+    async claim(request) {
+      screenLease(request);
+      // SKIP LOCKED: rows another claimer is taking right now are left to it; a row it has just
+      // committed is re-checked against the WHERE (READ COMMITTED), so each command has one winner.
+      const res = await pool.query<CommandRow>(
+        `WITH now AS (SELECT ${nowSql("$6")} AS ms),
+         c AS (
+           SELECT id FROM ${s}.commands, now
+           WHERE ($3::text IS NULL OR api_key_id = $3) AND ($4::text IS NULL OR environment = $4)
+             AND ($9::text[] IS NULL OR id = ANY($9)) AND state = ANY($5) AND NOT (id = ANY($10::text[]))
+             AND (owner = $1 OR (owner IS NOT NULL AND (lease_until IS NULL OR lease_until <= now.ms))
+                  OR (owner IS NULL AND updated_at <= $7::bigint))
+           ORDER BY created_at, seq LIMIT $8 FOR UPDATE OF commands SKIP LOCKED)
+         UPDATE ${s}.commands t SET owner = $1, lease_until = (SELECT ms FROM now) + $2::bigint, version = t.version + 1
+         FROM c WHERE t.id = c.id RETURNING t.*`,
+        [
+          request.owner,
+          request.leaseMs,
+          request.apiKeyId ?? null,
+          request.environment ?? null,
+          [...request.states],
+          leaseNow(),
+          clock.now() - (request.unownedStaleAfterMs ?? 0),
+          request.limit,
+          request.ids === undefined ? null : [...request.ids],
+          [...(request.excludeIds ?? [])],
+        ],
+      );
+      const rows = res.rows.sort((a, b) => Number(a.created_at) - Number(b.created_at) || seqOf(a) - seqOf(b));
+      return loadRows(pool, rows);
     },
 
     async get(id) {

@@ -94,7 +94,8 @@ function anchor(command: string[]): string {
 export function cliPage(ref: CliReference, words: CliWords): string {
   const lines = [`# ${ref.bin}`, "", words.intro, ""];
   if (ref.pages.length > 1) {
-    lines.push(`## ${words.commands}`, "");
+    // An explicit id: the slug of "Commands" would collide with a `commands` subcommand's section.
+    lines.push(`## ${words.commands} {#all-commands}`, "");
     for (const p of ref.pages) lines.push(`- [\`${p.command.join(" ")}\`](#${anchor(p.command)})`);
     lines.push("");
   }

@@ -58,4 +58,16 @@ CREATE TABLE command_attempts (
 );
 `,
   },
+  {
+    version: 2,
+    name: "worker leases",
+    sql: `
+-- Fleet mode: the worker that owns an in-flight command and until when (journal clock, ms). Rows
+-- written before this version have no owner; recover() takes those as before (staleAfterMs). No
+-- index on them: claims go through the state index, and a heartbeat rewrites lease_until of every
+-- held command, which an index would make costlier on every write.
+ALTER TABLE commands ADD COLUMN owner TEXT;
+ALTER TABLE commands ADD COLUMN lease_until INTEGER;
+`,
+  },
 ];

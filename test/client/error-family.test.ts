@@ -15,11 +15,14 @@ function instance(name: string, Cls: new (...args: never[]) => Error): Error {
     InvalidTransitionError: ["recorded", "completed"],
     DuplicateCommandError: ["key", "k", "cmd-1"],
     UnknownCommandError: ["cmd-1"],
+    LeaseLostError: ["cmd-1", "worker-a", "worker-b"],
     SensitiveDataError: ["body"],
     LiveOnlyError: ["tickets.list"],
     RequestAbortedError: ["domains.renew"],
     PaginationError: [{ kind: "unknown", operationId: "domains.list" }, 0],
     TimeoutError: [1000],
+    DeadlineExceededError: [Date.UTC(2026, 9, 5, 10), "pause"],
+    ResponseTooLargeError: [200, 4096],
   };
   return new (Cls as unknown as new (...a: unknown[]) => Error)(...(args[name] ?? ["message", "field"]));
 }

@@ -60,7 +60,8 @@ describe("client: idempotency and the journal", () => {
       { domainUuid: h.domainUuid, body: { period: 1 } },
       { idempotencyKey: "renew-g1" },
     );
-    expect(seenAtSend).toBe("sending");
+    // Recorded (durable) before the send; sending is written with the attempt, one commit for both.
+    expect(seenAtSend).toBe("recorded");
     expect(out.kind).toBe("accepted");
     const rec = await journal.get(out.commandId!);
     expect(rec?.state).toBe("accepted");

@@ -16,7 +16,12 @@ describe("client: 429 pauses the whole key", () => {
       headers.delete("x-ratelimit-remaining");
       return new Response(await res.arrayBuffer(), { status: res.status, headers });
     };
-    const client = h.makeClient({ fetch: stripping, pacing: { initialLimit: 1000 } });
+    // No call deadline: this checks the pause itself (a full window's Retry-After + margin > the 60 s default).
+    const client = h.makeClient({
+      fetch: stripping,
+      pacing: { initialLimit: 1000 },
+      deadlineMs: Number.POSITIVE_INFINITY,
+    });
     const outs = await Promise.all(Array.from({ length: 6 }, () => client.domains.get({ domainUuid: h.domainUuid })));
     expect(outs.map((o) => o.kind)).toEqual(Array(6).fill("succeeded"));
     const log = h.emulator.control.requests();

@@ -1,11 +1,15 @@
 // Properties (fast-check): (1) for ANY sequence of injected faults on renew, the emulator's effects
 // ledger shows at most one renew per command and every attempt of a command carried the same key and
 // the same bytes (D3, D4, I4); (2) malformed responses — random statuses, content types, bodies and
-// headers from a custom fetch — never make a call throw an untyped error (E5).
+// headers from a custom fetch — never make a call throw an untyped error (E5); (3) a hostile network
+// (test/support/hostile.ts) driving writes through reconcile and resend, async operations through
+// polling and journalled commands through recover(): every call settles, typed, with ≤ 1 execution
+// and snippets ≤ 2 KiB. bench/fuzz.ts runs (3) for ≥ 10,000 responses.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FAULT_KINDS } from "../../emulator/faults";
-import { ResellerClientError } from "../../src/index";
+import { isResellerClientError, ResellerClientError } from "../../src/index";
+import { hostileRun, OUTCOME_KINDS, snippetBytes, stepArbitrary, type HostileOperation } from "../support/hostile";
 import { decode, requestsTo, seeded, setup } from "./harness";
 
 const KINDS = ["succeeded", "accepted", "rejected", "conflict", "unknown"];
@@ -141,6 +145,54 @@ describe("client: properties", () => {
         expect(KINDS).toContain((out as { kind: string }).kind);
       }),
       { numRuns: 150, seed: 42 },
+    );
+  });
+
+  it("E5/I4/F1/G4/H1 property: a hostile network through reconcile, resend, polling, pages and recover() → settles, typed, ≤ 1 execution, snippet ≤ 2 KiB", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(stepArbitrary, { minLength: 1, maxLength: 10 }),
+        fc.constantFrom<HostileOperation[]>(
+          "orders.create",
+          "domains.renew",
+          "orders.create",
+          "domains.renew",
+          "domains.list",
+          "context.get",
+        ),
+        async (steps, operationId) => {
+          // 5 s of REAL time per run: the VirtualClock makes every virtual wait instant, so more is a hang.
+          const { settled, outcomes, waits, executions } = await hostileRun(steps, operationId, 5_000);
+          expect(settled.hang).toBeUndefined();
+          if (settled.error !== undefined) {
+            // Only the typed error family may escape (e.g. I6 DomainLockedError), never a TypeError.
+            const what = settled.error instanceof Error ? settled.error.stack : JSON.stringify(settled.error);
+            expect(isResellerClientError(settled.error), what).toBe(true);
+          }
+          for (const out of outcomes) {
+            expect(OUTCOME_KINDS).toContain(out.kind);
+            expect(snippetBytes(out)).toBeLessThanOrEqual(2048);
+          }
+          for (const w of waits) expect(["completed", "failed", "timeout", "rejected"]).toContain(w.kind);
+          expect(executions).toBeLessThanOrEqual(1);
+        },
+      ),
+      {
+        numRuns: 150,
+        seed: 20261201,
+        // Regression (seed 20261201, path 70:1:1:1:1:1:1:1:1:1:2:3:3:3:3:3:3:3:3): a 3xx on POST /orders,
+        // then a 204 on the lookup by external_id — the TypeError "reading 'data'" of the issue.
+        examples: [
+          [
+            [
+              { mode: "respond", forward: false, status: 301, body: { kind: "text", text: "null" }, headers: {} },
+              { mode: "respond", forward: false, status: 204, body: { kind: "deep", depth: 1000 }, headers: {} },
+              { mode: "hang", forward: false },
+            ],
+            "orders.create",
+          ],
+        ],
+      },
     );
   });
 });

@@ -18,8 +18,8 @@ describe("client: redaction", () => {
     const journal: Journal = {
       ...memory,
       record: (c) => (rawJournalArgs.push({ ...c, body: c.body && Buffer.from(c.body).toString() }), memory.record(c)),
-      addAttempt: (id, a) => (rawJournalArgs.push(a), memory.addAttempt(id, a)),
-      transition: (id, to, patch) => (rawJournalArgs.push(patch), memory.transition(id, to, patch)),
+      addAttempt: (id, a, then, lease) => (rawJournalArgs.push(a, then?.patch), memory.addAttempt(id, a, then, lease)),
+      transition: (id, to, patch, lease) => (rawJournalArgs.push(patch), memory.transition(id, to, patch, lease)),
     };
     const client = h.makeClient({ journal });
     const secrets: string[] = [h.token, h.token.split(".")[1]];

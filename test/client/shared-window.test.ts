@@ -7,7 +7,12 @@ const L = 30;
 
 describe("client: one window per key in a process", () => {
   it("C2: two clients on one key share the window — 3×L calls split between them get zero 429s", async () => {
-    const h = setup({ rateLimit: L, emulator: { windowMs: 60_000 }, client: { pacing: { initialLimit: L } } });
+    // A batch spanning three windows: no call deadline (the 60 s default would end the queued ones early).
+    const h = setup({
+      rateLimit: L,
+      emulator: { windowMs: 60_000 },
+      client: { pacing: { initialLimit: L }, deadlineMs: Number.POSITIVE_INFINITY },
+    });
     const second = h.makeClient();
     const calls = Array.from({ length: 3 * L }, (_, i) => (i % 2 === 0 ? h.client : second).context.get());
     const outcomes = await Promise.all(calls);

@@ -121,6 +121,17 @@ const drivers: Record<string, (value: unknown) => Promise<void>> = {
         .filter((e) => e.kind.startsWith("ticket.") && e.idempotency_key === `ticket-${item.commandId}`),
     ).toHaveLength(1);
   },
+  openCommandsOf: async (fn) => {
+    const journal = createMemoryJournal();
+    const c = createResellerClient({ baseUrl: server.baseUrl, token, journal, fleet: { workerId: "pod-7" } });
+    server.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "reset_after" });
+    const out = await c.domains.renew({ domainUuid: domainOf(token).uuid, body: { period: 1 } }, {
+      retry: undefined,
+    } as never);
+    await c.close();
+    const list = await (fn as (j: typeof journal, w: string) => Promise<{ id: string }[]>)(journal, "pod-7");
+    expect(list.map((r) => r.id)).toContain(out.commandId);
+  },
   setup: async (fn) => {
     const made = (fn as () => { client: ResellerClient })();
     expect((await made.client.context.get()).kind).toBe("succeeded");

@@ -46,7 +46,7 @@ function commands(): ShellCommand[] {
       const head = line
         .replace(/\s+#.*$/, "")
         .replace(/\s*&$/, "")
-        .replace(/\s*>\s*\S+$/, "");
+        .replace(/\s+\d?>\s*\S+/g, "");
       const words = head.split(/\s+/);
       const ours = translate(words) !== undefined;
       const looksOurs = /^(npx\s+)?reseller/.test(head);
@@ -72,7 +72,7 @@ function runCommand(
   argv: string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
-  whileRunning: (firstLine: string) => Promise<void>,
+  whileRunning: ((firstLine: string) => Promise<void>) | undefined,
 ): Promise<Ran> {
   return new Promise((resolve, reject) => {
     // tsx resolved from here: the command runs in an empty temp dir, as a user's shell would.
@@ -97,7 +97,8 @@ function runCommand(
     child.stdout.on("data", (b: Buffer) => {
       stdout += b.toString();
       const nl = stdout.indexOf("\n");
-      if (nl < 0 || checking) return;
+      // Only a server is checked while it runs; a job that prints results line by line is waited for.
+      if (nl < 0 || checking || !whileRunning) return;
       checking = true;
       // The process may be a help printer that is about to exit; give it a moment before treating it as a server.
       setTimeout(() => {
@@ -153,19 +154,29 @@ describe("J1: guide shell commands run", () => {
       const head = command.line
         .replace(/\s+#.*$/, "")
         .replace(/\s*&$/, "")
-        .replace(/\s*>\s*\S+$/, "");
+        .replace(/\s+\d?>\s*\S+/g, "");
       const argv = translate(head.split(/\s+/))!;
       const cwd = mkdtempSync(join(tmpdir(), "guide-shell-"));
       try {
-        const ran = await runCommand(argv, cwd, apiEnv(cwd), async (firstLine) => {
-          const info = JSON.parse(firstLine) as {
-            baseUrl: string;
-            keys: { token: string; environment: string }[];
-          };
-          const key = info.keys.find((k) => k.environment === "test") ?? info.keys[0];
-          const res = await fetch(`${info.baseUrl}/context`, { headers: { authorization: `Bearer ${key.token}` } });
-          expect(res.status).toBe(200);
-        });
+        const server = /reseller-emulator|npm run emulator/.test(head);
+        const ran = await runCommand(
+          argv,
+          cwd,
+          apiEnv(cwd),
+          server
+            ? async (firstLine) => {
+                const info = JSON.parse(firstLine) as {
+                  baseUrl: string;
+                  keys: { token: string; environment: string }[];
+                };
+                const key = info.keys.find((k) => k.environment === "test") ?? info.keys[0];
+                const res = await fetch(`${info.baseUrl}/context`, {
+                  headers: { authorization: `Bearer ${key.token}` },
+                });
+                expect(res.status).toBe(200);
+              }
+            : undefined,
+        );
         expect(ran.code, ran.stderr).toBe(0);
         if (!ran.stillRunning) {
           // A help line promises flags in its comment ("# --port, --window-ms, …"): the help must print each.

@@ -33,6 +33,8 @@ function rec(over: Partial<CommandRecord>): CommandRecord {
     createdAt: NOW - H,
     state: "sending",
     updatedAt: NOW - H,
+    owner: null,
+    leaseUntil: null,
     attempts: [],
     resources: {},
     response: null,
@@ -43,8 +45,10 @@ function rec(over: Partial<CommandRecord>): CommandRecord {
 }
 
 describe("recovery plan", () => {
-  it("G1: `recorded` with no attempt was never sent → send; with an attempt it may have been", () => {
-    expect(planRecovery(rec({ state: "recorded" }), NOW, opts)).toEqual({ action: "send" });
+  it("G1: `recorded` may have been sent (sending is written with the first attempt) → treated like sending", () => {
+    expect(possiblySent(rec({ state: "recorded" }))).toBe(true);
+    expect(planRecovery(rec({ state: "recorded" }), NOW, opts)).toEqual({ action: "resend", pastTtl: false });
+    expect(planRecovery(rec({ state: "recorded" }), NOW + 24 * H, opts).action).toBe("resend"); // D7: async renew past the TTL
     expect(possiblySent(rec({ state: "recorded", attempts: [{ at: NOW, delayMs: 0 }] }))).toBe(true);
     expect(planRecovery(rec({ state: "recorded", attempts: [{ at: NOW, delayMs: 0 }] }), NOW, opts).action).toBe(
       "resend",

@@ -8,7 +8,9 @@ import {
   LOCK_HOLDING_STATES,
   TERMINAL_STATES,
   allowedTransitions,
+  assertAttemptMove,
   assertTransition,
+  canMoveWithAttempt,
   canTransition,
   holdsLock,
   isCommandState,
@@ -123,5 +125,17 @@ describe("I5: command state machine", () => {
     for (const s of COMMAND_STATES) expect(isCommandState(s)).toBe(true);
     for (const v of ["pending", "awaiting_registry", "", "FAILED", 1, null, undefined])
       expect(isCommandState(v)).toBe(false);
+  });
+
+  it("I5: an attempt write moves through sending — exactly from recorded, reconciling and sending, to sending's targets", () => {
+    const from: CommandState[] = ["recorded", "reconciling", "sending"];
+    const to: CommandState[] = ["sending", "succeeded", "accepted", "rejected", "conflict", "unknown"];
+    for (const f of COMMAND_STATES) {
+      for (const t of COMMAND_STATES) {
+        const want = from.includes(f) && to.includes(t);
+        expect(canMoveWithAttempt(f, t), `${f} → (sending) → ${t}`).toBe(want);
+        if (!want) expect(() => assertAttemptMove(f, t)).toThrow(InvalidTransitionError);
+      }
+    }
   });
 });

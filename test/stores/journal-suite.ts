@@ -6,6 +6,8 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { COMMAND_STATES, canTransition, holdsLock } from "../../journal";
+import type { JournalClock } from "../../stores/journal-common";
+import { defineLeaseSuite } from "./lease-suite";
 import {
   DomainLockedError,
   DuplicateCommandError,
@@ -26,7 +28,8 @@ interface FreshStore {
 }
 
 export interface JournalHarness {
-  fresh(): Promise<FreshStore>;
+  /** A fresh, empty store; `clock` (when given) is the journal clock of it and of every `another()`. */
+  fresh(options?: { clock?: JournalClock }): Promise<FreshStore>;
 }
 
 const TOKEN = `rsl_live_A1b2C3d4E5f6G7h8I9j0K1l2.${"x".repeat(40)}${"-_yZ".repeat(6)}`;
@@ -58,6 +61,7 @@ async function driveTo(j: Journal, id: string, path: CommandState[]) {
 }
 
 export function defineJournalSuite(label: string, harness: JournalHarness): void {
+  defineLeaseSuite(label, harness);
   describe(`${label}: Journal`, () => {
     it("G1/D3 record before send: body bytes round-trip exactly", async () => {
       const { journal, another } = await harness.fresh();

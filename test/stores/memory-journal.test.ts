@@ -3,8 +3,8 @@ import { defineJournalSuite } from "./journal-suite";
 
 // One process, one store: "another connection" is the same instance.
 defineJournalSuite("memory", {
-  async fresh() {
-    const journal = createMemoryJournal();
+  async fresh(options) {
+    const journal = createMemoryJournal({ clock: options?.clock });
     return { journal, another: async () => journal };
   },
 });

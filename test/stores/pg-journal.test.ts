@@ -8,6 +8,7 @@ import type { Journal } from "../../journal";
 import { pgMigrations } from "../../stores/migrations/pg";
 import { createPgJournal, migratePg } from "../../stores/pg-journal";
 import { startPostgres, type PostgresServer } from "../support/postgres";
+import type { JournalClock } from "../../stores/journal-common";
 import { defineJournalSuite, newCommand } from "./journal-suite";
 
 let server: PostgresServer;
@@ -22,8 +23,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function openJournal(schema: string): Promise<Journal> {
-  const j = await createPgJournal({ connectionString: server.connectionString, schema });
+async function openJournal(schema: string, clock?: JournalClock): Promise<Journal> {
+  const j = await createPgJournal({ connectionString: server.connectionString, schema, clock });
   closers.push(() => j.close());
   return j;
 }
@@ -37,11 +38,11 @@ function newPool(connectionString = server.connectionString): pg.Pool {
 }
 
 defineJournalSuite("postgres", {
-  async fresh() {
+  async fresh(options) {
     const schema = `journal_${++n}`;
     return {
-      journal: await openJournal(schema),
-      another: () => openJournal(schema),
+      journal: await openJournal(schema, options?.clock),
+      another: () => openJournal(schema, options?.clock),
       async raw() {
         const pool = newPool();
         const out: string[] = [];
@@ -102,5 +103,24 @@ describe("postgres: migrations", () => {
     const journal = await createPgJournal({ pool, schema: "write_fail" });
     await pool.query("ALTER TABLE write_fail.commands ADD CONSTRAINT no_more CHECK (false) NOT VALID");
     await expect(journal.record(newCommand())).rejects.toThrow(/no_more/);
+  });
+
+  it("leases: without an injected clock, lease times come from the database server's clock (one clock for the fleet)", async () => {
+    const pool = newPool();
+    const journal = await createPgJournal({ pool, schema: "server_clock", clock: { now: () => 0 } }); // updatedAt only
+    closers.push(() => journal.close());
+    const serverClock = await createPgJournal({ pool, schema: "server_clock" });
+    const before = Number(
+      (await pool.query("SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS t")).rows[0].t,
+    );
+    const rec = await serverClock.record(newCommand(), { owner: "w", leaseMs: 60_000 });
+    const after = Number(
+      (await pool.query("SELECT (extract(epoch from clock_timestamp()) * 1000)::bigint AS t")).rows[0].t,
+    );
+    expect(rec.leaseUntil).toBeGreaterThanOrEqual(before + 60_000);
+    expect(rec.leaseUntil).toBeLessThanOrEqual(after + 60_000);
+    // The injected clock (0) is what the other handle uses: its lease is long expired on it.
+    const injected = await journal.record(newCommand(), { owner: "w", leaseMs: 60_000 });
+    expect(injected.leaseUntil).toBe(60_000);
   });
 });

@@ -12,13 +12,14 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DomainLockedError, type Journal } from "../../journal";
 import { sqliteMigrations } from "../../stores/migrations/sqlite";
 import { createSqliteJournal, migrateSqlite } from "../../stores/sqlite-journal";
+import type { JournalClock } from "../../stores/journal-common";
 import { defineJournalSuite, newCommand } from "./journal-suite";
 
 const dir = mkdtempSync(join(tmpdir(), "reseller-sqlite-"));
 const opened: Journal[] = [];
 let n = 0;
-const open = (filename: string) => {
-  const j = createSqliteJournal({ filename });
+const open = (filename: string, clock?: JournalClock) => {
+  const j = createSqliteJournal({ filename, clock });
   opened.push(j);
   return j;
 };
@@ -28,11 +29,11 @@ afterAll(async () => {
 });
 
 defineJournalSuite("sqlite", {
-  async fresh() {
+  async fresh(options) {
     const filename = join(dir, `journal-${++n}.db`);
     return {
-      journal: open(filename),
-      another: async () => open(filename),
+      journal: open(filename, options?.clock),
+      another: async () => open(filename, options?.clock),
       async raw() {
         // The main file and the WAL: everything that reached the disk.
         return ["", "-wal"]
@@ -80,7 +81,9 @@ describe("sqlite: migrations and durability", () => {
     const second = createSqliteJournal({ filename, busyTimeoutMs: 1234 });
     opened.push(second);
     // Per-connection settings of the journal's own handle.
-    expect(second.database.pragma("synchronous", { simple: true })).toBe(2); // FULL
+    // NORMAL on the connection: with "full" (the default) the journal fdatasyncs the WAL itself after
+    // every commit, before the call returns, so commits in flight together share one fsync.
+    expect(second.database.pragma("synchronous", { simple: true })).toBe(1);
     expect(second.database.pragma("busy_timeout", { simple: true })).toBe(1234);
     expect(second.database.pragma("foreign_keys", { simple: true })).toBe(1);
     expect((await second.get(cmd.id))?.lockKey).toBe("reopen.kz");
@@ -137,5 +140,38 @@ describe("sqlite: separate processes on one file", () => {
     const cmd = newCommand();
     await expect(journal.record(cmd)).rejects.toThrow(/disk full/);
     expect(await journal.get(cmd.id)).toBeUndefined();
+  });
+
+  it("leases migration: a version-1 journal gains owner/lease columns; its old commands stay recoverable (staleAfterMs)", async () => {
+    const filename = join(dir, "v1.db");
+    const v1 = new Database(filename);
+    v1.pragma("journal_mode = WAL");
+    migrateSqlite(v1, sqliteMigrations.slice(0, 1));
+    const old = newCommand({ createdAt: 1_000 });
+    v1.prepare(
+      `INSERT INTO commands (id, environment, api_key_id, operation_id, method, path, query, body, idempotency_key,
+         external_id, lock_key, lock_held, state, version, created_at, updated_at)
+       VALUES (?, 'test', ?, 'orders.create', 'POST', '/orders', '', NULL, ?, NULL, NULL, 0, 'sending', 1, 1000, 1000)`,
+    ).run(old.id, old.apiKeyId, old.idempotencyKey);
+    v1.close();
+    let now = 10_000;
+    const journal = createSqliteJournal({ filename, clock: { now: () => now } });
+    opened.push(journal);
+    const versions = journal.database.prepare("SELECT version FROM schema_migrations ORDER BY version").all();
+    expect(versions).toEqual(sqliteMigrations.map((m) => ({ version: m.version })));
+    const rec = await journal.get(old.id);
+    expect([rec?.state, rec?.owner, rec?.leaseUntil]).toEqual(["sending", null, null]);
+    const claim = () =>
+      journal.claim({
+        owner: "w",
+        leaseMs: 1000,
+        apiKeyId: old.apiKeyId,
+        states: ["sending"],
+        limit: 10,
+        unownedStaleAfterMs: 60_000,
+      });
+    expect(await claim()).toEqual([]); // updated 9 s ago: within staleAfterMs, maybe still being sent by an old client
+    now = 61_000;
+    expect((await claim()).map((r) => [r.id, r.owner])).toEqual([[old.id, "w"]]);
   });
 });

@@ -1,0 +1,123 @@
+// One worker process of bench/fleet.ts. argv[2]: JSON {baseUrl, pgUrl, redisUrl, plan, slot,
+// workers, workerId, log, windowMs, limit, leaseMs, timeoutMs}; the token comes from RESELLER_TOKEN
+// (never argv, A4). A real client in fleet mode: the shared PostgreSQL journal, the shared Redis
+// window store, leases under `workerId`, continuous recovery. It walks the whole plan from its own
+// offset (slot × n / workers), sending every item not in the journal yet — the journal is the
+// fleet's work queue, so a worker that finishes early takes what others have not started, and a
+// racing pair is refused locally (duplicate key, or another worker's live lease) before anything is
+// sent — then keeps recovering until the parent stops it (SIGTERM) or kills it (SIGKILL).
+// Every settled outcome is appended to the log synchronously (so it survives SIGKILL).
+import { appendFileSync, readFileSync } from "node:fs";
+import { createResellerClient } from "../src/client";
+import { createPgJournal } from "../stores/pg-journal";
+import { createRedisWindowStore } from "../stores/redis-window-store";
+import type { FleetPlanItem } from "./fleet";
+
+interface Config {
+  baseUrl: string;
+  pgUrl: string;
+  redisUrl: string;
+  plan: string;
+  slot: number;
+  workers: number;
+  workerId: string;
+  log: string;
+  windowMs: number;
+  limit: number;
+  leaseMs: number;
+  timeoutMs: number;
+  /** The first workers start sending together (ms since epoch); a restarted one starts at once. */
+  startAt: number;
+}
+
+const cfg = JSON.parse(process.argv[2]) as Config;
+const token = process.env.RESELLER_TOKEN!;
+const plan = JSON.parse(readFileSync(cfg.plan, "utf8")) as FleetPlanItem[];
+const log = (line: Record<string, unknown>) =>
+  appendFileSync(cfg.log, JSON.stringify({ ...line, worker: cfg.workerId, t: Date.now() }) + "\n");
+const SETTLED = new Set(["succeeded", "accepted", "completed", "failed", "rejected", "needs_manual_check"]);
+
+async function main(): Promise<void> {
+  const journal = await createPgJournal({ connectionString: cfg.pgUrl });
+  const store = createRedisWindowStore({
+    redis: cfg.redisUrl,
+    onEvent: (e) => {
+      if (e.type === "store-failover" || e.type === "store-recovered") log({ e: e.type });
+    },
+  });
+  const client = createResellerClient({
+    baseUrl: cfg.baseUrl,
+    token,
+    journal,
+    timeoutMs: cfg.timeoutMs,
+    retry: { maxAttempts: 4, baseMs: 100, capMs: 800, maxRateLimitRetries: 100, budget: { capacity: 100_000 } },
+    pacing: { windowMs: cfg.windowMs, initialLimit: cfg.limit, store, maxConcurrency: 8 },
+    fleet: {
+      workerId: cfg.workerId,
+      leaseMs: cfg.leaseMs,
+      heartbeatMs: cfg.leaseMs / 4,
+      continuousRecovery: {
+        intervalMs: 1000,
+        batch: 25,
+        concurrency: 2,
+        onRound: (s) => {
+          for (const r of [...s.resolved, ...s.manual, ...s.stillPending]) {
+            if (SETTLED.has(r.to)) log({ e: "settled", key: r.idempotencyKey, by: "recovery", from: r.from, to: r.to });
+          }
+        },
+      },
+    },
+    onEvent: (e) => {
+      if (e.type === "lease-lost") log({ e: "lease-lost", command: e.commandId, now: e.currentOwner });
+      if (e.type === "pacing" && e.event.type === "store-error") log({ e: "store-error" });
+      if (e.type === "pause") log({ e: "429", request: e.requestId ?? null });
+    },
+  });
+  // Warm up (connections to the server, PostgreSQL, Redis) before the common start, so the first
+  // window measures the fleet rather than process start-up.
+  await fetch(`${cfg.baseUrl}/context`).then(
+    (r) => r.arrayBuffer(),
+    () => undefined,
+  );
+  await journal.get("warm-up");
+  await store.peek(`warm-up-${process.pid}`, Date.now());
+  await new Promise((r) => setTimeout(r, Math.max(0, cfg.startAt - Date.now())));
+  log({ e: "start", pid: process.pid });
+  const offset = Math.floor((cfg.slot * plan.length) / cfg.workers);
+  const mine = plan.map((_, i) => plan[(offset + i) % plan.length]);
+  let next = 0;
+  const lane = async () => {
+    while (next < mine.length) {
+      const p = mine[next++];
+      if (await journal.findByIdempotencyKey(client.credential.publicKeyId, p.key)) continue; // a predecessor recorded it
+      const o = { idempotencyKey: p.key };
+      try {
+        const outcome =
+          p.op === "renew"
+            ? await client.domains.renew({ domainUuid: p.domainUuid, body: p.body }, o)
+            : await client.orders.create({ body: p.body }, o);
+        if (SETTLED.has(outcome.kind)) log({ e: "settled", key: p.key, by: "call", to: outcome.kind });
+        else log({ e: "open", key: p.key, kind: outcome.kind });
+      } catch (error) {
+        log({
+          e: "threw",
+          key: p.key,
+          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+        });
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 6 }, lane));
+  log({ e: "all-sent" });
+  process.on("SIGTERM", () => {
+    void client
+      .close()
+      .then(() => Promise.all([journal.close(), store.close?.()]))
+      .finally(() => process.exit(0));
+  });
+}
+
+main().catch((error: unknown) => {
+  log({ e: "crashed", error: error instanceof Error ? error.stack : String(error) });
+  process.exit(2);
+});

@@ -1,0 +1,339 @@
+// Fleet chaos (leases, continuous recovery): 4 worker PROCESSES (bench/fleet-child.ts) on ONE API
+// key, a real PostgreSQL journal and a real Redis window store (test/support/), the emulator on a
+// loopback port behind the recording handler of the crash test (it outlives every kill and sees
+// every byte). 1,000 commands — renewals and orders — with ≥ 20 % of write requests hit by an
+// injected fault; every 10–20 s (seeded) one worker is SIGKILLed and restarted with a NEW worker id,
+// so only the survivors' continuous recovery can settle the dead worker's commands (its lease must
+// run out first). Scaled window: W = 2000 ms, L = 40, lease 5 s.
+// Reports and asserts: duplicate effects (per Idempotency-Key and per order external_id), lost
+// commands (not recorded, or not settled at the end), commands settled by two workers, 409s (with no
+// stuck-processing fault injected, every 409 is two senders of one key: a recovery resending a
+// command whose owner was alive), 429s, the longest time from a worker's death to its last command
+// being settled, and window utilisation over the saturated windows.
+// Export: runFleetBench() / reportFleetBench(); `tsx bench/fleet.ts` runs it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { seeded, startRecordingEmulator } from "../test/recovery/chaos";
+import { startPostgres } from "../test/support/postgres";
+import { startRedis } from "../test/support/redis";
+import { printTable } from "./lib/table";
+import { writeResult } from "./lib/results";
+import { runWhenDirect } from "./lib/direct";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+const CHILD = join(ROOT, "bench/fleet-child.ts");
+const UNSETTLED = ["recorded", "sending", "unknown", "conflict", "reconciling"];
+
+export type FleetPlanItem =
+  | { key: string; op: "renew"; domainUuid: string; body: { period: number } }
+  | { key: string; op: "order"; body: { external_id: string; action: "register"; domain: string; period: number } };
+
+export interface FleetResult {
+  workers: number;
+  commands: number;
+  faultShare: number;
+  kills: number;
+  duplicateEffects: number;
+  lostCommands: number;
+  settledByTwoWorkers: number;
+  conflicts409: number;
+  count429: number;
+  leaseLost: number;
+  /** Times a worker's Redis window store gave up on Redis (timeout, error) and paced locally. */
+  storeFailovers: number;
+  longestDeathToSettledMs: number;
+  deathToSettledMs: string;
+  utilisation: number;
+  saturatedWindows: number;
+  /** Accepted requests per server window, in order; `|` ends the saturated ones. */
+  perWindow: string;
+  /** When each SIGKILL happened, seconds after the common start. */
+  kills_at_s: string;
+  requests: number;
+  elapsedMs: number;
+  byState: string;
+  /** Why commands ended in needs_manual_check (F4), grouped. */
+  manualReasons: string;
+}
+
+export async function runFleetBench(
+  options: { commands?: number; workers?: number; seed?: number } = {},
+): Promise<FleetResult> {
+  const n = options.commands ?? 1000;
+  const workers = options.workers ?? 4;
+  const random = seeded(options.seed ?? 4242);
+  const W = 2000;
+  const L = 40;
+  const LEASE = 5000;
+  const dir = mkdtempSync(join(tmpdir(), "reseller-fleet-"));
+  const [pgServer, redis] = await Promise.all([startPostgres(), startRedis()]);
+  const rec = await startRecordingEmulator({ windowMs: W, operationPolicy: { pendingMs: 200, processingMs: 200 } });
+  const children = new Map<number, { child: ChildProcess; workerId: string }>();
+  const pool = new pg.Pool({ connectionString: pgServer.connectionString });
+  pool.on("error", () => undefined);
+  try {
+    const key = rec.emulator.control.createKey({ environment: "test", rate_limit_per_minute: L });
+    rec.emulator.control.deposit(key.public_key_id, n * 450_000);
+    const plan: FleetPlanItem[] = [];
+    for (let i = 0; i < n; i++) {
+      const k = `fleet-${i}`;
+      if (i % 2 === 0) {
+        const d = rec.emulator.control.createDomain({ token: key.token, name: `fleet-r${i}.com.kz` });
+        plan.push({ key: k, op: "renew", domainUuid: d.uuid, body: { period: 1 } });
+      } else {
+        plan.push({
+          key: k,
+          op: "order",
+          body: { external_id: `fleet-ext-${i}`, action: "register", domain: `fleet-o${i}.com.kz`, period: 1 },
+        });
+      }
+    }
+    const files = { plan: join(dir, "plan.json"), log: join(dir, "events.log") };
+    writeFileSync(files.plan, JSON.stringify(plan));
+    writeFileSync(files.log, "");
+    // ≥ 20 % of write requests get a fault: before the server saw it, after it committed, a 5xx, a hang.
+    const faults = [
+      { kind: "reset_after", probability: 0.09 },
+      { kind: "error_500_after", probability: 0.06 },
+      { kind: "error_503_before", probability: 0.05 },
+      { kind: "reset_before", probability: 0.03 },
+      { kind: "timeout_after", probability: 0.02 },
+    ] as const;
+    for (const path of ["/domains/{domainUuid}/renew", "/orders"]) {
+      for (const f of faults)
+        rec.emulator.control.addFault({
+          method: "POST",
+          path,
+          kind: f.kind,
+          probability: f.probability,
+          times: 100_000,
+        });
+    }
+
+    let generation = 0;
+    const startAt = Date.now() + 10_000; // every first worker is up and warm by then
+    const spawnWorker = (slot: number) => {
+      const workerId = `w${slot}-g${generation++}`;
+      const cfg = {
+        baseUrl: rec.baseUrl,
+        pgUrl: pgServer.connectionString,
+        redisUrl: redis.url,
+        plan: files.plan,
+        slot,
+        workers,
+        workerId,
+        log: files.log,
+        windowMs: W,
+        limit: L,
+        leaseMs: LEASE,
+        timeoutMs: 1500,
+        startAt,
+      };
+      // node --import tsx: the pid we hold is the worker itself, so SIGKILL really kills it.
+      const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(cfg)], {
+        cwd: ROOT,
+        stdio: ["ignore", "ignore", "inherit"],
+        env: { ...process.env, RESELLER_TOKEN: key.token },
+      });
+      children.set(slot, { child, workerId });
+    };
+    for (let s = 0; s < workers; s++) spawnWorker(s);
+    await new Promise((r) => setTimeout(r, Math.max(0, startAt - Date.now())));
+    const t0 = Date.now();
+
+    const unsettledOf = async (owner?: string) =>
+      (
+        await pool.query<{ id: string }>(
+          `SELECT id FROM reseller_api.commands WHERE state = ANY($1) ${owner ? "AND owner = $2" : ""}`,
+          owner ? [UNSETTLED, owner] : [UNSETTLED],
+        )
+      ).rows.map((r) => r.id);
+    const recordedCount = async () =>
+      Number(
+        (
+          await pool
+            .query<{ n: string }>("SELECT count(*) AS n FROM reseller_api.commands")
+            .catch(() => ({ rows: [{ n: "0" }] }))
+        ).rows[0].n,
+      );
+
+    const deaths: { workerId: string; at: number; ids: string[]; settledAt?: number }[] = [];
+    let done = false;
+    const killer = (async () => {
+      while (!done) {
+        await new Promise((r) => setTimeout(r, 10_000 + Math.floor(random() * 10_000)));
+        if (done) break;
+        const slot = Math.floor(random() * workers);
+        const victim = children.get(slot)!;
+        victim.child.kill("SIGKILL");
+        await new Promise((r) => victim.child.once("exit", r));
+        const at = Date.now();
+        deaths.push({ workerId: victim.workerId, at, ids: await unsettledOf(victim.workerId) });
+        spawnWorker(slot); // a new id: its predecessor's commands come back only through expired leases
+      }
+    })();
+    const watcher = (async () => {
+      while (!done) {
+        await new Promise((r) => setTimeout(r, 250));
+        for (const d of deaths) {
+          if (d.settledAt !== undefined) continue;
+          const open = await pool.query<{ n: string }>(
+            `SELECT count(*) AS n FROM reseller_api.commands WHERE id = ANY($1) AND state = ANY($2)`,
+            [d.ids, UNSETTLED],
+          );
+          if (Number(open.rows[0].n) === 0) d.settledAt = Date.now();
+        }
+      }
+    })();
+    // Done when every command is recorded and settled, and every death's commands are settled.
+    const deadline = t0 + 600_000;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      if ((await recordedCount()) < n) continue;
+      if ((await unsettledOf()).length > 0) continue;
+      if (deaths.some((d) => d.settledAt === undefined)) continue;
+      break;
+    }
+    const elapsedMs = Date.now() - t0;
+    done = true;
+    for (const { child } of children.values()) child.kill("SIGTERM");
+    await Promise.all(
+      [...children.values()].map(({ child }) =>
+        child.exitCode === null ? new Promise((r) => child.once("exit", r)) : Promise.resolve(),
+      ),
+    );
+    await Promise.race([killer, new Promise((r) => setTimeout(r, 100))]);
+    await watcher;
+
+    // Invariants, from the server's side (effects, the request log) and the journal's.
+    const effects = rec.emulator.control.effects();
+    const perKey = new Map<string, number>();
+    for (const e of effects)
+      if (e.idempotency_key) perKey.set(e.idempotency_key, (perKey.get(e.idempotency_key) ?? 0) + 1);
+    const duplicateEffects = [...perKey.values()].filter((c) => c > 1).length;
+    const rows = (
+      await pool.query<{ idempotency_key: string; state: string }>(
+        "SELECT idempotency_key, state FROM reseller_api.commands",
+      )
+    ).rows;
+    const byKey = new Map(rows.map((r) => [r.idempotency_key, r.state]));
+    const lostCommands = plan.filter((p) => !byKey.has(p.key) || UNSETTLED.includes(byKey.get(p.key)!)).length;
+    const byState: Record<string, number> = {};
+    for (const r of rows) byState[r.state] = (byState[r.state] ?? 0) + 1;
+    const events = readFileSync(files.log, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, string>);
+    const settlers = new Map<string, Set<string>>();
+    // Settling = moving a command out of an unsettled state (a call's outcome, or a recovery from
+    // recorded/sending/unknown/conflict/reconciling); an accepted operation later polled to completed
+    // by whoever recovers it is not a second settlement.
+    for (const e of events) {
+      if (e.e === "settled" && (e.by === "call" || UNSETTLED.includes(e.from))) {
+        settlers.set(e.key, (settlers.get(e.key) ?? new Set()).add(e.worker));
+      }
+    }
+    const manual = (
+      await pool.query<{ reconciliation: string | null }>(
+        "SELECT reconciliation FROM reseller_api.commands WHERE state = 'needs_manual_check'",
+      )
+    ).rows;
+    const manualReasons = new Map<string, number>();
+    for (const m of manual) {
+      const why = (m.reconciliation ?? "?").replace(/[0-9a-f-]{36}/g, "…").slice(0, 90);
+      manualReasons.set(why, (manualReasons.get(why) ?? 0) + 1);
+    }
+    const settledByTwoWorkers = [...settlers.values()].filter((s) => s.size > 1).length;
+    const leaseLost = events.filter((e) => e.e === "lease-lost").length;
+    const storeFailovers = events.filter((e) => e.e === "store-failover").length;
+    // This key's requests (a worker's warm-up request carries no token and is not counted by the limiter).
+    const api = rec.log.filter((r) => r.path.startsWith("/api/") && r.apiKeyId === key.public_key_id);
+    const conflicts409 = api.filter((r) => r.status === 409).length;
+    const count429 = api.filter((r) => r.status === 429).length;
+
+    // Server windows (C4: opened by the first request after the previous one ended), rebuilt from
+    // arrival order; saturated = every window that ended before the last plan command first arrived
+    // (until then every worker still had commands queued).
+    const arrivals = api.map((r) => r.arrivedAt).sort((a, b) => a - b);
+    const firstSendOf = new Map<string, number>();
+    for (const r of api) if (r.key && !firstSendOf.has(r.key)) firstSendOf.set(r.key, r.arrivedAt);
+    const lastFirstSend = Math.max(...firstSendOf.values());
+    const windows: { start: number; count: number }[] = [];
+    for (const r of api.slice().sort((a, b) => a.arrivedAt - b.arrivedAt)) {
+      const w = windows.at(-1);
+      if (!w || r.arrivedAt >= w.start + W) windows.push({ start: r.arrivedAt, count: 0 });
+      if (r.status !== 429) windows.at(-1)!.count += 1;
+    }
+    const saturated = windows.filter((w, i) => i < windows.length - 1 && w.start + W <= lastFirstSend);
+    const span = saturated.length === 0 ? 0 : windows[saturated.length].start - saturated[0].start;
+    const accepted = saturated.reduce((s, w) => s + w.count, 0);
+    const utilisation = span === 0 ? 0 : accepted / ((L * span) / W);
+    const settleTimes = deaths.map((d) => (d.settledAt ?? Date.now()) - d.at);
+    const writes = api.filter((r) => r.method === "POST");
+    return {
+      workers,
+      commands: n,
+      faultShare:
+        writes.length === 0
+          ? 0
+          : writes.filter((r) => r.fault !== null || r.socketFault !== null).length / writes.length,
+      kills: deaths.length,
+      duplicateEffects,
+      lostCommands,
+      settledByTwoWorkers,
+      conflicts409,
+      count429,
+      leaseLost,
+      storeFailovers,
+      longestDeathToSettledMs: settleTimes.length ? Math.max(...settleTimes) : 0,
+      deathToSettledMs: deaths.map((d, i) => `${d.workerId}: ${d.ids.length} open → ${settleTimes[i]} ms`).join("; "),
+      utilisation,
+      saturatedWindows: saturated.length,
+      perWindow: windows.map((w, i) => (i === saturated.length ? `| ${w.count}` : String(w.count))).join(" "),
+      kills_at_s: deaths.map((d) => ((d.at - t0) / 1000).toFixed(1)).join(" "),
+      requests: arrivals.length,
+      elapsedMs,
+      byState: Object.entries(byState)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", "),
+      manualReasons: [...manualReasons].map(([k, v]) => `${v}× ${k}`).join("; "),
+    };
+  } finally {
+    for (const { child } of children.values()) if (child.exitCode === null) child.kill("SIGKILL");
+    await pool.end().catch(() => undefined);
+    await rec.close();
+    await Promise.all([pgServer.stop(), redis.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The verdict the summary prints: every count 0, utilisation ≥ 95 %, at least one kill. */
+export function fleetPass(r: FleetResult): boolean {
+  return (
+    r.kills > 0 &&
+    r.faultShare >= 0.2 &&
+    r.duplicateEffects === 0 &&
+    r.lostCommands === 0 &&
+    r.settledByTwoWorkers === 0 &&
+    r.conflicts409 === 0 &&
+    r.count429 === 0 &&
+    r.utilisation >= 0.95
+  );
+}
+
+export async function reportFleetBench(r: FleetResult): Promise<string> {
+  printTable([{ ...r, faultShare: Number(r.faultShare.toFixed(3)), utilisation: Number(r.utilisation.toFixed(3)) }], {
+    title: "fleet chaos: 4 workers, one key, PostgreSQL journal, Redis window, SIGKILL + restart with a new id",
+  });
+  return writeResult("fleet", r);
+}
+
+runWhenDirect("fleet", async () => {
+  const i = process.argv.indexOf("--commands");
+  const r = await runFleetBench(i > 0 ? { commands: Number(process.argv[i + 1]) } : {});
+  process.stderr.write(`wrote ${await reportFleetBench(r)}\n`);
+  return fleetPass(r);
+});

@@ -1,0 +1,71 @@
+/**
+ * Fleet mode (client option `fleet`): this instance's worker id and lease keeper, and the optional
+ * background recovery that settles dead workers' commands — their leases expired — in small paced
+ * rounds, so nobody has to restart anything for a survivor to finish them.
+ */
+import type { Clock } from "../runtime/clock";
+import type { EventSink } from "../core";
+import { createLeaseKeeper, type Journal, type LeaseKeeper } from "../journal";
+import type { RecoverOptions, RecoverSummary } from "../recovery";
+import { DEFAULT_FLEET } from "../core";
+import type { FleetOptions } from "./options";
+
+export interface Fleet {
+  workerId: string;
+  leases: LeaseKeeper;
+  /** Starts background recovery when the options ask for it. */
+  start(recover: (options: RecoverOptions) => Promise<RecoverSummary>): void;
+  /** Stops background recovery (waits for the round in progress) and the heartbeat. */
+  close(): Promise<void>;
+}
+
+export function createFleet(options: FleetOptions, journal: Journal, clock: Clock, events: EventSink): Fleet {
+  const workerId = options.workerId ?? `worker-${crypto.randomUUID()}`;
+  const leaseMs = options.leaseMs ?? DEFAULT_FLEET.leaseMs;
+  const leases = createLeaseKeeper({
+    journal,
+    clock,
+    lease: { owner: workerId, leaseMs },
+    heartbeatMs: options.heartbeatMs ?? leaseMs / DEFAULT_FLEET.heartbeatsPerLease,
+    onLost: (commandId, currentOwner) => events.emit({ type: "lease-lost", commandId, workerId, currentOwner }),
+    onRenewError: (error, commands) => events.emit({ type: "lease-renew-failed", workerId, commands, error }),
+  });
+  const stop = new AbortController();
+  let loop: Promise<void> | undefined;
+
+  return {
+    workerId,
+    leases,
+    start(recover) {
+      const cr = options.continuousRecovery;
+      if (!cr || loop) return;
+      const config = cr === true ? {} : cr;
+      const intervalMs = config.intervalMs ?? DEFAULT_FLEET.recoveryIntervalMs;
+      const round: RecoverOptions = {
+        maxCommands: config.batch ?? DEFAULT_FLEET.recoveryBatch,
+        concurrency: config.concurrency ?? DEFAULT_FLEET.recoveryConcurrency,
+        signal: stop.signal,
+      };
+      loop = (async () => {
+        while (!stop.signal.aborted) {
+          try {
+            await clock.sleep(intervalMs, stop.signal);
+          } catch {
+            return; // stopped
+          }
+          try {
+            const summary = await recover(round);
+            config.onRound?.(summary);
+          } catch (error) {
+            if (!stop.signal.aborted) events.emit({ type: "recovery", event: { type: "recovery-error", error } });
+          }
+        }
+      })();
+    },
+    async close() {
+      stop.abort();
+      await loop;
+      leases.stop();
+    },
+  };
+}
