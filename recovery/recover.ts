@@ -57,7 +57,10 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       // a broken logger must not change what recovery does
     }
   };
-  const states = (options.recheckManual ?? DEFAULT_RECOVER.recheckManual) ? [...RECOVERABLE_STATES, "needs_manual_check" as const] : RECOVERABLE_STATES;
+  const states =
+    (options.recheckManual ?? DEFAULT_RECOVER.recheckManual)
+      ? [...RECOVERABLE_STATES, "needs_manual_check" as const]
+      : RECOVERABLE_STATES;
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_RECOVER.staleAfterMs;
   const maxCommands = options.maxCommands ?? DEFAULT_RECOVER.maxCommands;
   const { leases } = deps;
@@ -131,7 +134,12 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         leases?.release(record.id); // settled or left open: ours until the lease runs out, no more heartbeats
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency ?? DEFAULT_RECOVER.concurrency, records.length)) }, lane));
+    await Promise.all(
+      Array.from(
+        { length: Math.max(1, Math.min(options.concurrency ?? DEFAULT_RECOVER.concurrency, records.length)) },
+        lane,
+      ),
+    );
     return summary;
   } finally {
     for (let i = next; i < records.length; i++) leases?.release(records[i].id); // never reached (a pause was aborted)

@@ -153,7 +153,15 @@ export type { Pacer, PacerOptions, PacingSnapshot, WindowStore } from "../pacing
 export type { RetryBudget, RetryBudgetOptions } from "../runner";
 
 // Every option default, one object per option group (cited by the options' @default tags).
-export { DEFAULT_RETRY, DEFAULT_RETRY_BUDGET, DEFAULT_PACING, DEFAULT_CALL, DEFAULT_WAIT, DEFAULT_RECOVER, DEFAULT_FLEET } from "../core";
+export {
+  DEFAULT_RETRY,
+  DEFAULT_RETRY_BUDGET,
+  DEFAULT_PACING,
+  DEFAULT_CALL,
+  DEFAULT_WAIT,
+  DEFAULT_RECOVER,
+  DEFAULT_FLEET,
+} from "../core";
 
 // Time, injectable (tests share a VirtualClock with the emulator).
 export { systemClock, VirtualClock } from "../runtime/clock";

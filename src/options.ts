@@ -12,7 +12,6 @@ import type { Pacer } from "../pacing";
 import { DEFAULT_FLEET, InvalidOptionsError } from "../core";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
 
-
 /**
  * Fleet mode: several instances of a service on one API key and one shared journal (PostgreSQL, or
  * SQLite on one host). Each instance is a worker that owns the commands it sends.
@@ -203,7 +202,6 @@ export interface ResellerClientOptions {
   /** Fleet mode (needs `journal`): leases on every command this instance sends, and background recovery. */
   fleet?: FleetOptions;
 }
-
 
 function positive(name: string, value: unknown, integer = false): void {
   if (value === undefined) return;
