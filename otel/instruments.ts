@@ -65,7 +65,8 @@ export function createInstruments(meter: Meter): Instruments {
     valueType: ValueType.INT,
   });
   const proxyAnomalies = meter.createCounter(METRIC.proxyAnomalies, {
-    description: "429 answers whose Retry-After is longer than one rate-limit window: a proxy's or a WAF's, not the API's.",
+    description:
+      "429 answers whose Retry-After is longer than one rate-limit window: a proxy's or a WAF's, not the API's.",
     unit: "{response}",
     valueType: ValueType.INT,
   });

@@ -81,9 +81,9 @@ describe("otel: deadlines and proxy anomalies", () => {
     const read = await client.context.get();
     expect(read.kind === "unknown" && read.reason).toBe("deadline");
     const all = await kit.metrics();
-    expect(total(metric(all, METRIC.deadlines), { [ATTR.operationId]: "context.get", [ATTR.deadlineSent]: false })).toBe(
-      1,
-    );
+    expect(
+      total(metric(all, METRIC.deadlines), { [ATTR.operationId]: "context.get", [ATTR.deadlineSent]: false }),
+    ).toBe(1);
     expect(total(metric(all, METRIC.proxyAnomalies))).toBe(1);
     const [span] = commandSpan(kit.spans(), "context.get");
     expect(eventsNamed(span, "reseller.deadline")).toHaveLength(1);
