@@ -221,7 +221,7 @@ function notResponse(value: Extract<Step, { mode: "not-response" }>["value"]): u
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** The paths a run can reach, by the request that reached them (see pathOf). */
-export type HostilePath = "write" | "resend" | "reconcile" | "poll" | "page" | "context" | "recover" | "other";
+type HostilePath = "write" | "resend" | "reconcile" | "poll" | "page" | "context" | "recover" | "other";
 
 /** Requests that reached each path, and how many of them got a hostile answer (not passed through). */
 export type PathHits = Partial<Record<HostilePath, { requests: number; hostile: number }>>;
