@@ -20,7 +20,7 @@ import { finishJob, withJobSession, type Runtime } from "./job-session";
 import { runJob, type RowResult, type SourceItem } from "./jobs";
 import { describeOutcome, requestIdsOf, unsettledRow } from "./outcome-text";
 import { QuoteBook } from "./quotes";
-import { dataRecordOf, stringOf } from "./shape";
+import { dataRecordOf, isoOf, stringOf } from "./shape";
 import { checkDomainName, checkPeriod, DuplicateTracker } from "./rows";
 import type { GlobalOptions } from "./session";
 
@@ -176,7 +176,7 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
             commandId: existing.id,
             message: `external_id ${row.body.external_id} was already used for a different order (command ${
               existing.id
-            }, ${new Date(existing.createdAt).toISOString()}); never reuse it for another order`,
+            }, ${isoOf(existing.createdAt)}); never reuse it for another order`,
           };
         }
         const withIds = { ...base, commandId: existing.id, orderUuid: existing.resources.orderUuid };

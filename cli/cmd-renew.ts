@@ -21,6 +21,7 @@ import { finishJob, notice, withJobSession, type Runtime } from "./job-session";
 import { runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
 import { describeOutcome, requestIdsOf, unsettledRow } from "./outcome-text";
 import { QuoteBook } from "./quotes";
+import { isoOf } from "./shape";
 import { checkDomainName, checkPeriod, isUuid } from "./rows";
 import type { GlobalOptions } from "./session";
 
@@ -256,7 +257,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         commandId: record.id,
         operationUuid: record.resources.operationUuid,
       };
-      const when = new Date(record.createdAt).toISOString();
+      const when = isoOf(record.createdAt);
       switch (record.state) {
         case "completed":
         case "succeeded":

@@ -22,6 +22,12 @@ export function dataListOf(body: unknown): unknown[] | undefined {
   return Array.isArray(data) ? data : undefined;
 }
 
+/** An ISO time for a journal timestamp, or "(invalid time)": a row another tool wrote badly must not crash a listing. */
+export function isoOf(ms: number): string {
+  const d = new Date(ms);
+  return Number.isNaN(d.getTime()) ? "(invalid time)" : d.toISOString();
+}
+
 export const stringOf = (value: unknown): string | undefined => (typeof value === "string" ? value : undefined);
 
 /** A price object `{ amount: "4500.00", currency: "KZT" }` with both fields strings. */

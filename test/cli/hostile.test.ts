@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TSX_CLI, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
 
@@ -162,6 +163,25 @@ describe("cli: every response it reads is read totally", () => {
     const again = await runCli(TSX_CLI, ["--json", "register", "-"], journalEnv, csv);
     expect(jsonLines(again.stdout)[0]).toMatchObject({ kind: "already_done" });
     expect(await effects()).toBe(before + 1);
+  });
+
+  it("G1: a journal row with timestamps another tool wrote badly is listed and shown, not a RangeError", async () => {
+    rewrite = () => undefined;
+    const journalEnv = env();
+    const csv = "external_id,domain,period\ncrm-hostile-ts,hostile-ts.kz,1\n";
+    expect((await runCli(TSX_CLI, ["--json", "register", "-"], journalEnv, csv)).code).toBe(0);
+    const db = new Database(journalEnv.RESELLER_JOURNAL);
+    db.prepare("UPDATE commands SET created_at = 'yesterday', updated_at = 'later'").run();
+    db.close();
+    const list = await runCli(TSX_CLI, ["--json", "commands", "list", "--all"], journalEnv);
+    expect(list.code).toBe(0);
+    expect(jsonLines(list.stdout)[0]).toMatchObject({ external_id: "crm-hostile-ts", created_at: "(invalid time)" });
+    const table = await runCli(TSX_CLI, ["commands", "list", "--all"], journalEnv);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain("(invalid time)");
+    expectNoCrash(list);
+    expectNoCrash(table);
+    expect(table.stderr).not.toContain("RangeError");
   });
 
   it("E5: a priced dry run whose quotes answer without a readable price counts nothing and does not crash", async () => {
