@@ -13,7 +13,15 @@
  */
 import fc from "fast-check";
 import { isResellerClientError } from "../src/index";
-import { hostileRun, snippetBytes, stepArbitrary, type HostileOperation, type Step } from "../test/support/hostile";
+import {
+  addHits,
+  hostileRun,
+  snippetBytes,
+  stepArbitrary,
+  type HostileOperation,
+  type PathHits,
+  type Step,
+} from "../test/support/hostile";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";
@@ -26,6 +34,10 @@ export interface FuzzResult {
   responses: number;
   hostileHangs: number;
   outcomeKinds: Record<string, number>;
+  /** Requests per path (write, resend, reconcile, poll, page, context, recover) and how many got a hostile answer. */
+  paths: PathHits;
+  /** Runs whose recover() examined journalled commands while the network was still hostile. */
+  recoveredRuns: number;
   untypedErrors: number;
   hangs: number;
   doubleExecutions: number;
@@ -60,6 +72,8 @@ export async function runFuzz(options: { minResponses?: number; seed?: number } 
     responses: 0,
     hostileHangs: 0,
     outcomeKinds: {},
+    paths: {},
+    recoveredRuns: 0,
     untypedErrors: 0,
     hangs: 0,
     doubleExecutions: 0,
@@ -77,6 +91,8 @@ export async function runFuzz(options: { minResponses?: number; seed?: number } 
       result.runs += 1;
       result.responses += r.responses;
       result.hostileHangs += r.hangs;
+      addHits(result.paths, r.paths);
+      if (r.recovered > 0 && (r.paths.recover?.hostile ?? 0) > 0) result.recoveredRuns += 1;
       result.calls += r.outcomes.length + r.waits.length + 1; // + recover()
       for (const o of r.outcomes) {
         const key = o.kind === "unknown" ? `unknown:${o.reason}` : o.kind;
@@ -132,6 +148,14 @@ export async function reportFuzz(r: FuzzResult): Promise<void> {
       .sort((a, b) => b[1] - a[1])
       .map(([kind, count]) => ({ kind, count })),
     { title: "outcome kinds (unknown:<reason>; thrown:<code> for typed errors)" },
+  );
+  printTable(
+    Object.entries(r.paths)
+      .sort((a, b) => b[1].requests - a[1].requests)
+      .map(([path, hit]) => ({ path, requests: hit.requests, hostile: hit.hostile })),
+    {
+      title: `requests per path (hostile = got a spoiled answer); recover() over journalled commands in ${r.recoveredRuns} runs`,
+    },
   );
   for (const f of r.failures) process.stdout.write(`FAILURE ${f.what}: ${f.operationId} ${JSON.stringify(f.steps)}\n`);
   await writeResult("fuzz", r);

@@ -12,6 +12,7 @@ import { outputMode } from "./output";
 import { describeOutcome, requestIdsOf } from "./outcome-text";
 import { Progress } from "./progress";
 import { checkDomainName } from "./rows";
+import { dataListOf, priceOf, recordOf, stringOf } from "./shape";
 import type { GlobalOptions } from "./session";
 import { UsageError } from "./errors";
 
@@ -72,7 +73,7 @@ async function* batches(options: CheckOptions, source: InputSource | undefined):
 function describe(r: RowResult): string {
   const where = r.line !== undefined ? `line ${r.line}  ` : "";
   if (r.kind === "done") {
-    const price = r.data?.price as { amount: string; currency: string } | null | undefined;
+    const price = priceOf(r.data?.price);
     return `${where}${r.subject}  ${r.data?.available ? "available" : "taken"}${
       price ? `  ${price.amount} ${price.currency}` : ""
     }`;
@@ -144,12 +145,14 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
           requestIds: ids,
         }));
       }
-      const results = new Map(
-        ((outcome.data as { data?: { name: string; available: boolean; price: unknown }[] }).data ?? []).map((r) => [
-          r.name.toLowerCase(),
-          r,
-        ]),
-      );
+      // E5: only well-formed entries count; a name the answer does not (readably) mention is unknown.
+      const results = new Map<string, { name: string; available: boolean; price: unknown }>();
+      for (const entry of dataListOf(outcome.data) ?? []) {
+        const r = recordOf(entry);
+        const entryName = stringOf(r?.name);
+        if (r && entryName !== undefined && typeof r.available === "boolean")
+          results.set(entryName.toLowerCase(), { name: entryName, available: r.available, price: priceOf(r.price) });
+      }
       return batch.names.map(({ name, line }) => {
         const r = results.get(name);
         if (!r)

@@ -10,13 +10,10 @@ import { UNSETTLED_STATES, type Runtime } from "./job-session";
 import { jsonLine, outputMode, renderTable, RowPrinter } from "./output";
 import { openSession, type GlobalOptions } from "./session";
 import { openJournal } from "./stores";
+import { isoOf } from "./shape";
 import { supportNote } from "./support-note";
 
 const ALL_STATES: readonly CommandState[] = [...UNSETTLED_STATES, "succeeded", "completed", "failed", "rejected"];
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
 
 function plain(record: CommandRecord): Record<string, unknown> {
   return {
@@ -30,8 +27,8 @@ function plain(record: CommandRecord): Record<string, unknown> {
     key_id: record.apiKeyId,
     environment: record.environment,
     external_id: record.externalId,
-    created_at: iso(record.createdAt),
-    updated_at: iso(record.updatedAt),
+    created_at: isoOf(record.createdAt),
+    updated_at: isoOf(record.updatedAt),
     resources: record.resources,
     attempts: record.attempts,
     response_status: record.response?.status ?? null,
@@ -90,7 +87,7 @@ export async function runCommandsList(
         { header: "operation", value: (r) => r.operationId },
         { header: "path", value: (r) => r.path },
         { header: "key id", value: (r) => r.apiKeyId },
-        { header: "updated", value: (r) => iso(r.updatedAt).slice(0, 19).replace("T", " ") },
+        { header: "updated", value: (r) => isoOf(r.updatedAt).slice(0, 19).replace("T", " ") },
       ],
       plain,
     );

@@ -6,6 +6,7 @@ import type { Runtime } from "./job-session";
 import { jsonLine, outputMode, renderPairs, RowPrinter } from "./output";
 import { openSession, type GlobalOptions } from "./session";
 import { zoneOf } from "./rows";
+import { listedDomainOf, type ListedDomain } from "./shape";
 
 export async function runContext(global: GlobalOptions, rt: Runtime): Promise<ExitCode> {
   const session = await openSession(global, rt.env);
@@ -40,20 +41,12 @@ export interface ListOptions {
   zones: readonly string[];
 }
 
-interface DomainRow {
-  uuid: string;
-  name: string;
-  status: string;
-  expires_at: string;
-  auto_renew: boolean;
-}
-
 export async function runDomainsList(global: GlobalOptions, rt: Runtime, options: ListOptions): Promise<ExitCode> {
   const session = await openSession(global, rt.env);
   try {
     for (const n of session.notices) rt.stderr.write(n + "\n");
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
-    const printer = new RowPrinter<DomainRow>(rt.stdout, mode, [
+    const printer = new RowPrinter<ListedDomain>(rt.stdout, mode, [
       { header: "name", value: (d) => d.name },
       { header: "expires", value: (d) => d.expires_at.slice(0, 10) },
       { header: "days left", value: (d) => Math.floor((Date.parse(d.expires_at) - Date.now()) / 86_400_000) },
@@ -64,9 +57,14 @@ export async function runDomainsList(global: GlobalOptions, rt: Runtime, options
     const horizon = options.expiringWithinMs === undefined ? undefined : Date.now() + options.expiringWithinMs;
     const zone = options.zone?.replace(/^\./, "").toLowerCase();
     let count = 0;
+    let skipped = 0;
     // Every page, 100 per request; the pacer spaces them within the key's window.
     for await (const item of session.client.domains.list({ query: { per_page: 100 } })) {
-      const d = item as DomainRow;
+      const d = listedDomainOf(item);
+      if (!d) {
+        skipped += 1; // E5: an item of the wrong shape is reported, not a TypeError
+        continue;
+      }
       if (horizon !== undefined && Date.parse(d.expires_at) > horizon) continue;
       if (options.status && d.status !== options.status) continue;
       if (zone && zoneOf(d.name, [zone]) !== zone) continue;
@@ -81,6 +79,10 @@ export async function runDomainsList(global: GlobalOptions, rt: Runtime, options
       if ((rt.stdout as Writable).writableNeedDrain) await new Promise((r) => (rt.stdout as Writable).once("drain", r));
     }
     printer.end("no domain matches");
+    if (skipped > 0)
+      rt.stderr.write(
+        `reseller: ${skipped} listed item(s) without a uuid, a name or a valid expires_at were skipped\n`,
+      );
     if (!mode.json) rt.stderr.write(`${count} domain(s)\n`);
     return EXIT.ok;
   } finally {

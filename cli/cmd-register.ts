@@ -16,10 +16,11 @@ import {
   sniffFormat,
   type RecordRow,
 } from "./input";
-import { notice, withJobSession, type Runtime } from "./job-session";
-import { printSummary, runJob, type RowResult, type SourceItem } from "./jobs";
-import { describeOutcome, requestIdsOf } from "./outcome-text";
+import { finishJob, withJobSession, type Runtime } from "./job-session";
+import { runJob, type RowResult, type SourceItem } from "./jobs";
+import { describeOutcome, requestIdsOf, unsettledRow } from "./outcome-text";
 import { QuoteBook } from "./quotes";
+import { dataRecordOf, isoOf, stringOf } from "./shape";
 import { checkDomainName, checkPeriod, DuplicateTracker } from "./rows";
 import type { GlobalOptions } from "./session";
 
@@ -175,7 +176,7 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
             commandId: existing.id,
             message: `external_id ${row.body.external_id} was already used for a different order (command ${
               existing.id
-            }, ${new Date(existing.createdAt).toISOString()}); never reuse it for another order`,
+            }, ${isoOf(existing.createdAt)}); never reuse it for another order`,
           };
         }
         const withIds = { ...base, commandId: existing.id, orderUuid: existing.resources.orderUuid };
@@ -190,18 +191,8 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
               kind: "rejected",
               message: `this order was ${existing.state} earlier (command ${existing.id}); use a new external_id for a corrected order`,
             };
-          case "needs_manual_check":
-            return {
-              ...withIds,
-              kind: "manual",
-              message: `needs a manual check (command ${existing.id}): reseller commands notes`,
-            };
           default:
-            return {
-              ...withIds,
-              kind: "unknown",
-              message: `command ${existing.id} is ${existing.state}; run \`reseller recover\` — never order it again by hand`,
-            };
+            return unsettledRow(withIds, existing, "order");
         }
       }
       if (options.dryRun) {
@@ -230,12 +221,12 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
       }
       const common = { ...base, commandId: outcome.commandId, requestIds: requestIdsOf(outcome) };
       if (outcome.kind === "succeeded") {
-        const order = (outcome.data as { data?: { uuid?: string; status?: string; amount?: unknown } }).data;
+        const order = dataRecordOf(outcome.data);
         return {
           ...common,
           kind: "done",
-          orderUuid: order?.uuid,
-          message: `order ${order?.status ?? "created"}${outcome.reconciled ? " (found by external_id)" : ""}`,
+          orderUuid: stringOf(order?.uuid),
+          message: `order ${stringOf(order?.status) ?? "created"}${outcome.reconciled ? " (found by external_id)" : ""}`,
           data: { ...common.data, amount: order?.amount },
         };
       }
@@ -254,19 +245,7 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
         "Re-run the same command to resume: orders already placed are found by external_id and never placed twice.",
     };
     const outcome = await runJob(job, io, env.progress, sink);
-    if (options.dryRun && options.quotes) {
-      const cost =
-        quotes
-          .total()
-          .map((p) => `${p.amount} ${p.currency}`)
-          .join(" + ") || "nothing";
-      notice(
-        io,
-        sink,
-        `dry run: ${quotes.rows} order(s) would cost ${cost} (one quote per zone and period); nothing was ordered`,
-      );
-    }
-    printSummary(outcome, job, io);
-    return outcome.exitCode;
+    const cost = options.dryRun && options.quotes ? { quotes, rows: "order(s)", nothing: "ordered" } : undefined;
+    return finishJob(env, outcome, job, cost);
   });
 }

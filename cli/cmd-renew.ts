@@ -17,10 +17,11 @@ import { listDomains, renewalIndex, renewKey, targetTerm, type DomainRef } from 
 import { UsageError } from "./errors";
 import type { ExitCode } from "./exit-codes";
 import { countDataLines, dataLines, ensureReadable, openInput } from "./input";
-import { notice, withJobSession, type Runtime } from "./job-session";
-import { printSummary, runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
-import { describeOutcome, requestIdsOf } from "./outcome-text";
+import { finishJob, notice, withJobSession, type Runtime } from "./job-session";
+import { runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
+import { describeOutcome, requestIdsOf, unsettledRow } from "./outcome-text";
 import { QuoteBook } from "./quotes";
+import { isoOf } from "./shape";
 import { checkDomainName, checkPeriod, isUuid } from "./rows";
 import type { GlobalOptions } from "./session";
 
@@ -61,21 +62,29 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
     const quotes = new QuoteBook(session.client, options.zones);
     let total: number | undefined;
     let listed = 0;
+    let skipped = 0;
+    const onSkipped = () => (skipped += 1);
+    const noteSkipped = () => {
+      if (skipped > 0)
+        notice(io, sink, `${skipped} listed item(s) without a uuid, a name or a valid expires_at were skipped`);
+    };
 
     async function* rows(): AsyncGenerator<SourceItem<RenewRow>> {
       if (options.expiringWithinMs !== undefined) {
         const horizon = Date.now() + options.expiringWithinMs;
-        for await (const domain of listDomains(env)) {
+        for await (const domain of listDomains(env, onSkipped)) {
           if (Date.parse(domain.expires_at) > horizon) continue;
           listed += 1;
           yield { row: { domain, period: options.period }, subject: domain.name };
         }
         total = listed;
+        noteSkipped();
         return;
       }
       // A file names domains; one listing (100 per request) maps names and UUIDs to their terms.
       const byName = new Map<string, DomainRef>();
-      for await (const d of listDomains(env)) byName.set(d.name, d).set(d.uuid.toLowerCase(), d);
+      for await (const d of listDomains(env, onSkipped)) byName.set(d.name, d).set(d.uuid.toLowerCase(), d);
+      noteSkipped();
       sink.event({ type: "listed", domains: byName.size / 2 });
       if (source!.file) total = await countDataLines(source!.file);
       for await (const { line, text } of dataLines(source!.stream)) {
@@ -248,7 +257,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         commandId: record.id,
         operationUuid: record.resources.operationUuid,
       };
-      const when = new Date(record.createdAt).toISOString();
+      const when = isoOf(record.createdAt);
       switch (record.state) {
         case "completed":
         case "succeeded":
@@ -270,18 +279,8 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
               record.id
             }); its key is spent — fix the cause, then re-run with --attempt ${options.attempt + 1}`,
           };
-        case "needs_manual_check":
-          return {
-            ...r,
-            kind: "manual",
-            message: `needs a manual check (command ${record.id}): reseller commands notes`,
-          };
         default:
-          return {
-            ...r,
-            kind: "unknown",
-            message: `command ${record.id} is ${record.state}; run \`reseller recover\` — never renew it again by hand`,
-          };
+          return unsettledRow(r, record, "renew");
       }
     }
 
@@ -302,20 +301,8 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         "Re-run the same command to resume: finished domains are skipped, in-flight ones are reconciled, none is renewed twice.",
     };
     const outcome = await runJob(job, { ...io, describe }, env.progress, sink);
-    if (options.dryRun && options.quotes) {
-      const cost =
-        quotes
-          .total()
-          .map((p) => `${p.amount} ${p.currency}`)
-          .join(" + ") || "nothing";
-      notice(
-        io,
-        sink,
-        `dry run: ${quotes.rows} renewal(s) would cost ${cost} (one quote per zone and period); nothing was renewed`,
-      );
-    }
-    printSummary(outcome, job, io);
-    return outcome.exitCode;
+    const cost = options.dryRun && options.quotes ? { quotes, rows: "renewal(s)", nothing: "renewed" } : undefined;
+    return finishJob(env, outcome, job, cost);
   });
 }
 

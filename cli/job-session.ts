@@ -7,9 +7,10 @@
 import type { Readable, Writable } from "node:stream";
 import type { CommandState } from "../src/index";
 import { EXIT, type ExitCode } from "./exit-codes";
-import { createJobIo, type JobIo } from "./jobs";
+import { createJobIo, printSummary, type JobIo, type JobOutcome, type JobSpec } from "./jobs";
 import { outputMode } from "./output";
 import { Progress, type ProgressSink } from "./progress";
+import type { QuoteBook } from "./quotes";
 import { openSession, type ContextInfo, type GlobalOptions, type Session } from "./session";
 
 export interface Runtime {
@@ -41,6 +42,37 @@ export const UNSETTLED_STATES: readonly CommandState[] = [
 export function notice(io: Pick<JobIo, "mode" | "stderr">, sink: ProgressSink, message: string): void {
   if (io.mode.ttyErr) sink.above(io.stderr, message);
   else sink.event({ type: "notice", message });
+}
+
+/** What a priced dry run reports at its end: "`rows` would cost …; nothing was `nothing`". */
+export interface DryRunCost {
+  quotes: QuoteBook;
+  rows: string;
+  nothing: string;
+}
+
+/** The end of a bulk job: what a priced dry run would cost, then the summary (a table or one JSON event). */
+export function finishJob(
+  env: Pick<JobEnv, "io" | "sink">,
+  outcome: JobOutcome,
+  job: Pick<JobSpec<unknown>, "name" | "resumeHint">,
+  dryRunCost?: DryRunCost,
+): ExitCode {
+  if (dryRunCost) {
+    const { quotes } = dryRunCost;
+    const cost =
+      quotes
+        .total()
+        .map((p) => `${p.amount} ${p.currency}`)
+        .join(" + ") || "nothing";
+    notice(
+      env.io,
+      env.sink,
+      `dry run: ${quotes.rows} ${dryRunCost.rows} would cost ${cost} (one quote per zone and period); nothing was ${dryRunCost.nothing}`,
+    );
+  }
+  printSummary(outcome, job, env.io);
+  return outcome.exitCode;
 }
 
 export async function withJobSession(

@@ -1,5 +1,6 @@
 /** One-line descriptions of client outcomes for result rows (codes and request ids, never secrets). */
-import type { Outcome } from "../src/index";
+import type { CommandRecord, Outcome } from "../src/index";
+import type { RowResult } from "./jobs";
 
 export function requestIdsOf(outcome: Outcome): string[] {
   return outcome.attempts.map((a) => a.requestId).filter((id): id is string => typeof id === "string");
@@ -28,4 +29,15 @@ export function describeOutcome(outcome: Outcome): string {
     default:
       return `HTTP ${outcome.status}`;
   }
+}
+
+/** A row's journalled command that is neither done nor refused: a human checks it, or recover() settles it. */
+export function unsettledRow(row: RowResult, record: CommandRecord, verb: "order" | "renew"): RowResult {
+  if (record.state === "needs_manual_check")
+    return { ...row, kind: "manual", message: `needs a manual check (command ${record.id}): reseller commands notes` };
+  return {
+    ...row,
+    kind: "unknown",
+    message: `command ${record.id} is ${record.state}; run \`reseller recover\` — never ${verb} it again by hand`,
+  };
 }

@@ -4,6 +4,7 @@
  */
 import type { ResellerClient } from "../src/index";
 import { zoneOf } from "./rows";
+import { dataRecordOf, priceOf } from "./shape";
 
 export interface Price {
   amount: string;
@@ -44,8 +45,8 @@ export class QuoteBook {
             error: `quote ${outcome.kind}${"status" in outcome && outcome.status ? ` ${outcome.status}` : ""}${code}`,
           };
         }
-        const price = (outcome.data as { data?: { price?: Price } }).data?.price;
-        return price ? { amount: price.amount, currency: price.currency } : { error: "quote without a price" };
+        const price = priceOf(dataRecordOf(outcome.data)?.price);
+        return price ?? { error: "quote without a price" };
       });
       this.cache.set(key, cached);
     }

@@ -4,6 +4,7 @@
  */
 import { COMMAND_STATES, InvalidArgumentError, type CommandRecord, type CommandState } from "../src/index";
 import type { JobEnv } from "./job-session";
+import { listedDomainOf } from "./shape";
 
 export interface DomainRef {
   uuid: string;
@@ -46,6 +47,11 @@ export async function renewalIndex(env: JobEnv): Promise<Map<string, CommandReco
   return index;
 }
 
-export async function* listDomains(env: JobEnv): AsyncGenerator<DomainRef> {
-  for await (const d of env.session.client.domains.list({ query: { per_page: 100 } })) yield d;
+/** Every listed domain; an item without a uuid, a name or a readable expires_at is skipped and counted (E5). */
+export async function* listDomains(env: JobEnv, onSkipped?: (item: unknown) => void): AsyncGenerator<DomainRef> {
+  for await (const item of env.session.client.domains.list({ query: { per_page: 100 } })) {
+    const d = listedDomainOf(item);
+    if (d) yield d;
+    else onSkipped?.(item);
+  }
 }

@@ -14,6 +14,7 @@ import {
 import { resolveCredentials } from "./credentials";
 import { CLI_DEFAULTS } from "./defaults";
 import { SetupError } from "./errors";
+import { dataRecordOf, recordOf, stringOf } from "./shape";
 import { openJournal, type OpenedJournal } from "./stores";
 
 export interface GlobalOptions {
@@ -38,19 +39,6 @@ export interface ContextInfo {
   limit: number | null;
   expiresAt: string | null;
   language: string | null;
-}
-
-/** GET /context's data, as far as the CLI reads it. */
-interface ContextData {
-  environment: "test" | "live";
-  reseller?: { status?: string };
-  credential?: {
-    public_key_id?: string;
-    scopes?: string[];
-    rate_limit_per_minute?: number;
-    expires_at?: string | null;
-  };
-  language?: string;
 }
 
 export interface Session {
@@ -137,16 +125,27 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
           }). Check the token, the base URL and the key's IP allowlist.`,
         );
       }
-      const data = (outcome.data as { data: ContextData }).data;
+      // E5: a 200 from a proxy or a broken server may hold anything; read it field by field.
+      const data = dataRecordOf(outcome.data);
+      const environment = data?.environment;
+      if (environment !== "test" && environment !== "live") {
+        throw new SetupError(
+          `GET /context answered ${outcome.status} without a context object (request ${
+            outcome.requestId ?? "none"
+          }): a proxy or a wrong base URL in between? Check the base URL; nothing was sent besides this read.`,
+        );
+      }
+      const credential = recordOf(data?.credential);
+      const scopes = credential?.scopes;
+      const limit = credential?.rate_limit_per_minute;
       return {
-        environment: data.environment,
-        resellerStatus: data.reseller?.status ?? null,
-        publicKeyId: data.credential?.public_key_id ?? publicKeyId,
-        scopes: [...(data.credential?.scopes ?? [])],
-        limit:
-          typeof data.credential?.rate_limit_per_minute === "number" ? data.credential.rate_limit_per_minute : null,
-        expiresAt: data.credential?.expires_at ?? null,
-        language: data.language ?? null,
+        environment,
+        resellerStatus: stringOf(recordOf(data?.reseller)?.status) ?? null,
+        publicKeyId: stringOf(credential?.public_key_id) ?? publicKeyId,
+        scopes: Array.isArray(scopes) ? scopes.filter((x): x is string => typeof x === "string") : [],
+        limit: typeof limit === "number" && Number.isFinite(limit) ? limit : null,
+        expiresAt: stringOf(credential?.expires_at) ?? null,
+        language: stringOf(data?.language) ?? null,
       };
     },
     recover(onEvent, signal) {

@@ -4,6 +4,7 @@
  * which never holds the token or any x-sensitive-fields value (H2); nothing else is added.
  */
 import type { CommandRecord } from "../src/index";
+import { isoOf } from "./shape";
 
 export function supportNote(record: CommandRecord): string {
   const check = record.manualCheck;
@@ -24,8 +25,8 @@ export function supportNote(record: CommandRecord): string {
     `Request:          ${record.method} /api/reseller/v1${record.path}${record.query}`,
     `Body:             ${body}`,
     `Idempotency-Key:  ${record.idempotencyKey}`,
-    `First sent:       ${new Date(record.createdAt).toISOString()}`,
-    `Last update:      ${new Date(record.updatedAt).toISOString()}`,
+    `First sent:       ${isoOf(record.createdAt)}`,
+    `Last update:      ${isoOf(record.updatedAt)}`,
   ];
   const operation = check?.operationUuid ?? record.resources.operationUuid;
   const order = check?.orderUuid ?? record.resources.orderUuid;
@@ -42,9 +43,7 @@ export function supportNote(record: CommandRecord): string {
         ? `HTTP ${a.status}${a.errorCode ? ` ${a.errorCode}` : ""}`
         : (a.transportError ?? "no response");
     lines.push(
-      `  ${new Date(a.at).toISOString()}  ${what}${a.requestId ? `  request ${a.requestId}` : ""}${
-        a.replayed ? "  (replayed)" : ""
-      }`,
+      `  ${isoOf(a.at)}  ${what}${a.requestId ? `  request ${a.requestId}` : ""}${a.replayed ? "  (replayed)" : ""}`,
     );
   }
   lines.push("", `Local command id: ${record.id}`);

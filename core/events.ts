@@ -162,7 +162,13 @@ export interface EventSink {
 }
 
 /** The events a telemetry integration counts: rare ones, so a client with telemetry alone builds no per-attempt event. */
-const TELEMETRY_EVENT_TYPES: ReadonlySet<ClientEvent["type"]> = new Set(["retry", "pause", "recovery"]);
+const TELEMETRY_EVENT_TYPES: ReadonlySet<ClientEvent["type"]> = new Set([
+  "retry",
+  "pause",
+  "recovery",
+  "deadline",
+  "proxy-anomaly",
+]);
 
 /**
  * @param onEvent receives every event.

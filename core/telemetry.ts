@@ -69,6 +69,10 @@ export interface CommandEndInfo {
   /** Found by external_id after an unknown outcome (I4). */
   reconciled?: boolean;
   replayed?: boolean;
+  /** reason "deadline" only: whether the call put an attempt on the wire (false: calling again is safe). */
+  sent?: boolean;
+  /** reason "deadline" only: the earliest time worth calling again (ms since the epoch), null when unknown. */
+  retryAt?: number | null;
   /** Every attempt's X-Request-ID, in order. */
   requestIds: string[];
   /** A thrown error instead of an outcome (caller abort before sending, a broken journal). */
@@ -117,7 +121,10 @@ export interface ClientTelemetry {
   bind?(source: TelemetrySource): ClientTelemetry | undefined;
   /** A command starts (a facade call, a paged call's page, a recovery resend, an operations.wait poll). */
   startCommand(info: CommandStartInfo): CommandTelemetry;
-  /** The rare client events it counts — `retry`, `pause` and `recovery` (TELEMETRY_EVENT_TYPES) — already redacted. */
+  /**
+   * The rare client events it counts — `retry`, `pause`, `recovery`, `deadline` and `proxy-anomaly`
+   * (TELEMETRY_EVENT_TYPES) — already redacted.
+   */
   onEvent?: (event: ClientEvent) => void;
 }
 

@@ -14,7 +14,7 @@ export interface Instruments {
   pacerWait: Histogram;
   /** Adds one client's observable views (called by bind()). */
   observe(source: TelemetrySource, clientName: string): void;
-  /** Retries, 429s and recovery results, from the client's (redacted) events. */
+  /** Retries, 429s, recovery results, deadlines and proxy anomalies, from the client's (redacted) events. */
   onEvent: (event: ClientEvent) => void;
 }
 
@@ -56,6 +56,18 @@ export function createInstruments(meter: Meter): Instruments {
   const recoveries = meter.createCounter(METRIC.recoveries, {
     description: "Journalled commands settled by recover(), by the state they reached (needs_manual_check included).",
     unit: "{command}",
+    valueType: ValueType.INT,
+  });
+  const deadlines = meter.createCounter(METRIC.deadlines, {
+    description:
+      "Calls stopped at their deadlineMs instead of waiting on, by what they waited for and whether they had sent anything.",
+    unit: "{call}",
+    valueType: ValueType.INT,
+  });
+  const proxyAnomalies = meter.createCounter(METRIC.proxyAnomalies, {
+    description:
+      "429 answers whose Retry-After is longer than one rate-limit window: a proxy's or a WAF's, not the API's.",
+    unit: "{response}",
     valueType: ValueType.INT,
   });
   const utilization = meter.createObservableGauge(METRIC.windowUtilization, {
@@ -144,8 +156,18 @@ export function createInstruments(meter: Meter): Instruments {
             });
           }
           break;
+        case "deadline":
+          deadlines.add(1, {
+            [ATTR.operationId]: event.operationId,
+            [ATTR.deadlineWaitingFor]: event.waitingFor,
+            [ATTR.deadlineSent]: event.sent,
+          });
+          break;
+        case "proxy-anomaly":
+          proxyAnomalies.add(1, { [ATTR.operationId]: event.operationId });
+          break;
         default:
-          break; // the client hands telemetry only retry, pause and recovery events
+          break; // the client hands telemetry only TELEMETRY_EVENT_TYPES
       }
     },
   };

@@ -45,6 +45,11 @@ export const ATTR = {
   recoveryResult: "reseller.recovery.result",
   environment: "reseller.environment",
   clientName: "reseller.client.name",
+  deadlineWaitingFor: "reseller.deadline.waiting_for",
+  deadlineSent: "reseller.deadline.sent",
+  deadlineRetryAt: "reseller.deadline.retry_at",
+  retryAfterMs: "reseller.rate_limit.retry_after_ms",
+  windowMs: "reseller.rate_limit.window_ms",
   fault: "reseller.emulator.fault",
   counted: "reseller.emulator.counted",
 } as const;
@@ -75,6 +80,20 @@ export const METRIC = {
   journalCommands: "reseller.client.journal.commands",
   /** Counter, {command}: recovery results by target state (needs_manual_check included). */
   recoveries: "reseller.client.recoveries",
+  /**
+   * Counter, {call}: calls stopped at their `deadlineMs`, by what they were waiting for (pause, window,
+   * queue, backoff, attempt) and whether they had sent anything (`reseller.deadline.sent`).
+   */
+  deadlines: "reseller.client.deadlines",
+  /** Counter, {response}: 429s whose Retry-After exceeds one rate-limit window — a proxy's, not the API's. */
+  proxyAnomalies: "reseller.client.proxy_anomalies",
+} as const;
+
+/** Span event names on the command span (pacing, Retry-After and backoff waits are `reseller.wait`). */
+export const SPAN_EVENT = {
+  wait: "reseller.wait",
+  deadline: "reseller.deadline",
+  proxyAnomaly: "reseller.proxy_anomaly",
 } as const;
 
 /** Pacer-wait histogram buckets, s: from "free at once" to a full 60 s window. */

@@ -20,6 +20,7 @@ import {
   type TracerProvider,
 } from "@opentelemetry/api";
 import type {
+  ClientEvent,
   AttemptEndInfo,
   AttemptStartInfo,
   AttemptTelemetry,
@@ -31,7 +32,7 @@ import type {
   WaitKind,
 } from "../src/index";
 import { createInstruments, type Instruments } from "./instruments";
-import { ATTR, HTTP, INSTRUMENTATION_NAME } from "./names";
+import { ATTR, HTTP, INSTRUMENTATION_NAME, SPAN_EVENT } from "./names";
 import { formatTraceparent } from "./traceparent";
 
 export interface OtelTelemetryOptions {
@@ -70,11 +71,22 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemet
   const meter = (options.meterProvider ?? metricsApi.getMeterProvider()).getMeter(INSTRUMENTATION_NAME);
   const clientName = options.clientName ?? OTEL_TELEMETRY_DEFAULTS.clientName;
   const instruments = createInstruments(meter);
+  const spans: SpanIndex = { byRequestId: new Map(), deadlines: new Map() };
+  // The client hands events to the telemetry it was given (before bind), so one handler serves all views.
+  const onEvent = (event: ClientEvent): void => {
+    instruments.onEvent(event);
+    if (event.type === "proxy-anomaly" && event.requestId !== undefined) {
+      spans.byRequestId.get(event.requestId)?.proxyAnomaly(event.retryAfterMs, event.windowMs);
+    } else if (event.type === "deadline") {
+      const key = event.commandId ?? event.idempotencyKey;
+      if (key !== undefined) spans.deadlines.set(key, event.waitingFor);
+    }
+  };
   const forClient = (source?: TelemetrySource): ClientTelemetry => {
     // Without a source (a ClientTelemetry used before bind), attempt spans have no server address.
-    const shared: Shared = { tracer, instruments, propagator: options.propagator, source };
+    const shared: Shared = { tracer, instruments, propagator: options.propagator, source, spans };
     return {
-      onEvent: instruments.onEvent,
+      onEvent,
       startCommand(info) {
         const parent = context.active();
         return new CommandSpan(
@@ -101,6 +113,17 @@ interface Shared {
   instruments: Instruments;
   propagator?: TextMapPropagator;
   readonly source?: TelemetrySource;
+  spans: SpanIndex;
+}
+
+/**
+ * Ties the rare events to their command span: the command spans that got a 429, by X-Request-ID (a
+ * proxy anomaly names the 429's request id), and what deadline-stopped writes were waiting for, by
+ * command id or Idempotency-Key. Entries live only until their command ends; other commands never touch it.
+ */
+interface SpanIndex {
+  byRequestId: Map<string, CommandSpan>;
+  deadlines: Map<string, string>;
 }
 
 function commandAttributes(info: CommandStartInfo) {
@@ -113,6 +136,7 @@ function commandAttributes(info: CommandStartInfo) {
 /** A class, not closures: one object per command on the hot path. */
 class CommandSpan implements CommandTelemetry {
   private readonly ctx: Context;
+  private rateLimitedIds?: string[];
 
   constructor(
     private readonly shared: Shared,
@@ -127,7 +151,7 @@ class CommandSpan implements CommandTelemetry {
     // Only real waits are recorded: a free slot costs nothing here (the request count is in the duration histogram).
     if (ms <= 0) return;
     this.shared.instruments.pacerWait.record(ms / 1000, waitAttrs(reason ?? "spacing"));
-    this.span.addEvent("reseller.wait", {
+    this.span.addEvent(SPAN_EVENT.wait, {
       [ATTR.waitKind]: reason === "retry_after" ? "retry_after" : "pacing",
       [ATTR.waitReason]: reason,
       [ATTR.waitMs]: ms,
@@ -135,7 +159,18 @@ class CommandSpan implements CommandTelemetry {
   }
 
   backoff(ms: number, reason: string): void {
-    this.span.addEvent("reseller.wait", { [ATTR.waitKind]: "backoff", [ATTR.waitReason]: reason, [ATTR.waitMs]: ms });
+    this.span.addEvent(SPAN_EVENT.wait, { [ATTR.waitKind]: "backoff", [ATTR.waitReason]: reason, [ATTR.waitMs]: ms });
+  }
+
+  /** One of this command's attempts got a 429 with this X-Request-ID: a proxy anomaly may name it next. */
+  rateLimited(requestId: string): void {
+    (this.rateLimitedIds ??= []).push(requestId);
+    this.shared.spans.byRequestId.set(requestId, this);
+  }
+
+  /** C11: the 429's Retry-After was longer than one window, so a proxy or a WAF answered, not the API. */
+  proxyAnomaly(retryAfterMs: number, windowMs: number): void {
+    this.span.addEvent(SPAN_EVENT.proxyAnomaly, { [ATTR.retryAfterMs]: retryAfterMs, [ATTR.windowMs]: windowMs });
   }
 
   startAttempt(a: AttemptStartInfo, setHeader: (name: string, value: string) => void): AttemptTelemetry {
@@ -163,7 +198,7 @@ class CommandSpan implements CommandTelemetry {
       const tp = formatTraceparent(span.spanContext());
       if (tp) setHeader("traceparent", tp);
     }
-    return new AttemptSpan(this.shared, span, a.method, template, a.requestId);
+    return new AttemptSpan(this.shared, this, span, a.method, template, a.requestId);
   }
 
   end(e: CommandEndInfo): void {
@@ -174,6 +209,8 @@ class CommandSpan implements CommandTelemetry {
     if (e.errorCode !== undefined) span.setAttribute(ATTR.errorCode, e.errorCode);
     if (e.reconciled) span.setAttribute(ATTR.reconciled, true);
     if (e.replayed) span.setAttribute(ATTR.replayed, true);
+    if (e.reason === "deadline") this.deadline(e);
+    if (this.rateLimitedIds) for (const id of this.rateLimitedIds) this.shared.spans.byRequestId.delete(id);
     if (e.thrown) {
       span.recordException({ name: e.thrown.name, message: e.thrown.message });
       span.setStatus({ code: SpanStatusCode.ERROR, message: e.thrown.message });
@@ -183,6 +220,20 @@ class CommandSpan implements CommandTelemetry {
     span.end();
     this.shared.instruments.outcome(this.info.operationId, e.kind ?? "thrown", e.reason);
   }
+
+  /** The call stopped at its deadlineMs: whether it sent anything, when to call again, what it waited for. */
+  private deadline(e: CommandEndInfo): void {
+    const attributes: Attributes = { [ATTR.deadlineSent]: e.sent === true };
+    if (typeof e.retryAt === "number") attributes[ATTR.deadlineRetryAt] = e.retryAt;
+    const key = this.info.commandId ?? this.info.idempotencyKey;
+    const waitingFor = key === undefined ? undefined : this.shared.spans.deadlines.get(key);
+    if (key !== undefined && waitingFor !== undefined) {
+      attributes[ATTR.deadlineWaitingFor] = waitingFor;
+      this.shared.spans.deadlines.delete(key);
+    }
+    this.span.setAttribute(ATTR.deadlineSent, e.sent === true);
+    this.span.addEvent(SPAN_EVENT.deadline, attributes);
+  }
 }
 
 class AttemptSpan implements AttemptTelemetry {
@@ -190,6 +241,7 @@ class AttemptSpan implements AttemptTelemetry {
 
   constructor(
     private readonly shared: Shared,
+    private readonly command: CommandSpan,
     private readonly span: Span,
     private readonly method: string,
     private readonly template: string,
@@ -205,6 +257,10 @@ class AttemptSpan implements AttemptTelemetry {
       if (e.status >= 400) errorType = String(e.status);
     } else errorType = e.transportError ?? "network";
     if (e.requestId !== this.requestId) span.setAttribute(ATTR.requestId, e.requestId);
+    if (e.status === 429) {
+      this.command.rateLimited(this.requestId);
+      if (e.requestId !== this.requestId) this.command.rateLimited(e.requestId);
+    }
     if (e.rateLimitRemaining != null) span.setAttribute(ATTR.rateLimitRemaining, e.rateLimitRemaining);
     if (errorType !== undefined) {
       span.setAttribute(HTTP.errorType, errorType);

@@ -183,7 +183,7 @@ export async function runAttempts(
 
     /** A 429 whose Retry-After is longer than one window came from a proxy, not the API (C11). */
     function noteRateLimit(r: PacedAttemptResult): void {
-      if (!events.enabled || !r.transport.ok || r.transport.raw.status !== 429) return;
+      if (!events.observed || !r.transport.ok || r.transport.raw.status !== 429) return;
       const { headers } = r.transport.raw;
       const anomaly = proxyAnomalyEvent(op.operationId, headers, clock.now(), deps.windowMs, r.requestId);
       if (anomaly) events.emit(anomaly);

@@ -76,7 +76,10 @@ function endInfo(outcome: Outcome): CommandEndInfo {
     error: { code?: string };
     reconciled: boolean;
     replayed: boolean;
+    sent: boolean;
+    retryAt: number | null;
   }>;
+  const deadline = outcome.kind === "unknown" && o.reason === "deadline";
   return {
     kind: outcome.kind,
     reason: outcome.kind === "unknown" ? o.reason : undefined,
@@ -84,6 +87,8 @@ function endInfo(outcome: Outcome): CommandEndInfo {
     errorCode: typeof o.error?.code === "string" ? o.error.code : undefined,
     reconciled: o.reconciled === true ? true : undefined,
     replayed: o.replayed === true ? true : undefined,
+    sent: deadline ? o.sent === true : undefined,
+    retryAt: deadline ? (o.retryAt ?? null) : undefined,
     requestIds,
   };
 }

@@ -9,7 +9,15 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FAULT_KINDS } from "../../emulator/faults";
 import { isResellerClientError, ResellerClientError } from "../../src/index";
-import { hostileRun, OUTCOME_KINDS, snippetBytes, stepArbitrary, type HostileOperation } from "../support/hostile";
+import {
+  addHits,
+  hostileRun,
+  OUTCOME_KINDS,
+  snippetBytes,
+  stepArbitrary,
+  type HostileOperation,
+  type PathHits,
+} from "../support/hostile";
 import { decode, requestsTo, seeded, setup } from "./harness";
 
 const KINDS = ["succeeded", "accepted", "rejected", "conflict", "unknown"];
@@ -149,6 +157,8 @@ describe("client: properties", () => {
   });
 
   it("E5/I4/F1/G4/H1 property: a hostile network through reconcile, resend, polling, pages and recover() → settles, typed, ≤ 1 execution, snippet ≤ 2 KiB", async () => {
+    const hits: PathHits = {};
+    let recoveredRuns = 0;
     await fc.assert(
       fc.asyncProperty(
         fc.array(stepArbitrary, { minLength: 1, maxLength: 10 }),
@@ -162,7 +172,13 @@ describe("client: properties", () => {
         ),
         async (steps, operationId) => {
           // 5 s of REAL time per run: the VirtualClock makes every virtual wait instant, so more is a hang.
-          const { settled, outcomes, waits, executions } = await hostileRun(steps, operationId, 5_000);
+          const { settled, outcomes, waits, executions, paths, recovered } = await hostileRun(
+            steps,
+            operationId,
+            5_000,
+          );
+          addHits(hits, paths);
+          if (recovered > 0 && (paths.recover?.hostile ?? 0) > 0) recoveredRuns += 1;
           expect(settled.hang).toBeUndefined();
           if (settled.error !== undefined) {
             // Only the typed error family may escape (e.g. I6 DomainLockedError), never a TypeError.
@@ -194,5 +210,12 @@ describe("client: properties", () => {
         ],
       },
     );
+    // The property reaches every path under hostile answers, not only with the emulator's own: the
+    // order lookup and the resend after an unknown write, operations.wait polls, and recover() over
+    // commands the call left journalled (its lookups and resends got spoiled answers too).
+    for (const path of ["write", "reconcile", "resend", "poll", "page", "context", "recover"] as const) {
+      expect(hits[path]?.hostile ?? 0, `${path}: ${JSON.stringify(hits)}`).toBeGreaterThan(0);
+    }
+    expect(recoveredRuns).toBeGreaterThan(0);
   });
 });

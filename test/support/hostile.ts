@@ -220,10 +220,45 @@ function notResponse(value: Extract<Step, { mode: "not-response" }>["value"]): u
 
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
+/** The paths a run can reach, by the request that reached them (see pathOf). */
+type HostilePath = "write" | "resend" | "reconcile" | "poll" | "page" | "context" | "recover" | "other";
+
+/** Requests that reached each path, and how many of them got a hostile answer (not passed through). */
+export type PathHits = Partial<Record<HostilePath, { requests: number; hostile: number }>>;
+
 /** What the hostile fetch did, for the property's bookkeeping. */
 interface HostileLog {
   steps: number;
   hangs: number;
+  /** Set while recover() runs: its requests count as "recover" whatever they are. */
+  recovering: boolean;
+  writes: number;
+  paths: PathHits;
+}
+
+/** Which path of the run a request belongs to: the write, its resend, the lookup, a poll, a page… */
+function pathOf(request: Request, log: HostileLog): HostilePath {
+  if (log.recovering) return "recover";
+  const url = new URL(request.url);
+  const path = url.pathname;
+  if (request.method === "POST" && (path.endsWith("/orders") || path.endsWith("/renew")))
+    return log.writes++ === 0 ? "write" : "resend";
+  if (request.method !== "GET") return "other";
+  if (path.endsWith("/orders") && url.searchParams.has("external_id")) return "reconcile";
+  if (path.includes("/operations/")) return "poll";
+  if (path.endsWith("/domains")) return "page";
+  if (path.endsWith("/context")) return "context";
+  return "other";
+}
+
+/** Adds `b`'s hits to `a`. */
+export function addHits(a: PathHits, b: PathHits): PathHits {
+  for (const [path, hit] of Object.entries(b) as [HostilePath, { requests: number; hostile: number }][]) {
+    const into = (a[path] ??= { requests: 0, hostile: 0 });
+    into.requests += hit.requests;
+    into.hostile += hit.hostile;
+  }
+  return a;
 }
 
 /** A fetch that plays `steps` in order (one per request), then forwards everything to `real`. */
@@ -231,7 +266,12 @@ function hostileFetch(steps: readonly Step[], real: (request: Request) => Promis
   let i = 0;
   return async (request: Request): Promise<Response> => {
     const step = steps[i++] ?? { mode: "pass" as const };
-    if (log) log.steps += 1;
+    if (log) {
+      log.steps += 1;
+      const hit = (log.paths[pathOf(request, log)] ??= { requests: 0, hostile: 0 });
+      hit.requests += 1;
+      if (step.mode !== "pass") hit.hostile += 1;
+    }
     if (step.mode === "pass") return real(request);
     if (step.forward)
       await real(request.clone()).then(
@@ -298,6 +338,10 @@ interface HostileRunResult {
   /** Responses the hostile fetch served (spoiled or passed through). */
   responses: number;
   hangs: number;
+  /** Requests per path of the run, and how many got a hostile answer. */
+  paths: PathHits;
+  /** Journalled commands recover() examined (0 when the call settled them all). */
+  recovered: number;
 }
 
 /**
@@ -312,7 +356,7 @@ export async function hostileRun(
 ): Promise<HostileRunResult> {
   const h = setup({ environment: "live" });
   const journal = createMemoryJournal();
-  const log: HostileLog = { steps: 0, hangs: 0 };
+  const log: HostileLog = { steps: 0, hangs: 0, recovering: false, writes: 0, paths: {} };
   const client = h.makeClient({
     journal,
     fetch: hostileFetch(steps, h.fetch, log),
@@ -344,11 +388,24 @@ export async function hostileRun(
         );
       }
     }
-    return client.recover();
+    log.recovering = true;
+    const summary = await client.recover();
+    recovered = summary.examined;
+    return summary;
   };
+  let recovered = 0;
   const settled = await settleWithin(run(), realMs);
   const effect = operationId === "orders.create" ? "order.create" : "domain.renew";
   const executions = h.emulator.control.effects().filter((e) => e.kind === effect).length;
   await h.emulator.close();
-  return { settled, outcomes, waits, executions, responses: log.steps, hangs: log.hangs };
+  return {
+    settled,
+    outcomes,
+    waits,
+    executions,
+    responses: log.steps,
+    hangs: log.hangs,
+    paths: log.paths,
+    recovered,
+  };
 }
