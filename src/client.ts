@@ -36,8 +36,8 @@ import { checkBaseUrl, parseToken, validateIdempotencyKey } from "../core";
 import { checkOptions, isDeadline, type ResellerClientOptions } from "./options";
 import { createPagedCall } from "./paged-call";
 import type { ResellerClient, ResultMap } from "./client-type";
-import { waitForOperation, type WaitOptions } from "./operations-wait";
-import { recoverCommands, type RecoverOptions, type RecoverSummary } from "../recovery";
+import type { WaitOptions, WaitResult } from "./operations-wait";
+import type { RecoverOptions, RecoverSummary } from "../recovery";
 import { createFleet } from "./fleet";
 
 export type { ResellerClient, ResultMap } from "./client-type";
@@ -284,19 +284,22 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   };
 
   const facade = createFacade<ResultMap, CallOptions>(invoke) as unknown as ResellerClient;
-  const wait = (operationUuid: string, waitOptions?: WaitOptions) =>
-    waitForOperation(
-      // Each poll ends by the wait's own deadline too, so no poll outlives the wait.
-      (uuid, signal, leftMs) =>
-        call(
-          "operations.get",
-          { operationUuid: uuid },
-          { signal, deadlineMs: Math.max(1, Math.min(deadlineMs, leftMs)) },
-        ),
-      clock,
-      operationUuid,
-      waitOptions,
-      options.journal,
+  // operations.wait and recover() load on first use: a separate chunk most calls never need.
+  const wait = (operationUuid: string, waitOptions?: WaitOptions): Promise<WaitResult> =>
+    import("./operations-wait").then(({ waitForOperation }) =>
+      waitForOperation(
+        // Each poll ends by the wait's own deadline too, so no poll outlives the wait.
+        (uuid, signal, leftMs) =>
+          call(
+            "operations.get",
+            { operationUuid: uuid },
+            { signal, deadlineMs: Math.max(1, Math.min(deadlineMs, leftMs)) },
+          ),
+        clock,
+        operationUuid,
+        waitOptions,
+        options.journal,
+      ),
     );
   Object.assign(facade.operations, { wait });
   const recover = (recoverOptions?: RecoverOptions): Promise<RecoverSummary> => {
@@ -308,30 +311,35 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         "journal",
       );
     }
-    return recoverCommands(
-      {
-        journal: options.journal,
-        clock,
-        apiKeyId: credential.publicKeyId,
-        environment: credential.environment,
-        call: (id, args, o) => call(id, args, o),
-        redactor,
-        windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
-        leases: fleet?.leases,
-      },
-      // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
-      events.observed
-        ? {
-            ...recoverOptions,
-            onEvent: (event) => {
-              events.emit({ type: "recovery", event });
-              recoverOptions?.onEvent?.(event);
-            },
-          }
-        : recoverOptions,
+    const journal = options.journal;
+    return loadRecovery().then(({ recoverCommands }) =>
+      recoverCommands(
+        {
+          journal,
+          clock,
+          apiKeyId: credential.publicKeyId,
+          environment: credential.environment,
+          call: (id, args, o) => call(id, args, o),
+          redactor,
+          windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
+          leases: fleet?.leases,
+        },
+        // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
+        events.observed
+          ? {
+              ...recoverOptions,
+              onEvent: (event) => {
+                events.emit({ type: "recovery", event });
+                recoverOptions?.onEvent?.(event);
+              },
+            }
+          : recoverOptions,
+      ),
     );
   };
   let recovery: Promise<RecoverSummary> | undefined;
+  // A client that recovers by itself needs the chunk anyway: start loading it now, not at the first round.
+  if (options.recoverOnStart || fleet?.recovers) void loadRecovery().catch(() => undefined);
   if (options.recoverOnStart) {
     recovery = recover(options.recoverOnStart === true ? undefined : options.recoverOnStart);
     startupGate = recovery.then(
@@ -351,6 +359,12 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     recover,
     recovery,
   });
+}
+
+/** recover() and its plan and lookups: one chunk, loaded once per process on first use. */
+let recoveryChunk: Promise<typeof import("../recovery")> | undefined;
+function loadRecovery(): Promise<typeof import("../recovery")> {
+  return (recoveryChunk ??= import("../recovery"));
 }
 
 /** The wrap (middleware/attempt-loop.ts) never saw this call's context: openapi-fetch dropped the init key. */
