@@ -17,12 +17,11 @@ import { attemptEvent, replayEvent, buildOutcome, journalPatch, journalStateOf, 
 import type { CommandState, Journal } from "../journal";
 import { CommandJournal } from "./command-journal";
 import type { AttemptErrorKind, AttemptInfo, CommandTelemetry, RateLimitSnapshot } from "../core";
-import { firstAttempt } from "./fast-path";
 import { reconcileStep } from "./reconcile-step";
 import { budgetExhaustedEvent, deadlineEvent, pauseEvent, retryEvent, unknownOutcomeEvent } from "./loop-events";
 import { decide, type AttemptResult } from "./retry-policy";
 import { backoffDelay } from "../pacing";
-import { deadlineAtOf, proxyAnomalyEvent } from "./deadline";
+import { proxyAnomalyEvent } from "./deadline";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
@@ -32,37 +31,40 @@ export type { RunnerDeps, RunResult } from "./runner-types";
 /** Classifications that say the response's BODY was unusable (recorded as the attempt's error). */
 const BODY_ERRORS: ReadonlySet<string> = new Set(["malformed_response", "response_too_large"]);
 
-/** The attempt loop proper; runCommand (run-command.ts) decides whether it runs observed. */
-export async function runAttempts(
+/** Where the loop starts: what the fast path (fast-path.ts) did, or the whole command when it did not run. */
+export interface LoopStart {
+  timeoutMs: number;
+  /** The whole call ends by then (pacer waits, 429 pauses, backoff, attempts); +Infinity for none. */
+  deadlineAt: number;
+  /** The first attempt's Request, when the fast path did not send it. */
+  prepared?: PreparedRequest;
+  /** The first attempt, when the fast path made it but it did not finish the command. */
+  pending?: { attempt: PacedAttemptResult; classified?: Classified };
+  /** The fast path's slot would have come after the deadline (nothing sent). */
+  slotTooLate?: DeadlineExceededError;
+  /** Whether a write's bytes may have left already. */
+  sent: boolean;
+}
+
+/** The attempt loop proper, after the fast path (fast-path.ts) or instead of it. */
+export async function runAttemptLoop(
   deps: RunnerDeps,
   ctx: CallContext,
   templateOf: () => AttemptRequest,
-  prepared: PreparedRequest | undefined,
   baseUrl: string,
   fetchFn: FetchLike,
   telemetry: CommandTelemetry | undefined,
+  start: LoopStart,
 ): Promise<RunResult> {
   const { op } = ctx;
-  const { clock, events, journal, redactor } = deps;
+  const { clock, events, redactor } = deps;
   const isWrite = op.method !== "GET";
   const signal = ctx.signal;
-  const timeoutMs = ctx.timeoutMs ?? deps.timeoutMs;
-  /** The whole call ends by then (pacer waits, 429 pauses, backoff, attempts); +Infinity for none. */
-  const deadlineAt = deadlineAtOf(ctx.deadlineMs ?? deps.deadlineMs, clock);
-  let state: CommandState | undefined = ctx.commandId ? ctx.journalState : undefined;
-  let sent = false;
-  /** The first attempt, when the fast path below made it but did not finish the command. */
-  let pending: { attempt: PacedAttemptResult; classified?: Classified } | undefined;
-  /** The fast path's slot would have come after the deadline (nothing sent). */
-  let slotTooLate: DeadlineExceededError | undefined;
+  const { timeoutMs, deadlineAt } = start;
+  const state: CommandState | undefined = ctx.commandId ? ctx.journalState : undefined;
+  let { prepared, pending, sent } = start;
+  const slotTooLate = start.slotTooLate;
 
-  // Fast path — the common case: no journal transitions and the first attempt is a success.
-  if (prepared && state === undefined && !signal?.aborted) {
-    const first = await firstAttempt(deps, ctx, prepared, { timeoutMs, deadlineAt, fetchFn, telemetry });
-    if ("done" in first) return first.done;
-    ({ pending, slotTooLate, sent } = first);
-    prepared = undefined; // a Request is sent once
-  }
   if (!deps.leases || !ctx.commandId || state === undefined) return runLoop();
   // Fleet mode: held (and renewed by the heartbeat) while this call works on the command.
   const leases = deps.leases;

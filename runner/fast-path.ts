@@ -1,37 +1,44 @@
 /**
- * The attempt loop's fast path — the common case: a call with no journal transitions whose first
- * attempt is a success (decide() always says "stop" for one). It does exactly what the loop in
- * command-runner.ts does for that attempt, minus the loop's bookkeeping; anything else hands the
- * attempt (or the deadline that stopped it) to the loop.
+ * Entry of the attempt loop, and its fast path — the common case: a call with no journal
+ * transitions whose first attempt is a success (decide() always says "stop" for one). It does
+ * exactly what the loop in command-runner.ts does for that attempt, minus the loop's bookkeeping, in
+ * the same async frame (no extra hop per call); anything else continues in the loop from there.
  */
-import { classify, type Classified } from "./classify";
+import { classify } from "./classify";
 import type { CallContext } from "./call-context";
-import { isDeadlineExceededError, RequestAbortedError, type DeadlineExceededError } from "../core";
+import { isDeadlineExceededError, RequestAbortedError } from "../core";
 import type { AttemptInfo, CommandTelemetry } from "../core";
 import { attemptEvent, replayEvent, buildOutcome } from "./finalize";
+import { runAttemptLoop } from "./command-runner";
+import { deadlineAtOf } from "./deadline";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
 import type { RunnerDeps, RunResult } from "./runner-types";
-import type { FetchLike, PreparedRequest } from "./transport";
+import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 
 const noop = (): void => undefined;
 
-/** What the loop continues from when the first attempt did not finish the command. */
-export interface FirstAttemptLeft {
-  /** The attempt made (and its classification), for the loop to decide on. */
-  pending?: { attempt: PacedAttemptResult; classified?: Classified };
-  /** The slot would have come after the deadline (nothing sent). */
-  slotTooLate?: DeadlineExceededError;
-  /** Whether a write's bytes may have left (an abort after this is `unknown`, not a throw). */
-  sent: boolean;
-}
-
-export async function firstAttempt(
+/** One command's attempts; runCommand (run-command.ts) decides whether it runs observed. */
+export async function runAttempts(
   deps: RunnerDeps,
   ctx: CallContext,
-  prepared: PreparedRequest,
-  options: { timeoutMs: number; deadlineAt: number; fetchFn: FetchLike; telemetry: CommandTelemetry | undefined },
-): Promise<{ done: RunResult } | FirstAttemptLeft> {
+  templateOf: () => AttemptRequest,
+  prepared: PreparedRequest | undefined,
+  baseUrl: string,
+  fetchFn: FetchLike,
+  telemetry: CommandTelemetry | undefined,
+): Promise<RunResult> {
   const { op, signal } = ctx;
+  const timeoutMs = ctx.timeoutMs ?? deps.timeoutMs;
+  const deadlineAt = deadlineAtOf(ctx.deadlineMs ?? deps.deadlineMs, deps.clock);
+  const journalled = (ctx.commandId ? ctx.journalState : undefined) !== undefined;
+  if (!prepared || journalled || signal?.aborted) {
+    return runAttemptLoop(deps, ctx, templateOf, baseUrl, fetchFn, telemetry, {
+      timeoutMs,
+      deadlineAt,
+      prepared,
+      sent: false,
+    });
+  }
   const isWrite = op.method !== "GET";
   let sent = false;
   let attempt: PacedAttemptResult;
@@ -39,22 +46,34 @@ export async function firstAttempt(
     attempt = await pacedAttempt(deps, prepared, {
       attemptNo: 0,
       signal,
-      timeoutMs: options.timeoutMs,
-      deadlineAt: options.deadlineAt,
-      fetchFn: options.fetchFn,
+      timeoutMs,
+      deadlineAt,
+      fetchFn,
       onSend: isWrite ? () => void (sent = true) : noop,
-      telemetry: options.telemetry,
+      telemetry,
     });
   } catch (error) {
     // The loop turns a late slot into an Outcome, and the abort of a sent write into `unknown`.
     const slotTooLate = isDeadlineExceededError(error) ? error : undefined;
     if (!slotTooLate && !signal?.aborted) throw error;
     if (signal?.aborted && !(isWrite && sent)) throw new RequestAbortedError(op.operationId, signal.reason);
-    return { slotTooLate, sent };
+    return runAttemptLoop(deps, ctx, templateOf, baseUrl, fetchFn, telemetry, {
+      timeoutMs,
+      deadlineAt,
+      slotTooLate,
+      sent,
+    });
   }
   const { transport } = attempt;
   const classified = transport.ok ? classify(op, transport.raw, deps.redactor) : undefined;
-  if (!transport.ok || classified!.kind !== "success") return { pending: { attempt, classified }, sent };
+  if (!transport.ok || classified!.kind !== "success") {
+    return runAttemptLoop(deps, ctx, templateOf, baseUrl, fetchFn, telemetry, {
+      timeoutMs,
+      deadlineAt,
+      pending: { attempt, classified },
+      sent,
+    });
+  }
   const last = classified!;
   const info: AttemptInfo = {
     delayMs: attempt.waitedMs,
@@ -72,5 +91,5 @@ export async function firstAttempt(
     last,
   });
   deps.budget.onSuccess(0);
-  return { done: { outcome, raw: transport.raw } };
+  return { outcome, raw: transport.raw };
 }
