@@ -9,7 +9,7 @@ import type { paths } from "../generated/schema";
 import { createFacade } from "../generated/client";
 import { operationTable, type OperationId } from "../generated/operations";
 import { systemClock, type Clock } from "../runtime/clock";
-import { createAttemptLoopMiddleware } from "../middleware";
+import { chainMiddleware, createAttemptLoopMiddleware } from "../middleware";
 import { AttemptController } from "../runner";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner";
 import {
@@ -152,43 +152,46 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     // Without one, openapi-fetch builds its default query serializer again on every call.
     querySerializer: createQuerySerializer(),
   });
+  // One registration: openapi-fetch's per-middleware cost is paid once per call (middleware/chain.ts).
   http.use(
-    createLocalValidationMiddleware({
-      environment: credential.environment,
-      allowLiveOnlyWithTestKey: options.allowLiveOnlyWithTestKey,
-    }),
-    createIdempotencyMiddleware({
-      environment: credential.environment,
-      apiKeyId: credential.publicKeyId,
-      clock,
-      journal: options.journal,
-      leases: fleet?.leases,
-    }),
-    createLanguageMiddleware(options.language),
-    createRequestIdMiddleware(randomRequestId),
-    createAttemptLoopMiddleware({
-      pacer,
-      apiKeyId: credential.publicKeyId,
-      clock,
-      random,
-      budget,
-      retry: {
-        maxAttempts: options.retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
-        baseMs: options.retry?.baseMs ?? DEFAULT_RETRY.baseMs,
-        capMs: options.retry?.capMs ?? DEFAULT_RETRY.capMs,
-        maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? DEFAULT_RETRY.maxRateLimitRetries,
-      },
-      timeoutMs,
-      deadlineMs,
-      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_CALL.maxResponseBytes,
-      windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
-      journal: options.journal,
-      leases: fleet?.leases,
-      events,
-      redactor,
-      newRequestId: randomRequestId,
-      telemetry,
-    }),
+    chainMiddleware(
+      createLocalValidationMiddleware({
+        environment: credential.environment,
+        allowLiveOnlyWithTestKey: options.allowLiveOnlyWithTestKey,
+      }),
+      createIdempotencyMiddleware({
+        environment: credential.environment,
+        apiKeyId: credential.publicKeyId,
+        clock,
+        journal: options.journal,
+        leases: fleet?.leases,
+      }),
+      createLanguageMiddleware(options.language),
+      createRequestIdMiddleware(randomRequestId),
+      createAttemptLoopMiddleware({
+        pacer,
+        apiKeyId: credential.publicKeyId,
+        clock,
+        random,
+        budget,
+        retry: {
+          maxAttempts: options.retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+          baseMs: options.retry?.baseMs ?? DEFAULT_RETRY.baseMs,
+          capMs: options.retry?.capMs ?? DEFAULT_RETRY.capMs,
+          maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? DEFAULT_RETRY.maxRateLimitRetries,
+        },
+        timeoutMs,
+        deadlineMs,
+        maxResponseBytes: options.maxResponseBytes ?? DEFAULT_CALL.maxResponseBytes,
+        windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
+        journal: options.journal,
+        leases: fleet?.leases,
+        events,
+        redactor,
+        newRequestId: randomRequestId,
+        telemetry,
+      }),
+    ),
   );
 
   async function call(
