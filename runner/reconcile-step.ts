@@ -23,15 +23,19 @@ export interface ReconcileLoop {
   /** The last HTTP response; a found order replaces it. */
   lastRaw: RawResponse | undefined;
   /** Charges a resend's retry-budget cost to the command. */
-  spend(cost: number): void;
-  move(to: CommandState): Promise<void>;
-  finish(input: Omit<FinalizeInput, "ctx" | "attempts" | "rateLimit"> & { note?: string }): Promise<RunResult>;
-  paced(req: AttemptRequest | PreparedRequest, attemptNo: number, pathTemplate?: string): Promise<PacedAttemptResult>;
-  aborted(reason: unknown): Promise<RunResult>;
-  atDeadline(
+  spend: (cost: number) => void;
+  move: (to: CommandState) => Promise<void>;
+  finish: (input: Omit<FinalizeInput, "ctx" | "attempts" | "rateLimit"> & { note?: string }) => Promise<RunResult>;
+  paced: (
+    req: AttemptRequest | PreparedRequest,
+    attemptNo: number,
+    pathTemplate?: string,
+  ) => Promise<PacedAttemptResult>;
+  aborted: (reason: unknown) => Promise<RunResult>;
+  atDeadline: (
     retryAt: number | null,
     waitingFor: "pause" | "window" | "queue" | "backoff" | "attempt",
-  ): Promise<RunResult>;
+  ) => Promise<RunResult>;
 }
 
 /** I4/F5: look the order up by external_id; undefined means "resend now with the same key and bytes". */

@@ -38,6 +38,7 @@ import { createPagedCall } from "./paged-call";
 import type { ResellerClient, ResultMap } from "./client-type";
 import type { WaitOptions, WaitResult } from "./operations-wait";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
+import type * as Recovery from "../recovery";
 import { createFleet } from "./fleet";
 
 export type { ResellerClient, ResultMap } from "./client-type";
@@ -365,8 +366,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
 }
 
 /** recover() and its plan and lookups: one chunk, loaded once per process on first use. */
-let recoveryChunk: Promise<typeof import("../recovery")> | undefined;
-function loadRecovery(): Promise<typeof import("../recovery")> {
+let recoveryChunk: Promise<typeof Recovery> | undefined;
+function loadRecovery(): Promise<typeof Recovery> {
   return (recoveryChunk ??= import("../recovery"));
 }
 
