@@ -17,7 +17,6 @@ import { attemptEvent, replayEvent, buildOutcome, journalPatch, journalStateOf, 
 import type { CommandState, Journal } from "../journal";
 import { CommandJournal } from "./command-journal";
 import type { AttemptErrorKind, AttemptInfo, CommandTelemetry, RateLimitSnapshot } from "../core";
-import { reconcileStep } from "./reconcile-step";
 import { budgetExhaustedEvent, deadlineEvent, pauseEvent, retryEvent, unknownOutcomeEvent } from "./loop-events";
 import { decide, type AttemptResult } from "./retry-policy";
 import { backoffDelay } from "../pacing";
@@ -270,6 +269,8 @@ export async function runAttemptLoop(
           continue;
         }
         case "reconcile": {
+          // Reconciliation is rare (an unknown outcome of an order): its code loads on first use.
+          const { reconcileStep } = await import("./reconcile-step");
           const r = await reconcileStep(deps, ctx, baseUrl, templateOf, {
             attempts,
             counted,

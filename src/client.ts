@@ -122,7 +122,13 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const redactor = createRedactor([options.token, credential.secret]);
   let telemetry = options.telemetry ? guardTelemetry(options.telemetry) : undefined;
   const telemetryEvents = telemetry?.onEvent;
-  const events = createEventSink(eventHandlerOf(options), redactor, telemetryEvents);
+  const observers = eventHandlerOf(options);
+  const events = createEventSink(observers.handler, redactor, telemetryEvents);
+  // Until the logger's chunk has loaded, calls wait for it (then this is undefined: no await at all).
+  let loggerReady = observers.loggerReady?.then(
+    () => void (loggerReady = undefined),
+    () => void (loggerReady = undefined),
+  );
   const pacer =
     options.pacer ??
     createPacer({
@@ -200,6 +206,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     args: Record<string, unknown> | undefined,
     callOptions: CallOptions = {},
   ): Promise<Outcome> {
+    if (loggerReady) await loggerReady;
     const op = operationTable[operationId];
     // Per-call options are checked before the journal sees the command (nothing recorded, nothing sent).
     if (callOptions.idempotencyKey !== undefined) validateIdempotencyKey(callOptions.idempotencyKey);

@@ -11,13 +11,14 @@ import type { ResellerClientOptions } from "./options";
 
 /**
  * The logger's line formatting is a chunk of its own, loaded when the client is created with a
- * logger. Events that arrive before it has loaded wait in order and are written as soon as it has,
- * so no line is lost or reordered.
+ * logger. Events that arrive before it has loaded wait in order and are written as soon as it has
+ * (so no line is lost or reordered); `ready` settles then, and calls wait for it before they start,
+ * so every line of a call is written by the time the call resolves.
  */
-function lazyLogHandler(logger: Logger): EventHandler {
+function lazyLogHandler(logger: Logger): { handle: EventHandler; ready: Promise<void> } {
   let handle: EventHandler | undefined;
   let pending: Parameters<EventHandler>[0][] | undefined = [];
-  void import("./logging").then(({ createLogHandler }) => {
+  const ready = import("./logging").then(({ createLogHandler }) => {
     handle = createLogHandler(logger);
     const queued = pending ?? [];
     pending = undefined;
@@ -29,18 +30,30 @@ function lazyLogHandler(logger: Logger): EventHandler {
       }
     }
   });
-  return (event) => {
-    if (handle) handle(event);
-    else pending?.push(event);
+  return {
+    handle: (event) => {
+      if (handle) handle(event);
+      else pending?.push(event);
+    },
+    ready,
   };
 }
 
 /** onEvent and the logger, each isolated from the other's failures (telemetry has its own, narrower handler). */
-export function eventHandlerOf(options: ResellerClientOptions): EventHandler | undefined {
+export function eventHandlerOf(options: ResellerClientOptions): {
+  handler: EventHandler | undefined;
+  /** Settles once the logger can write (undefined without a logger). */
+  loggerReady?: Promise<void>;
+} {
   const handlers: EventHandler[] = [];
   if (options.onEvent) handlers.push(options.onEvent);
-  if (options.logger) handlers.push(lazyLogHandler(options.logger));
-  if (handlers.length <= 1) return handlers[0];
+  const log = options.logger ? lazyLogHandler(options.logger) : undefined;
+  if (log) handlers.push(log.handle);
+  if (handlers.length <= 1) return { handler: handlers[0], loggerReady: log?.ready };
+  return { handler: fanOut(handlers), loggerReady: log?.ready };
+}
+
+function fanOut(handlers: EventHandler[]): EventHandler {
   return (event) => {
     for (const handle of handlers) {
       try {
