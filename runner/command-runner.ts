@@ -126,7 +126,7 @@ export async function runAttemptLoop(
       const outcome = buildOutcome({ ctx, attempts, rateLimit, ...input });
       if (outcome.kind !== "unknown") deps.budget.onSuccess(spent);
       if (outcome.kind === "unknown") {
-        if (events.enabled) events.emit(unknownOutcomeEvent(ctx, outcome, attempts));
+        if (events.observed) events.emit(unknownOutcomeEvent(ctx, outcome, attempts));
       }
       const state = record.state;
       if (state !== undefined && state !== "recorded") {
@@ -150,7 +150,7 @@ export async function runAttemptLoop(
       waitingFor: "pause" | "window" | "queue" | "backoff" | "attempt",
     ): Promise<RunResult> => {
       const wasSent = isWrite ? sent : attempts.length > 0;
-      if (events.enabled) events.emit(deadlineEvent(ctx, waitingFor, wasSent, retryAt, deadlineAt));
+      if (events.observed) events.emit(deadlineEvent(ctx, waitingFor, wasSent, retryAt, deadlineAt));
       return finish({
         last: lastClassified,
         unknown: { reason: "deadline", cause: lastCause, sent: wasSent, retryAt },
@@ -253,7 +253,7 @@ export async function runAttemptLoop(
           if (clock.now() + delay >= deadlineAt) return atDeadline(clock.now() + delay, "backoff");
           const cost = deps.budget.tryAcquire(decision.charge);
           if (cost === false) {
-            if (events.enabled) events.emit(budgetExhaustedEvent(ctx, deps.budget.available()));
+            if (events.observed) events.emit(budgetExhaustedEvent(ctx, deps.budget.available()));
             return finish({ last: classified, unknown: transportUnknown });
           }
           spent += cost;
