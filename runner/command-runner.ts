@@ -13,104 +13,57 @@ import {
   type NetworkError,
   type TimeoutError,
 } from "../core";
-import {
-  attemptEvent,
-  replayEvent,
-  buildOutcome,
-  journalAttempt,
-  journalPatch,
-  journalStateOf,
-  type FinalizeInput,
-} from "./finalize";
-import { isLeaseLostError, type AttemptRecord, type CommandState, type Journal } from "../journal";
-import type { AttemptErrorKind, AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
-import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
+import { attemptEvent, replayEvent, buildOutcome, journalPatch, journalStateOf, type FinalizeInput } from "./finalize";
+import type { CommandState, Journal } from "../journal";
+import { CommandJournal } from "./command-journal";
+import type { AttemptErrorKind, AttemptInfo, CommandTelemetry, RateLimitSnapshot } from "../core";
+import { budgetExhaustedEvent, deadlineEvent, pauseEvent, retryEvent, unknownOutcomeEvent } from "./loop-events";
 import { decide, type AttemptResult } from "./retry-policy";
 import { backoffDelay } from "../pacing";
-import { deadlineAtOf, proxyAnomalyEvent } from "./deadline";
+import { proxyAnomalyEvent } from "./deadline";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 
 export type { RunnerDeps, RunResult } from "./runner-types";
 
-const noop = (): void => undefined;
-
 /** Classifications that say the response's BODY was unusable (recorded as the attempt's error). */
 const BODY_ERRORS: ReadonlySet<string> = new Set(["malformed_response", "response_too_large"]);
 
-/** The attempt loop proper; runCommand (run-command.ts) decides whether it runs observed. */
-export async function runAttempts(
+/** Where the loop starts: what the fast path (fast-path.ts) did, or the whole command when it did not run. */
+export interface LoopStart {
+  timeoutMs: number;
+  /** The whole call ends by then (pacer waits, 429 pauses, backoff, attempts); +Infinity for none. */
+  deadlineAt: number;
+  /** The first attempt's Request, when the fast path did not send it. */
+  prepared?: PreparedRequest;
+  /** The first attempt, when the fast path made it but it did not finish the command. */
+  pending?: { attempt: PacedAttemptResult; classified?: Classified };
+  /** The fast path's slot would have come after the deadline (nothing sent). */
+  slotTooLate?: DeadlineExceededError;
+  /** Whether a write's bytes may have left already. */
+  sent: boolean;
+}
+
+/** The attempt loop proper, after the fast path (fast-path.ts) or instead of it. */
+export async function runAttemptLoop(
   deps: RunnerDeps,
   ctx: CallContext,
   templateOf: () => AttemptRequest,
-  prepared: PreparedRequest | undefined,
   baseUrl: string,
   fetchFn: FetchLike,
   telemetry: CommandTelemetry | undefined,
+  start: LoopStart,
 ): Promise<RunResult> {
   const { op } = ctx;
-  const { clock, events, journal, redactor } = deps;
+  const { clock, events, redactor } = deps;
   const isWrite = op.method !== "GET";
   const signal = ctx.signal;
-  const timeoutMs = ctx.timeoutMs ?? deps.timeoutMs;
-  /** The whole call ends by then (pacer waits, 429 pauses, backoff, attempts); +Infinity for none. */
-  const deadlineAt = deadlineAtOf(ctx.deadlineMs ?? deps.deadlineMs, clock);
-  let state: CommandState | undefined = ctx.commandId ? ctx.journalState : undefined;
-  let sent = false;
-  /** The first attempt, when the fast path below made it but did not finish the command. */
-  let pending: { attempt: PacedAttemptResult; classified?: Classified } | undefined;
-  /** The fast path's slot would have come after the deadline (nothing sent). */
-  let slotTooLate: DeadlineExceededError | undefined;
+  const { timeoutMs, deadlineAt } = start;
+  const state: CommandState | undefined = ctx.commandId ? ctx.journalState : undefined;
+  let { prepared, pending, sent } = start;
+  const slotTooLate = start.slotTooLate;
 
-  // Fast path — the common case: no journal transitions and the first attempt is a success (decide()
-  // always says "stop" for one). Exactly what the loop below does for it, minus its bookkeeping.
-  if (prepared && state === undefined && !signal?.aborted) {
-    let attempt: PacedAttemptResult;
-    try {
-      attempt = await pacedAttempt(deps, prepared, {
-        attemptNo: 0,
-        signal,
-        timeoutMs,
-        deadlineAt,
-        fetchFn,
-        onSend: isWrite ? () => void (sent = true) : noop,
-        telemetry,
-      });
-    } catch (error) {
-      if (isDeadlineExceededError(error))
-        slotTooLate = error; // the loop below turns it into an Outcome
-      else if (!signal?.aborted) throw error;
-      if (signal?.aborted && !(isWrite && sent)) throw new RequestAbortedError(op.operationId, signal.reason);
-      attempt = undefined as never; // the loop below turns the abort of a sent write into `unknown`
-    }
-    prepared = undefined; // a Request is sent once
-    if (attempt) {
-      const { transport } = attempt;
-      const classified = transport.ok ? classify(op, transport.raw, redactor) : undefined;
-      if (transport.ok && classified!.kind === "success") {
-        const last = classified!;
-        const info: AttemptInfo = {
-          delayMs: attempt.waitedMs,
-          requestId: transport.raw.headers.get("x-request-id") ?? attempt.requestId,
-          status: transport.raw.status,
-        };
-        if (last.replayed) info.replayed = true;
-        const attempts = [info];
-        if (events.enabled) events.emit(attemptEvent(ctx, info, 1));
-        if (info.replayed) events.emit(replayEvent(ctx, info));
-        const outcome = buildOutcome({
-          ctx,
-          attempts,
-          rateLimit: attempt.rateLimit ?? { limit: null, remaining: null },
-          last,
-        });
-        deps.budget.onSuccess(0);
-        return { outcome, raw: transport.raw };
-      }
-      pending = { attempt, classified };
-    }
-  }
   if (!deps.leases || !ctx.commandId || state === undefined) return runLoop();
   // Fleet mode: held (and renewed by the heartbeat) while this call works on the command.
   const leases = deps.leases;
@@ -135,31 +88,9 @@ export async function runAttempts(
     let lastCause: NetworkError | TimeoutError | undefined;
 
     const lease = deps.leases?.lease;
-    /**
-     * One commit per attempt: the attempt is written together with the move that follows it (the
-     * outcome, or "sending" before a retry), and recorded → sending rides on the first attempt's
-     * write. `written` is what the journal holds; `state` may be ahead by the unwritten attempt.
-     */
-    let written = state;
-    let unwritten: AttemptRecord | undefined;
-    const move = async (to: CommandState, patch?: Parameters<Journal["transition"]>[2]) => {
-      if (!journal || !ctx.commandId || state === undefined) return;
-      const attempt = unwritten;
-      unwritten = undefined;
-      try {
-        if (attempt) await journal.addAttempt(ctx.commandId, attempt, { to, patch }, lease);
-        else {
-          if (state === "sending" && written !== "sending")
-            await journal.transition(ctx.commandId, "sending", undefined, lease);
-          await journal.transition(ctx.commandId, to, patch, lease);
-        }
-      } catch (error) {
-        if (isLeaseLostError(error)) deps.leases?.lost(ctx.commandId, error.currentOwner); // another worker has it now
-        throw error;
-      }
-      state = written = to;
-    };
-    const flush = () => (unwritten ? move("sending") : undefined);
+    const record = new CommandJournal(deps, ctx.commandId, state);
+    const move = (to: CommandState, patch?: Parameters<Journal["transition"]>[2]) => record.move(to, patch);
+    const flush = () => record.flush();
 
     /** One paced attempt (paced-attempt.ts); keeps the latest rate-limit snapshot (C10). */
     const paced = async (req: AttemptRequest | PreparedRequest, attemptNo: number, pathTemplate?: string) => {
@@ -195,16 +126,9 @@ export async function runAttempts(
       const outcome = buildOutcome({ ctx, attempts, rateLimit, ...input });
       if (outcome.kind !== "unknown") deps.budget.onSuccess(spent);
       if (outcome.kind === "unknown") {
-        events.emit({
-          type: "unknown-outcome",
-          operationId: op.operationId,
-          reason: outcome.reason,
-          status: outcome.status,
-          idempotencyKey: ctx.sentIdempotencyKey,
-          commandId: ctx.commandId,
-          requestIds: attempts.map((a) => a.requestId).filter((r): r is string => !!r),
-        });
+        if (events.observed) events.emit(unknownOutcomeEvent(ctx, outcome, attempts));
       }
+      const state = record.state;
       if (state !== undefined && state !== "recorded") {
         const target = journalStateOf(outcome);
         if (state === "unknown" && target !== "unknown") await move("reconciling");
@@ -226,16 +150,7 @@ export async function runAttempts(
       waitingFor: "pause" | "window" | "queue" | "backoff" | "attempt",
     ): Promise<RunResult> => {
       const wasSent = isWrite ? sent : attempts.length > 0;
-      events.emit({
-        type: "deadline",
-        operationId: op.operationId,
-        waitingFor,
-        sent: wasSent,
-        retryAt,
-        deadlineAt,
-        idempotencyKey: ctx.sentIdempotencyKey,
-        commandId: ctx.commandId,
-      });
+      if (events.observed) events.emit(deadlineEvent(ctx, waitingFor, wasSent, retryAt, deadlineAt));
       return finish({
         last: lastClassified,
         unknown: { reason: "deadline", cause: lastCause, sent: wasSent, retryAt },
@@ -245,7 +160,7 @@ export async function runAttempts(
     /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
     const aborted = async (reason: unknown): Promise<RunResult> => {
       if (isWrite && sent) {
-        if (state === "recorded" || state === "reconciling") state = "sending"; // bytes may have left
+        record.markSent(); // bytes may have left
         return finish({ unknown: { reason: "aborted" } });
       }
       throw new RequestAbortedError(op.operationId, reason);
@@ -264,7 +179,7 @@ export async function runAttempts(
         return atDeadline(clock.now(), "attempt");
       } else
         try {
-          if (state === "unknown" || state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
+          if (record.state === "unknown" || record.state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
           // recorded/reconciling → sending is written with this attempt (one commit, see move()).
           if (lease) await deps.leases!.ensure(ctx.commandId!); // a lost lease is noticed before the send
           const first = prepared;
@@ -298,10 +213,7 @@ export async function runAttempts(
       lastCause = transport.ok || transport.error === "aborted" ? undefined : transport.cause;
       if (classified?.kind !== "rate_limited") counted += 1;
       if (events.enabled) events.emit(attemptEvent(ctx, info, attempts.length));
-      if (journal && ctx.commandId && state !== undefined) {
-        if (state === "recorded" || state === "reconciling") state = "sending";
-        unwritten = journalAttempt(info, classified, clock.now()); // written with the next move
-      }
+      record.noteAttempt(info, classified, clock.now()); // written with the next move
       if (!transport.ok && transport.error === "aborted") return aborted(transport.reason);
       if (info.replayed) events.emit(replayEvent(ctx, info));
 
@@ -326,17 +238,10 @@ export async function runAttempts(
           // C12: the pacer now holds the whole key until Retry-After (+ margin); the same request goes again.
           rateLimited += 1;
           await flush();
-          events.emit({
-            type: "pause",
-            operationId: op.operationId,
-            status: 429,
-            retryAfter: transport.ok ? transport.raw.headers.get("retry-after") : null,
-            requestId: info.requestId,
-            source:
-              classified?.kind === "rate_limited" && classified.error?.code === "rate_limit_exceeded" ? "api" : "proxy",
-            idempotencyKey: ctx.sentIdempotencyKey,
-            commandId: ctx.commandId,
-          });
+          if (events.observed) {
+            const retryAfter = transport.ok ? transport.raw.headers.get("retry-after") : null;
+            events.emit(pauseEvent(ctx, info, classified, retryAfter));
+          }
           continue;
         case "retry": {
           const delay = backoffDelay(counted - 1, {
@@ -348,25 +253,12 @@ export async function runAttempts(
           if (clock.now() + delay >= deadlineAt) return atDeadline(clock.now() + delay, "backoff");
           const cost = deps.budget.tryAcquire(decision.charge);
           if (cost === false) {
-            events.emit({
-              type: "budget-exhausted",
-              operationId: op.operationId,
-              available: deps.budget.available(),
-              idempotencyKey: ctx.sentIdempotencyKey,
-              commandId: ctx.commandId,
-            });
+            if (events.observed) events.emit(budgetExhaustedEvent(ctx, deps.budget.available()));
             return finish({ last: classified, unknown: transportUnknown });
           }
           spent += cost;
           await flush(); // the attempt is on disk before the backoff wait
-          events.emit({
-            type: "retry",
-            operationId: op.operationId,
-            attempt: attempts.length,
-            delayMs: delay,
-            reason: info.error ?? `status ${info.status}`,
-            idempotencyKey: ctx.sentIdempotencyKey,
-          });
+          if (events.observed) events.emit(retryEvent(ctx, info, attempts.length, delay));
           telemetry?.backoff(delay, info.error ?? `status ${info.status}`);
           try {
             await clock.sleep(delay, signal);
@@ -377,92 +269,28 @@ export async function runAttempts(
           continue;
         }
         case "reconcile": {
-          const r = await reconcileStep();
+          // Reconciliation is rare (an unknown outcome of an order): its code loads on first use.
+          const { reconcileStep } = await import("./reconcile-step");
+          const r = await reconcileStep(deps, ctx, baseUrl, templateOf, {
+            attempts,
+            counted,
+            get lastRaw() {
+              return lastRaw;
+            },
+            set lastRaw(raw) {
+              lastRaw = raw;
+            },
+            spend: (cost) => void (spent += cost),
+            move: (to) => move(to),
+            finish,
+            paced,
+            aborted,
+            atDeadline,
+          });
           if (r) return r;
           continue;
         }
       }
-    }
-
-    /** I4/F5: look the order up by external_id; undefined means "resend now with the same key and bytes". */
-    async function reconcileStep(): Promise<RunResult | undefined> {
-      const externalId = externalIdOf(ctx.body);
-      const lastClassified = lastRawClassified();
-      const unknownOf = (why: string) => {
-        const tail = attempts.at(-1);
-        const reason =
-          tail?.error === "timeout"
-            ? "timeout"
-            : tail?.error === "network"
-              ? "network"
-              : lastClassified?.kind === "unknown"
-                ? lastClassified.reason
-                : "server_error";
-        return { reason, reconciliation: why } as const;
-      };
-      await move("unknown");
-      if (!externalId)
-        return finish({
-          last: lastClassified,
-          unknown: unknownOf("no external_id in the body: cannot look the order up"),
-        });
-      await move("reconciling");
-      const req = lookupRequest(baseUrl, templateOf().headers, externalId);
-      let found;
-      for (let i = 0; ; i++) {
-        try {
-          found = await lookupOrder((r) => paced(r, i, "/orders"), req, externalId, redactor);
-        } catch (error) {
-          if (signal?.aborted) return aborted(signal.reason);
-          if (isDeadlineExceededError(error)) return atDeadline(error.retryAt, error.waitingFor);
-          throw error;
-        }
-        // C12: a 429 on the lookup waits out the key's pause like any other request.
-        if (!(found.result === "lookup_failed" && found.status === 429 && i < deps.retry.maxRateLimitRetries)) break;
-      }
-      if (signal?.aborted) return aborted(signal.reason);
-      events.emit({
-        type: "reconcile",
-        operationId: op.operationId,
-        externalId,
-        result: found.result,
-        idempotencyKey: ctx.sentIdempotencyKey,
-      });
-      if (found.result === "found") {
-        const body = new TextEncoder().encode(JSON.stringify({ data: found.order }));
-        lastRaw = { status: found.status, headers: new Headers({ "content-type": "application/json" }), bytes: body };
-        const r = await finish({
-          last: { kind: "success", status: found.status, data: { data: found.order }, replayed: false },
-          note: `found by external_id ${externalId} after an unknown outcome; not created again`,
-        });
-        return { ...r, outcome: { ...r.outcome, reconciled: true } as Outcome };
-      }
-      if (found.result === "lookup_failed") {
-        await move("unknown");
-        return finish({
-          last: lastClassified,
-          unknown: unknownOf(`order lookup by external_id failed (${found.why}); do not create it again`),
-        });
-      }
-      // Nothing was created: a resend with the SAME key and bytes is safe (G4), within the bounds.
-      const cost = counted < deps.retry.maxAttempts ? deps.budget.tryAcquire("error") : false;
-      if (cost === false) {
-        await move("unknown");
-        return finish({
-          last: lastClassified,
-          unknown: unknownOf(
-            "no order with this external_id yet; retry bound reached — resend later with the same key",
-          ),
-        });
-      }
-      spent += cost;
-      await move("sending");
-      return undefined;
-    }
-
-    function lastRawClassified(): Classified | undefined {
-      const tail = attempts.at(-1);
-      return tail?.status !== undefined && lastRaw ? classify(op, lastRaw, redactor) : undefined;
     }
   }
 }

@@ -4,6 +4,7 @@ export * from "./call-context";
 export * from "./classify";
 export * from "./command-runner";
 export * from "./deadline";
+export * from "./fast-path";
 export * from "./finalize";
 export * from "./paced-attempt";
 export * from "./reconcile";

@@ -5,7 +5,7 @@
  */
 import type { CommandEndInfo, Outcome } from "../core";
 import type { CallContext } from "./call-context";
-import { runAttempts } from "./command-runner";
+import { runAttempts } from "./fast-path";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 

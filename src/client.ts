@@ -9,7 +9,7 @@ import type { paths } from "../generated/schema";
 import { createFacade } from "../generated/client";
 import { operationTable, type OperationId } from "../generated/operations";
 import { systemClock, type Clock } from "../runtime/clock";
-import { createAttemptLoopMiddleware } from "../middleware";
+import { chainMiddleware, createAttemptLoopMiddleware } from "../middleware";
 import { AttemptController } from "../runner";
 import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner";
 import {
@@ -36,8 +36,9 @@ import { checkBaseUrl, parseToken, validateIdempotencyKey } from "../core";
 import { checkOptions, isDeadline, type ResellerClientOptions } from "./options";
 import { createPagedCall } from "./paged-call";
 import type { ResellerClient, ResultMap } from "./client-type";
-import { waitForOperation, type WaitOptions } from "./operations-wait";
-import { recoverCommands, type RecoverOptions, type RecoverSummary } from "../recovery";
+import type { WaitOptions, WaitResult } from "./operations-wait";
+import type { RecoverOptions, RecoverSummary } from "../recovery";
+import type * as Recovery from "../recovery";
 import { createFleet } from "./fleet";
 
 export type { ResellerClient, ResultMap } from "./client-type";
@@ -121,7 +122,13 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const redactor = createRedactor([options.token, credential.secret]);
   let telemetry = options.telemetry ? guardTelemetry(options.telemetry) : undefined;
   const telemetryEvents = telemetry?.onEvent;
-  const events = createEventSink(eventHandlerOf(options), redactor, telemetryEvents);
+  const observers = eventHandlerOf(options);
+  const events = createEventSink(observers.handler, redactor, telemetryEvents);
+  // Until the logger's chunk has loaded, calls wait for it (then this is undefined: no await at all).
+  let loggerReady = observers.loggerReady?.then(
+    () => void (loggerReady = undefined),
+    () => void (loggerReady = undefined),
+  );
   const pacer =
     options.pacer ??
     createPacer({
@@ -152,43 +159,46 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     // Without one, openapi-fetch builds its default query serializer again on every call.
     querySerializer: createQuerySerializer(),
   });
+  // One registration: openapi-fetch's per-middleware cost is paid once per call (middleware/chain.ts).
   http.use(
-    createLocalValidationMiddleware({
-      environment: credential.environment,
-      allowLiveOnlyWithTestKey: options.allowLiveOnlyWithTestKey,
-    }),
-    createIdempotencyMiddleware({
-      environment: credential.environment,
-      apiKeyId: credential.publicKeyId,
-      clock,
-      journal: options.journal,
-      leases: fleet?.leases,
-    }),
-    createLanguageMiddleware(options.language),
-    createRequestIdMiddleware(randomRequestId),
-    createAttemptLoopMiddleware({
-      pacer,
-      apiKeyId: credential.publicKeyId,
-      clock,
-      random,
-      budget,
-      retry: {
-        maxAttempts: options.retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
-        baseMs: options.retry?.baseMs ?? DEFAULT_RETRY.baseMs,
-        capMs: options.retry?.capMs ?? DEFAULT_RETRY.capMs,
-        maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? DEFAULT_RETRY.maxRateLimitRetries,
-      },
-      timeoutMs,
-      deadlineMs,
-      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_CALL.maxResponseBytes,
-      windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
-      journal: options.journal,
-      leases: fleet?.leases,
-      events,
-      redactor,
-      newRequestId: randomRequestId,
-      telemetry,
-    }),
+    chainMiddleware(
+      createLocalValidationMiddleware({
+        environment: credential.environment,
+        allowLiveOnlyWithTestKey: options.allowLiveOnlyWithTestKey,
+      }),
+      createIdempotencyMiddleware({
+        environment: credential.environment,
+        apiKeyId: credential.publicKeyId,
+        clock,
+        journal: options.journal,
+        leases: fleet?.leases,
+      }),
+      createLanguageMiddleware(options.language),
+      createRequestIdMiddleware(randomRequestId),
+      createAttemptLoopMiddleware({
+        pacer,
+        apiKeyId: credential.publicKeyId,
+        clock,
+        random,
+        budget,
+        retry: {
+          maxAttempts: options.retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
+          baseMs: options.retry?.baseMs ?? DEFAULT_RETRY.baseMs,
+          capMs: options.retry?.capMs ?? DEFAULT_RETRY.capMs,
+          maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? DEFAULT_RETRY.maxRateLimitRetries,
+        },
+        timeoutMs,
+        deadlineMs,
+        maxResponseBytes: options.maxResponseBytes ?? DEFAULT_CALL.maxResponseBytes,
+        windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
+        journal: options.journal,
+        leases: fleet?.leases,
+        events,
+        redactor,
+        newRequestId: randomRequestId,
+        telemetry,
+      }),
+    ),
   );
 
   async function call(
@@ -196,6 +206,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     args: Record<string, unknown> | undefined,
     callOptions: CallOptions = {},
   ): Promise<Outcome> {
+    if (loggerReady) await loggerReady;
     const op = operationTable[operationId];
     // Per-call options are checked before the journal sees the command (nothing recorded, nothing sent).
     if (callOptions.idempotencyKey !== undefined) validateIdempotencyKey(callOptions.idempotencyKey);
@@ -284,19 +295,22 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   };
 
   const facade = createFacade<ResultMap, CallOptions>(invoke) as unknown as ResellerClient;
-  const wait = (operationUuid: string, waitOptions?: WaitOptions) =>
-    waitForOperation(
-      // Each poll ends by the wait's own deadline too, so no poll outlives the wait.
-      (uuid, signal, leftMs) =>
-        call(
-          "operations.get",
-          { operationUuid: uuid },
-          { signal, deadlineMs: Math.max(1, Math.min(deadlineMs, leftMs)) },
-        ),
-      clock,
-      operationUuid,
-      waitOptions,
-      options.journal,
+  // operations.wait and recover() load on first use: a separate chunk most calls never need.
+  const wait = (operationUuid: string, waitOptions?: WaitOptions): Promise<WaitResult> =>
+    import("./operations-wait").then(({ waitForOperation }) =>
+      waitForOperation(
+        // Each poll ends by the wait's own deadline too, so no poll outlives the wait.
+        (uuid, signal, leftMs) =>
+          call(
+            "operations.get",
+            { operationUuid: uuid },
+            { signal, deadlineMs: Math.max(1, Math.min(deadlineMs, leftMs)) },
+          ),
+        clock,
+        operationUuid,
+        waitOptions,
+        options.journal,
+      ),
     );
   Object.assign(facade.operations, { wait });
   const recover = (recoverOptions?: RecoverOptions): Promise<RecoverSummary> => {
@@ -308,30 +322,35 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         "journal",
       );
     }
-    return recoverCommands(
-      {
-        journal: options.journal,
-        clock,
-        apiKeyId: credential.publicKeyId,
-        environment: credential.environment,
-        call: (id, args, o) => call(id, args, o),
-        redactor,
-        windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
-        leases: fleet?.leases,
-      },
-      // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
-      events.observed
-        ? {
-            ...recoverOptions,
-            onEvent: (event) => {
-              events.emit({ type: "recovery", event });
-              recoverOptions?.onEvent?.(event);
-            },
-          }
-        : recoverOptions,
+    const journal = options.journal;
+    return loadRecovery().then(({ recoverCommands }) =>
+      recoverCommands(
+        {
+          journal,
+          clock,
+          apiKeyId: credential.publicKeyId,
+          environment: credential.environment,
+          call: (id, args, o) => call(id, args, o),
+          redactor,
+          windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
+          leases: fleet?.leases,
+        },
+        // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
+        events.observed
+          ? {
+              ...recoverOptions,
+              onEvent: (event) => {
+                events.emit({ type: "recovery", event });
+                recoverOptions?.onEvent?.(event);
+              },
+            }
+          : recoverOptions,
+      ),
     );
   };
   let recovery: Promise<RecoverSummary> | undefined;
+  // A client that recovers by itself needs the chunk anyway: start loading it now, not at the first round.
+  if (options.recoverOnStart || fleet?.recovers) void loadRecovery().catch(() => undefined);
   if (options.recoverOnStart) {
     recovery = recover(options.recoverOnStart === true ? undefined : options.recoverOnStart);
     startupGate = recovery.then(
@@ -351,6 +370,12 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     recover,
     recovery,
   });
+}
+
+/** recover() and its plan and lookups: one chunk, loaded once per process on first use. */
+let recoveryChunk: Promise<typeof Recovery> | undefined;
+function loadRecovery(): Promise<typeof Recovery> {
+  return (recoveryChunk ??= import("../recovery"));
 }
 
 /** The wrap (middleware/attempt-loop.ts) never saw this call's context: openapi-fetch dropped the init key. */

@@ -13,6 +13,8 @@ import type { FleetOptions } from "./options";
 export interface Fleet {
   workerId: string;
   leases: LeaseKeeper;
+  /** Whether start() runs background recovery (continuousRecovery is on). */
+  recovers: boolean;
   /** Starts background recovery when the options ask for it. */
   start(recover: (options: RecoverOptions) => Promise<RecoverSummary>): void;
   /** Stops background recovery (waits for the round in progress) and the heartbeat. */
@@ -36,6 +38,7 @@ export function createFleet(options: FleetOptions, journal: Journal, clock: Cloc
   return {
     workerId,
     leases,
+    recovers: !!options.continuousRecovery,
     start(recover) {
       const cr = options.continuousRecovery;
       if (!cr || loop) return;

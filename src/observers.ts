@@ -6,15 +6,54 @@ import { DEFAULT_RETRY_BUDGET, type ClientTelemetry, type EventHandler } from ".
 import { LOCK_HOLDING_STATES, type Journal } from "../journal";
 import type { Pacer } from "../pacing";
 import type { RetryBudget } from "../runner";
-import { createLogHandler } from "./logging";
+import type { Logger } from "./logging";
 import type { ResellerClientOptions } from "./options";
 
+/**
+ * The logger's line formatting is a chunk of its own, loaded when the client is created with a
+ * logger. Events that arrive before it has loaded wait in order and are written as soon as it has
+ * (so no line is lost or reordered); `ready` settles then, and calls wait for it before they start,
+ * so every line of a call is written by the time the call resolves.
+ */
+function lazyLogHandler(logger: Logger): { handle: EventHandler; ready: Promise<void> } {
+  let handle: EventHandler | undefined;
+  let pending: Parameters<EventHandler>[0][] | undefined = [];
+  const ready = import("./logging").then(({ createLogHandler }) => {
+    handle = createLogHandler(logger);
+    const queued = pending ?? [];
+    pending = undefined;
+    for (const event of queued) {
+      try {
+        handle(event);
+      } catch {
+        // As for a live event: a broken logger never changes an outcome.
+      }
+    }
+  });
+  return {
+    handle: (event) => {
+      if (handle) handle(event);
+      else pending?.push(event);
+    },
+    ready,
+  };
+}
+
 /** onEvent and the logger, each isolated from the other's failures (telemetry has its own, narrower handler). */
-export function eventHandlerOf(options: ResellerClientOptions): EventHandler | undefined {
+export function eventHandlerOf(options: ResellerClientOptions): {
+  handler: EventHandler | undefined;
+  /** Settles once the logger can write (undefined without a logger). */
+  loggerReady?: Promise<void>;
+} {
   const handlers: EventHandler[] = [];
   if (options.onEvent) handlers.push(options.onEvent);
-  if (options.logger) handlers.push(createLogHandler(options.logger));
-  if (handlers.length <= 1) return handlers[0];
+  const log = options.logger ? lazyLogHandler(options.logger) : undefined;
+  if (log) handlers.push(log.handle);
+  if (handlers.length <= 1) return { handler: handlers[0], loggerReady: log?.ready };
+  return { handler: fanOut(handlers), loggerReady: log?.ready };
+}
+
+function fanOut(handlers: EventHandler[]): EventHandler {
   return (event) => {
     for (const handle of handlers) {
       try {
