@@ -130,6 +130,18 @@ export interface ClaimRequest extends Lease {
   unownedStaleAfterMs?: number;
 }
 
+/** How much a write must survive before its call resolves. */
+export interface WriteOptions {
+  /**
+   * The caller redoes this write if it is lost: recover() settling a command, which the next
+   * recover() finds where it was and settles again. The store may resolve once the write is
+   * committed (it survives a killed process) without waiting for it to reach the disk, so a power
+   * cut can lose it — and only it and later writes, never an earlier one. Never set for a write that
+   * a send depends on (G1: `record()` is always durable before the first byte).
+   */
+  redoable?: boolean;
+}
+
 export interface Journal {
   /**
    * G1/D3: persist the command in state "recorded". A rejection must abort the send. With `lease`,
@@ -142,7 +154,13 @@ export interface Journal {
    */
   addAttempt(id: string, attempt: AttemptRecord, then?: AttemptMove, lease?: Lease): Promise<void>;
   /** Move to `to` (validated against the state machine) and apply `patch` atomically. */
-  transition(id: string, to: CommandState, patch?: CommandPatch, lease?: Lease): Promise<CommandRecord>;
+  transition(
+    id: string,
+    to: CommandState,
+    patch?: CommandPatch,
+    lease?: Lease,
+    options?: WriteOptions,
+  ): Promise<CommandRecord>;
   /**
    * Heartbeat: extends `lease.owner`'s lease on `ids` in one write. Returns the ids it no longer
    * owns (taken over by another worker, or gone) — the caller must stop writing to those.

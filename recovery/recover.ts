@@ -14,6 +14,7 @@ import {
   type CommandRecord,
   type CommandState,
   type ManualCheck,
+  type WriteOptions,
 } from "../journal";
 import { DEFAULT_RECOVER, operationResourceOf, RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
@@ -40,6 +41,13 @@ const TO_RECONCILING: Partial<Record<CommandState, CommandState[]>> = {
   reconciling: [],
   needs_manual_check: ["reconciling"],
 };
+
+/**
+ * recover()'s own moves are redoable: one lost in a power cut leaves the command where the next
+ * recover() finds it and settles it again (the record and the client's attempt writes, which a send
+ * depends on, stay durable, G1) — so a durable store need not wait for the disk on each of them.
+ */
+const SETTLE: WriteOptions = { redoable: true };
 
 class Skip extends Error {}
 
@@ -219,11 +227,11 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   async function claim(record: CommandRecord): Promise<void> {
     const path = TO_RECONCILING[record.state];
     if (!path) throw new Skip(`state ${record.state} cannot be reconciled`);
-    for (const s of path) await journal.transition(record.id, s, undefined, lease);
+    for (const s of path) await journal.transition(record.id, s, undefined, lease, SETTLE);
   }
 
   async function move(id: string, to: CommandState, patch?: CommandPatch): Promise<CommandState> {
-    const rec = await journal.transition(id, to, patch, lease);
+    const rec = await journal.transition(id, to, patch, lease, SETTLE);
     return rec.state;
   }
 
@@ -232,10 +240,10 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     const op = operationOf(record)!;
     const current = await journal.get(record.id);
     if (!current) throw new Skip("command disappeared from the journal");
-    if (current.state === "reconciling") await journal.transition(record.id, "unknown", undefined, lease);
+    if (current.state === "reconciling") await journal.transition(record.id, "unknown", undefined, lease, SETTLE);
     else if (current.state === "needs_manual_check") {
-      await journal.transition(record.id, "reconciling", undefined, lease);
-      await journal.transition(record.id, "unknown", undefined, lease);
+      await journal.transition(record.id, "reconciling", undefined, lease, SETTLE);
+      await journal.transition(record.id, "unknown", undefined, lease, SETTLE);
     }
     const params = pathParamsOf(op, record.path);
     if (!params) return manual(record, from, `journalled path ${record.path} does not match ${op.path}`, []);
@@ -264,7 +272,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       }
       case "conflict":
         // D6: still processing (or another fingerprint) — never a new key; a human checks it (F4).
-        await journal.transition(record.id, "reconciling", undefined, lease);
+        await journal.transition(record.id, "reconciling", undefined, lease, SETTLE);
         return manual(
           after,
           from,
@@ -332,9 +340,15 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     if (domainUuid) check.domainUuid = domainUuid;
     if (orderUuid) check.orderUuid = orderUuid;
     if (fresh.state !== "reconciling" && fresh.state !== "accepted") {
-      for (const s of TO_RECONCILING[fresh.state] ?? []) await journal.transition(record.id, s, undefined, lease);
+      for (const s of TO_RECONCILING[fresh.state] ?? []) await journal.transition(record.id, s, undefined, lease, SETTLE);
     }
-    await journal.transition(record.id, "needs_manual_check", { manualCheck: check, reconciliation: reason }, lease);
+    await journal.transition(
+      record.id,
+      "needs_manual_check",
+      { manualCheck: check, reconciliation: reason },
+      lease,
+      SETTLE,
+    );
     summary.manual.push({ ...base(record, from, "needs_manual_check"), manualCheck: check });
     emit({
       type: "recovery-result",

@@ -126,6 +126,7 @@ export type {
   Lease,
   AttemptMove,
   ClaimRequest,
+  WriteOptions,
 } from "../journal";
 
 // Recovery after a crash.

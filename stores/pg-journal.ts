@@ -269,6 +269,25 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       ],
     );
 
+  const move = async (
+    db: Queryable,
+    id: string,
+    to: CommandState,
+    patch: CommandPatch | undefined,
+    lease: Lease | undefined,
+  ): Promise<CommandRecord> => {
+    for (let i = 0; i < OPTIMISTIC_RETRIES; i++) {
+      const cur = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
+      if (!cur) throw new UnknownCommandError(id);
+      fence(cur, lease);
+      assertTransition(rowState(cur), to);
+      const res = await update(db, cur, to, patch, lease);
+      if (res.rowCount === 1) return (await loadRows(db, res.rows))[0];
+      // Another process moved first (or claimed it): re-read and re-validate against its state.
+    }
+    throw new Error(`Command ${id} kept changing under transition(); giving up after ${OPTIMISTIC_RETRIES} tries.`);
+  };
+
   let closed = false;
   return {
     async record(c, lease) {
@@ -348,18 +367,15 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       }
     },
 
-    async transition(id, to: CommandState, patch, lease) {
+    async transition(id, to: CommandState, patch, lease, options) {
       if (lease) screenLease(lease);
-      for (let i = 0; i < OPTIMISTIC_RETRIES; i++) {
-        const cur = (await pool.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
-        if (!cur) throw new UnknownCommandError(id);
-        fence(cur, lease);
-        assertTransition(rowState(cur), to);
-        const res = await update(pool, cur, to, patch, lease);
-        if (res.rowCount === 1) return (await loadRows(pool, res.rows))[0];
-        // Another process moved first (or claimed it): re-read and re-validate against its state.
-      }
-      throw new Error(`Command ${id} kept changing under transition(); giving up after ${OPTIMISTIC_RETRIES} tries.`);
+      if (!options?.redoable) return move(pool, id, to, patch, lease);
+      // Redoable (recover()'s settles): the server acknowledges the commit before its WAL is flushed.
+      // A server crash can lose it (and later such commits, never an earlier one); recover() redoes it.
+      return inTransaction(pool, async (db) => {
+        await db.query("SET LOCAL synchronous_commit TO OFF");
+        return move(db, id, to, patch, lease);
+      });
     },
 
     async renewLeases(lease, ids) {

@@ -35,6 +35,7 @@ import {
   type Journal,
   type Lease,
   type NewCommand,
+  type WriteOptions,
 } from "../journal";
 import {
   OPTIMISTIC_RETRIES,
@@ -232,7 +233,7 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
     if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
   };
   // An in-memory database has nothing to fsync (and no -wal file).
-  const commit = createCommitter(db, synchronous === "full" && !db.memory, `${db.name}-wal`);
+  const commit = createCommitter(db, synchronous === "full" && !db.memory, `${db.name}-wal`, () => cache.clear());
 
   /** Why a guarded write matched no row: unknown id, lost lease, forbidden move — or a race (undefined: retry). */
   const refusal = (id: string, to: CommandState, viaSending: boolean, lease: Lease | undefined): void => {
@@ -479,7 +480,7 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
     async record(command, lease) {
       screenNewCommand(command);
       if (lease) screenLease(lease);
-      return commit(() => recordWrite(command, lease), true); // one INSERT (the failure path only reads)
+      return commit(() => recordWrite(command, lease), { single: true }); // one INSERT (the failure path only reads)
     },
     async addAttempt(id, attempt, then, lease) {
       const a = cleanAttempt(attempt);
@@ -492,30 +493,38 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
         }
       });
     },
-    async transition(id, to, patch?: CommandPatch, lease?: Lease) {
+    async transition(id, to, patch?: CommandPatch, lease?: Lease, options?: WriteOptions) {
       const p = cleanPatch(patch);
-      return commit(() => {
-        try {
-          return transitionWrite(id, to, p, lease);
-        } catch (e) {
-          cache.delete(id);
-          throw e;
-        }
-      });
+      return commit(
+        () => {
+          try {
+            return transitionWrite(id, to, p, lease);
+          } catch (e) {
+            cache.delete(id);
+            throw e;
+          }
+        },
+        { redoable: options?.redoable === true },
+      );
     },
     async renewLeases(lease, ids) {
       screenLease(lease);
       if (ids.length === 0) return [];
       const list = [...ids];
       const until = clock.now() + lease.leaseMs;
-      const renewed = await commit(() => {
-        const rows = q.renew.all(until, lease.owner, JSON.stringify(list));
-        for (const r of rows) {
-          const hit = cache.get(r.id); // a renewal is no version change: keep the cached copy exact
-          if (hit && hit.row.lease_until !== null) hit.row.lease_until = until;
-        }
-        return rows;
-      });
+      // Redoable: a renewal lost in a power cut died with every worker on this machine, and a lease
+      // that ends sooner only lets another worker take the command over sooner.
+      const renewed = await commit(
+        () => {
+          const rows = q.renew.all(until, lease.owner, JSON.stringify(list));
+          for (const r of rows) {
+            const hit = cache.get(r.id); // a renewal is no version change: keep the cached copy exact
+            if (hit && hit.row.lease_until !== null) hit.row.lease_until = until;
+          }
+          return rows;
+        },
+        { single: true, redoable: true },
+      );
       const kept = new Set(renewed.map((r) => r.id));
       return list.filter((id) => !kept.has(id));
     },

@@ -242,6 +242,39 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       expect(rec.reconciliation).toBe("no order with external_id ord-1 yet");
     });
 
+    it("redoable moves (recover()'s settles): same state machine, fence and patch, visible to another handle at once", async () => {
+      const { journal, another } = await harness.fresh();
+      const lease = { owner: "worker-a", leaseMs: 60_000 };
+      const cmd = newCommand({ lockKey: "redo.kz" });
+      await journal.record(cmd, lease);
+      const redo = { redoable: true };
+      await journal.transition(cmd.id, "sending", undefined, lease, redo);
+      await journal.transition(cmd.id, "unknown", undefined, lease, redo);
+      await expect(journal.transition(cmd.id, "succeeded", undefined, lease, redo)).rejects.toBeInstanceOf(
+        InvalidTransitionError,
+      );
+      await expect(
+        journal.transition(cmd.id, "reconciling", undefined, { owner: "worker-b", leaseMs: 60_000 }, redo),
+      ).rejects.toMatchObject({ code: "lease_lost" });
+      await journal.transition(cmd.id, "reconciling", undefined, lease, redo);
+      const done = await journal.transition(
+        cmd.id,
+        "succeeded",
+        { response: { status: 200, body: { data: { uuid: "o-1" } } }, resources: { orderUuid: "o-1" } },
+        lease,
+        redo,
+      );
+      expect(done).toMatchObject({ state: "succeeded", leaseUntil: null });
+      const other = await another();
+      expect(await other.get(cmd.id)).toMatchObject({
+        state: "succeeded",
+        resources: { orderUuid: "o-1" },
+        response: { status: 200, body: { data: { uuid: "o-1" } } },
+      });
+      await other.record(newCommand({ lockKey: "redo.kz" })); // I6: the lock went with the redoable move
+      if (other !== journal) await other.close();
+    });
+
     it("I5 transitions: forbidden moves throw InvalidTransitionError and change nothing", async () => {
       const { journal } = await harness.fresh();
       const cmd = newCommand();
