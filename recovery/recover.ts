@@ -340,7 +340,8 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     if (domainUuid) check.domainUuid = domainUuid;
     if (orderUuid) check.orderUuid = orderUuid;
     if (fresh.state !== "reconciling" && fresh.state !== "accepted") {
-      for (const s of TO_RECONCILING[fresh.state] ?? []) await journal.transition(record.id, s, undefined, lease, SETTLE);
+      for (const s of TO_RECONCILING[fresh.state] ?? [])
+        await journal.transition(record.id, s, undefined, lease, SETTLE);
     }
     await journal.transition(
       record.id,

@@ -231,3 +231,77 @@ export function claimable(
   if (r.owner !== null) return r.leaseUntil === null || r.leaseUntil <= now;
   return r.updatedAt <= now - (q.unownedStaleAfterMs ?? 0);
 }
+
+/**
+ * The columns record() sets from the command, in order — one list for the SQLite and PostgreSQL
+ * INSERTs (each adds `state` and its own `lease_until` expression). `lock_held` is 1/0, which
+ * PostgreSQL's boolean also accepts.
+ */
+export const COMMAND_INSERT_COLUMNS = [
+  "id",
+  "environment",
+  "api_key_id",
+  "operation_id",
+  "method",
+  "path",
+  "query",
+  "body",
+  "idempotency_key",
+  "external_id",
+  "lock_key",
+  "lock_held",
+  "created_at",
+  "updated_at",
+  "owner",
+] as const;
+
+/** The values of COMMAND_INSERT_COLUMNS for `c` (the body as the exact bytes, D3). */
+export function commandInsertValues(c: NewCommand, owner: string | null): unknown[] {
+  const body = c.body === null ? null : Buffer.from(c.body.buffer, c.body.byteOffset, c.body.byteLength);
+  return [
+    c.id,
+    c.environment,
+    c.apiKeyId,
+    c.operationId,
+    c.method,
+    c.path,
+    c.query,
+    body,
+    c.idempotencyKey,
+    c.externalId,
+    c.lockKey,
+    c.lockKey === null ? 0 : 1,
+    c.createdAt,
+    c.createdAt,
+    owner,
+  ];
+}
+
+/** The attempt columns both SQL stores write after `command_id` (SQLite also writes `seq`). */
+export const ATTEMPT_INSERT_COLUMNS = [
+  "at",
+  "delay_ms",
+  "status",
+  "error_code",
+  "request_id",
+  "transport_error",
+  "replayed",
+] as const;
+
+/** The values of ATTEMPT_INSERT_COLUMNS for a cleaned attempt (`replayed` 1/0, as for lock_held). */
+export function attemptInsertValues(a: AttemptRecord): unknown[] {
+  return [
+    a.at,
+    a.delayMs,
+    a.status ?? null,
+    a.errorCode ?? null,
+    a.requestId ?? null,
+    a.transportError ?? null,
+    a.replayed === undefined ? null : a.replayed ? 1 : 0,
+  ];
+}
+
+/** `$from, $from+1, …` for `n` PostgreSQL parameters (or `?, ?, …` for SQLite when `from` is omitted). */
+export function placeholders(n: number, from?: number): string {
+  return Array.from({ length: n }, (_, i) => (from === undefined ? "?" : `$${from + i}`)).join(", ");
+}

@@ -22,9 +22,14 @@ import {
   type Lease,
 } from "../journal";
 import {
+  ATTEMPT_INSERT_COLUMNS,
+  COMMAND_INSERT_COLUMNS,
   OPTIMISTIC_RETRIES,
   applyPatch,
+  attemptInsertValues,
   cleanAttempt,
+  commandInsertValues,
+  placeholders,
   defaultJournalClock,
   screenLease,
   screenNewCommand,
@@ -255,18 +260,9 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
   };
   const insertAttempt = (db: Queryable, id: string, a: AttemptRecord) =>
     db.query(
-      `INSERT INTO ${s}.command_attempts (command_id, at, delay_ms, status, error_code, request_id, transport_error, replayed)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-      [
-        id,
-        a.at,
-        a.delayMs,
-        a.status ?? null,
-        a.errorCode ?? null,
-        a.requestId ?? null,
-        a.transportError ?? null,
-        a.replayed ?? null,
-      ],
+      `INSERT INTO ${s}.command_attempts (command_id, ${ATTEMPT_INSERT_COLUMNS.join(", ")})
+       VALUES ($1, ${placeholders(ATTEMPT_INSERT_COLUMNS.length, 2)})`,
+      [id, ...attemptInsertValues(a)],
     );
 
   const move = async (
@@ -296,29 +292,12 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       for (let i = 0; ; i++) {
         try {
           // A single INSERT in autocommit: it is committed (durable) when the promise resolves (G1).
+          const n = COMMAND_INSERT_COLUMNS.length;
           const res = await pool.query<CommandRow>(
-            `INSERT INTO ${s}.commands (id, environment, api_key_id, operation_id, method, path, query, body,
-               idempotency_key, external_id, lock_key, lock_held, state, created_at, updated_at, owner, lease_until)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'recorded', $13, $13, $14,
-               CASE WHEN $14::text IS NULL THEN NULL ELSE ${nowSql("$15")} + $16::bigint END) RETURNING *`,
-            [
-              c.id,
-              c.environment,
-              c.apiKeyId,
-              c.operationId,
-              c.method,
-              c.path,
-              c.query,
-              c.body === null ? null : Buffer.from(c.body.buffer, c.body.byteOffset, c.body.byteLength),
-              c.idempotencyKey,
-              c.externalId,
-              c.lockKey,
-              c.lockKey !== null,
-              c.createdAt,
-              lease?.owner ?? null,
-              leaseNow(),
-              lease?.leaseMs ?? 0,
-            ],
+            `INSERT INTO ${s}.commands (${COMMAND_INSERT_COLUMNS.join(", ")}, state, lease_until)
+             VALUES (${placeholders(n, 1)}, 'recorded',
+               CASE WHEN $${n}::text IS NULL THEN NULL ELSE ${nowSql(`$${n + 1}`)} + $${n + 2}::bigint END) RETURNING *`,
+            [...commandInsertValues(c, lease?.owner ?? null), leaseNow(), lease?.leaseMs ?? 0],
           );
           return rowToRecord(res.rows[0], [], false);
         } catch (e) {

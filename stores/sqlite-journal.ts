@@ -12,51 +12,26 @@
  * "full", writes made while an fsync is in flight share the next one (sqlite-group-commit.ts).
  */
 import type Database from "better-sqlite3";
+import type { CommandPatch, CommandRecord, CommandState, Journal, Lease, WriteOptions } from "../journal";
 import {
-  COMMAND_STATES,
-  TERMINAL_STATES,
-  assertAttemptMove,
-  assertTransition,
-  canMoveWithAttempt,
-  canTransition,
-  holdsLock,
-  isTerminal,
-} from "../journal";
-import {
-  DomainLockedError,
-  DuplicateCommandError,
-  LeaseLostError,
-  UnknownCommandError,
-  type AttemptMove,
-  type AttemptRecord,
-  type CommandPatch,
-  type CommandRecord,
-  type CommandState,
-  type Journal,
-  type Lease,
-  type NewCommand,
-  type WriteOptions,
-} from "../journal";
-import {
-  OPTIMISTIC_RETRIES,
   cleanAttempt,
   cleanPatch,
   defaultJournalClock,
   screenLease,
   screenNewCommand,
-  type CleanPatch,
   type JournalClock,
 } from "./journal-common";
 import { createCommitter } from "./sqlite-group-commit";
-import { insertedRow, newRecordFrom, rowState, rowToRecord, type AttemptRow, type CommandRow } from "./journal-rows";
+import { rowToRecord, type AttemptRow, type CommandRow } from "./journal-rows";
 import { migrateSqlite, type SqliteDatabase, type SqliteStatement } from "./sqlite-migrate";
+import { prepareSqliteStatements } from "./sqlite-statements";
+import { createSqliteWrites } from "./sqlite-writes";
 import { loadPeer } from "./optional-peer";
 
 export { migrateSqlite };
 export type { SqliteDatabase, SqliteStatement };
 
 type Db = Database.Database;
-type Statement = Database.Statement;
 
 /** What a committed write survives: see {@link SqliteJournalOptions.synchronous}. */
 export type SqliteSynchronous = "full" | "normal";
@@ -81,37 +56,10 @@ export interface SqliteJournalOptions {
   clock?: JournalClock;
 }
 
-function isUniqueViolation(e: unknown): e is Error & { code: string } {
-  const code = e instanceof Error ? (e as { code?: string }).code : undefined;
-  return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY";
-}
-
 /** A Journal with its better-sqlite3 handle exposed (for backups, inspection and tests). */
 export interface SqliteJournal extends Journal {
   readonly database: SqliteDatabase;
 }
-
-/** In-flight commands whose last written row a handle keeps, to skip reading it back. */
-const CACHE_MAX = 4096;
-
-const RESOURCE_COLUMNS = {
-  orderUuid: "order_uuid",
-  domainUuid: "domain_uuid",
-  operationUuid: "operation_uuid",
-} as const;
-
-/**
- * Which states may move to `to`, as an SQL list: directly (transition) or through `sending` with an
- * attempt (addAttempt's AttemptMove).
- */
-function fromStatesSql(to: CommandState, viaSending: boolean): string | null {
-  const from = COMMAND_STATES.filter((s) => (viaSending ? canMoveWithAttempt(s, to) : canTransition(s, to)));
-  return from.length === 0 ? null : from.map((s) => `'${s}'`).join(", ");
-}
-
-const TERMINAL_SQL = TERMINAL_STATES.map((s) => `'${s}'`).join(", ");
-
-type CachedRow = CommandRow & { version: number; lock_held: number };
 
 /**
  * A command journal in one SQLite file (G1: a command is on disk before its first byte is sent),
@@ -138,342 +86,22 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
     throw e;
   }
 
-  const q = {
-    lockHolder: db.prepare<[string, string], { id: string }>(
-      "SELECT id FROM commands WHERE environment = ? AND lock_key = ? AND lock_held = 1",
-    ),
-    byKey: db.prepare<[string, string], { id: string }>(
-      "SELECT id FROM commands WHERE api_key_id = ? AND idempotency_key = ?",
-    ),
-    insert: db.prepare(
-      `INSERT INTO commands (id, environment, api_key_id, operation_id, method, path, query, body,
-         idempotency_key, external_id, lock_key, lock_held, state, version, created_at, updated_at, owner, lease_until)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'recorded', 0, ?, ?, ?, ?)`,
-    ),
-    row: db.prepare<[string], CommandRow>("SELECT * FROM commands WHERE id = ?"),
-    stateOf: db.prepare<[string], { id: string; state: string; owner: string | null }>(
-      "SELECT id, state, owner FROM commands WHERE id = ?",
-    ),
-    attempts: db.prepare<[string], AttemptRow>("SELECT * FROM command_attempts WHERE command_id = ? ORDER BY seq"),
-    addAttempt: db.prepare(
-      `INSERT INTO command_attempts (command_id, seq, at, delay_ms, status, error_code, request_id, transport_error, replayed)
-       VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM command_attempts WHERE command_id = ?), ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    addAttemptAt: db.prepare(
-      `INSERT INTO command_attempts (command_id, seq, at, delay_ms, status, error_code, request_id, transport_error, replayed)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    // An attempt counts as a change (version + 1), so a cached copy can tell it is still current.
-    touch: db.prepare<[number, string], { version: number }>(
-      "UPDATE commands SET updated_at = ?, version = version + 1 WHERE id = ? RETURNING version",
-    ),
-    touchLeased: db.prepare<[number, string, number, string, string], { version: number; lease_until: number | null }>(
-      `UPDATE commands SET updated_at = ?, version = version + 1, owner = ?,
-         lease_until = CASE WHEN state IN (${TERMINAL_SQL}) THEN NULL ELSE ? END
-       WHERE id = ? AND (owner IS NULL OR owner = ?) RETURNING version, lease_until`,
-    ),
-    renew: db.prepare<[number, string, string], { id: string }>(
-      `UPDATE commands SET lease_until = CASE WHEN lease_until IS NULL THEN NULL ELSE ? END
-       WHERE owner = ? AND id IN (SELECT value FROM json_each(?)) RETURNING id`,
-    ),
-  };
-
-  /**
-   * One guarded UPDATE per (target state, direct or via sending, leased, patched columns), prepared
-   * on first use. The WHERE clause holds the state machine (G3/I5) and, for a leased write, the
-   * fence: the row moves only from a state that may go to `to` and only while the writer owns it,
-   * checked by the same statement that writes, so racing writers get one winner. Only the patched
-   * columns are written; a terminal state clears the lease.
-   */
-  const updates = new Map<string, Statement | null>();
-  const updateFor = (to: CommandState, p: CleanPatch, viaSending: boolean, leased: boolean): Statement | null => {
-    const shape = `${to}|${viaSending ? "a" : "t"}${leased ? "L" : ""}|${p.resources.map(([k]) => k).join(",")}|${p.response !== undefined ? "r" : ""}${p.reconciliation !== undefined ? "c" : ""}${p.manualCheck !== undefined ? "m" : ""}`;
-    let stmt = updates.get(shape);
-    if (stmt !== undefined) return stmt;
-    const from = fromStatesSql(to, viaSending);
-    if (from === null) {
-      stmt = null;
-    } else {
-      const set = ["state = ?", "version = version + 1", "updated_at = ?"];
-      if (!holdsLock(to)) set.push("lock_held = 0"); // I6: released in the same UPDATE as the terminal state
-      if (isTerminal(to)) set.push("lease_until = NULL");
-      else if (leased) set.push("lease_until = ?");
-      if (leased) set.push("owner = ?");
-      for (const [k] of p.resources) set.push(`${RESOURCE_COLUMNS[k]} = ?`);
-      if (p.response !== undefined) set.push("response_status = ?", "response_body = ?");
-      if (p.reconciliation !== undefined) set.push("reconciliation = ?");
-      if (p.manualCheck !== undefined) set.push("manual_check = ?");
-      const fence = leased ? " AND (owner IS NULL OR owner = ?)" : "";
-      stmt = db.prepare(
-        `UPDATE commands SET ${set.join(", ")} WHERE id = ? AND state IN (${from})${fence} RETURNING version`,
-      );
-    }
-    updates.set(shape, stmt);
-    return stmt;
-  };
-
+  const statements = prepareSqliteStatements(db);
+  const { q, listFor, claimStmt, claimAttempts } = statements;
   const load = (id: string): CommandRecord | undefined => {
     const row = q.row.get(id);
     return row && rowToRecord(row, q.attempts.all(id), true);
   };
   const readTx = db.transaction(load); // one snapshot for the row and its attempts
 
-  /**
-   * What this handle last wrote or read for a command still in flight, as the row SQLite holds
-   * (JSON as text) and its attempts. A write's `RETURNING version` tells whether the copy is still
-   * exact (version = cached + 1: nobody else wrote in between) — then the returned record is built
-   * from it and nothing is read back; otherwise the row and attempts are read in the same
-   * transaction. Terminal commands leave the cache; it holds at most CACHE_MAX entries.
-   */
-  const cache = new Map<string, { row: CachedRow; attempts: AttemptRow[] }>();
-  const remember = (row: CachedRow, attempts: AttemptRow[]) => {
-    cache.delete(row.id);
-    if (isTerminal(rowState(row))) return;
-    cache.set(row.id, { row, attempts });
-    if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
-  };
+  const writes = createSqliteWrites(statements, clock);
+  const { cache, attemptWrite, transitionWrite, recordWrite, withAttempts } = writes;
   // An in-memory database has nothing to fsync (and no -wal file).
   const commit = createCommitter(db, synchronous === "full" && !db.memory, `${db.name}-wal`, () => cache.clear());
-
-  /** Why a guarded write matched no row: unknown id, lost lease, forbidden move — or a race (undefined: retry). */
-  const refusal = (id: string, to: CommandState, viaSending: boolean, lease: Lease | undefined): void => {
-    const cur = q.stateOf.get(id);
-    if (!cur) throw new UnknownCommandError(id);
-    if (lease && cur.owner !== null && cur.owner !== lease.owner) throw new LeaseLostError(id, lease.owner, cur.owner);
-    if (viaSending) assertAttemptMove(rowState(cur), to);
-    else assertTransition(rowState(cur), to);
-  };
-
-  /**
-   * The guarded UPDATE of transition() and of addAttempt()'s move. Returns the new row (from the
-   * cache when it is exact, else read back) or undefined when it matched nothing.
-   */
-  const applyMove = (
-    id: string,
-    to: CommandState,
-    p: CleanPatch,
-    viaSending: boolean,
-    lease: Lease | undefined,
-  ): { row: CachedRow; attempts: AttemptRow[]; exact: boolean } | undefined => {
-    const stmt = updateFor(to, p, viaSending, lease !== undefined);
-    if (stmt === null) return undefined;
-    const now = clock.now();
-    const leaseUntil = lease && !isTerminal(to) ? now + lease.leaseMs : null;
-    const args: unknown[] = [to, now];
-    if (leaseUntil !== null) args.push(leaseUntil);
-    if (lease) args.push(lease.owner);
-    for (const [, v] of p.resources) args.push(v);
-    const responseStatus = p.response == null ? null : p.response.status;
-    const responseBody = p.response == null ? null : JSON.stringify(p.response.body ?? null);
-    const manualCheck = p.manualCheck == null ? null : JSON.stringify(p.manualCheck);
-    if (p.response !== undefined) args.push(responseStatus, responseBody);
-    if (p.reconciliation !== undefined) args.push(p.reconciliation);
-    if (p.manualCheck !== undefined) args.push(manualCheck);
-    args.push(id);
-    if (lease) args.push(lease.owner);
-    const res = stmt.get(...args) as { version: number } | undefined;
-    if (!res) return undefined;
-    const hit = cache.get(id);
-    if (!hit || hit.row.version + 1 !== res.version)
-      return { row: q.row.get(id) as CachedRow, attempts: q.attempts.all(id), exact: false };
-    const row: CachedRow = { ...hit.row, state: to, version: res.version, updated_at: now };
-    if (!holdsLock(to)) row.lock_held = 0;
-    if (isTerminal(to)) row.lease_until = null;
-    else if (leaseUntil !== null) row.lease_until = leaseUntil;
-    if (lease) row.owner = lease.owner;
-    for (const [k, v] of p.resources) row[RESOURCE_COLUMNS[k]] = v;
-    if (p.response !== undefined) Object.assign(row, { response_status: responseStatus, response_body: responseBody });
-    if (p.reconciliation !== undefined) row.reconciliation = p.reconciliation;
-    if (p.manualCheck !== undefined) row.manual_check = manualCheck;
-    return { row, attempts: hit.attempts, exact: true };
-  };
-
-  const attemptRow = (id: string, a: AttemptRecord): AttemptRow => ({
-    command_id: id,
-    at: a.at,
-    delay_ms: a.delayMs,
-    status: a.status ?? null,
-    error_code: a.errorCode ?? null,
-    request_id: a.requestId ?? null,
-    transport_error: a.transportError ?? null,
-    replayed: a.replayed === undefined ? null : a.replayed ? 1 : 0,
-  });
-  /** `seq` known (the cached copy is exact: its attempts are all there are) saves the MAX(seq) look-up. */
-  const insertAttempt = (v: AttemptRow, seq?: number) =>
-    seq === undefined
-      ? q.addAttempt.run(
-          v.command_id,
-          v.command_id,
-          v.at,
-          v.delay_ms,
-          v.status,
-          v.error_code,
-          v.request_id,
-          v.transport_error,
-          v.replayed,
-        )
-      : q.addAttemptAt.run(
-          v.command_id,
-          seq,
-          v.at,
-          v.delay_ms,
-          v.status,
-          v.error_code,
-          v.request_id,
-          v.transport_error,
-          v.replayed,
-        );
-
-  /** addAttempt's body (one transaction): the move or a touch, then the attempt row. */
-  const attemptWrite = (id: string, a: AttemptRecord, then: AttemptMove | undefined, lease: Lease | undefined) => {
-    const values = attemptRow(id, a);
-    if (then) {
-      const p = cleanPatch(then.patch);
-      for (let i = 0; i < OPTIMISTIC_RETRIES; i++) {
-        const moved = applyMove(id, then.to, p, true, lease);
-        if (moved) {
-          insertAttempt(values, moved.exact ? moved.attempts.length + 1 : undefined);
-          if (moved.exact) remember(moved.row, [...moved.attempts, values]);
-          else cache.delete(id);
-          return;
-        }
-        cache.delete(id);
-        refusal(id, then.to, true, lease);
-      }
-      throw new Error(`Command ${id} kept changing under addAttempt(); giving up after ${OPTIMISTIC_RETRIES} tries.`);
-    }
-    const now = clock.now();
-    let res: { version: number; lease_until?: number | null } | undefined;
-    if (lease) {
-      res = q.touchLeased.get(now, lease.owner, now + lease.leaseMs, id, lease.owner);
-      if (!res) {
-        const cur = q.stateOf.get(id);
-        if (!cur) throw new UnknownCommandError(id);
-        throw new LeaseLostError(id, lease.owner, cur.owner);
-      }
-    } else {
-      res = q.touch.get(now, id);
-      if (!res) throw new UnknownCommandError(id);
-    }
-    insertAttempt(values);
-    const hit = cache.get(id);
-    if (hit && hit.row.version + 1 === res.version) {
-      hit.row = { ...hit.row, version: res.version, updated_at: now };
-      if (lease) Object.assign(hit.row, { owner: lease.owner, lease_until: res.lease_until ?? null });
-      hit.attempts = [...hit.attempts, values];
-    } else {
-      cache.delete(id); // someone else wrote in between: the next transition reads it back
-    }
-  };
-
-  const transitionWrite = (id: string, to: CommandState, p: CleanPatch, lease: Lease | undefined): CommandRecord => {
-    const known = { response: p.response, manualCheck: p.manualCheck }; // already parsed: don't parse it back
-    for (let i = 0; i < OPTIMISTIC_RETRIES; i++) {
-      const moved = applyMove(id, to, p, false, lease);
-      if (moved) {
-        remember(moved.row, moved.attempts);
-        return rowToRecord(moved.row, moved.attempts, true, known);
-      }
-      cache.delete(id);
-      // Not applied: say why. If the state now allows the move, another writer got in between — retry.
-      refusal(id, to, false, lease);
-    }
-    throw new Error(`Command ${id} kept changing under transition(); giving up after ${OPTIMISTIC_RETRIES} tries.`);
-  };
-
-  const recordWrite = (c: NewCommand, lease: Lease | undefined): CommandRecord => {
-    const leaseUntil = lease ? clock.now() + lease.leaseMs : null;
-    try {
-      // One INSERT: the unique indexes decide duplicates and the I6 lock.
-      q.insert.run(
-        c.id,
-        c.environment,
-        c.apiKeyId,
-        c.operationId,
-        c.method,
-        c.path,
-        c.query,
-        c.body === null ? null : Buffer.from(c.body.buffer, c.body.byteOffset, c.body.byteLength),
-        c.idempotencyKey,
-        c.externalId,
-        c.lockKey,
-        c.lockKey === null ? 0 : 1,
-        c.createdAt,
-        c.createdAt,
-        lease?.owner ?? null,
-        leaseUntil,
-      );
-    } catch (e) {
-      if (!isUniqueViolation(e)) throw e;
-      // Which rule refused it: the domain lock first (I6), then the key (D7), then the id.
-      const holder = c.lockKey === null ? undefined : q.lockHolder.get(c.environment, c.lockKey);
-      if (holder) throw new DomainLockedError(c.lockKey!, holder.id);
-      if (c.lockKey !== null && e.message.includes("lock_key")) throw new DomainLockedError(c.lockKey, "?");
-      throw new DuplicateCommandError(
-        c.apiKeyId,
-        c.idempotencyKey,
-        q.byKey.get(c.apiKeyId, c.idempotencyKey)?.id ?? c.id,
-      );
-    }
-    remember(insertedRow(c, lease?.owner ?? null, leaseUntil), []);
-    return newRecordFrom(c, lease?.owner ?? null, leaseUntil);
-  };
-
-  /** Rows with all their attempts in two queries (not one attempts query per row); cached for the moves that follow. */
-  const withAttempts = (rows: CommandRow[], attempts: AttemptRow[]): CommandRecord[] => {
-    const byCommand = new Map<string, AttemptRow[]>();
-    for (const a of attempts) {
-      const list = byCommand.get(a.command_id);
-      if (list) list.push(a);
-      else byCommand.set(a.command_id, [a]);
-    }
-    return rows.map((r) => {
-      const list = byCommand.get(r.id) ?? [];
-      remember(r as CachedRow, list); // recover() transitions these next
-      return rowToRecord(r, list, true);
-    });
-  };
-
-  const lists = new Map<number, { rows: Statement; attempts: Statement }>();
-  const listFor = (n: number) => {
-    let s = lists.get(n);
-    if (!s) {
-      const marks = Array.from({ length: n }, () => "?").join(", ");
-      s = {
-        rows: db.prepare(`SELECT * FROM commands WHERE state IN (${marks}) ORDER BY created_at, rowid`),
-        attempts: db.prepare(
-          `SELECT a.* FROM command_attempts a JOIN commands c ON c.id = a.command_id
-           WHERE c.state IN (${marks}) ORDER BY a.command_id, a.seq`,
-        ),
-      };
-      lists.set(n, s);
-    }
-    return s;
-  };
   const listTx = db.transaction((states: readonly CommandState[]) => {
     const s = listFor(states.length);
     return withAttempts(s.rows.all(...states) as CommandRow[], s.attempts.all(...states) as AttemptRow[]);
   });
-
-  /**
-   * claim(): ONE UPDATE takes the batch (SQLite holds the write lock for the statement, so a row is
-   * taken by exactly one claimer), then the rows' attempts are read in the same transaction.
-   */
-  const claimStmt = db.prepare<[Record<string, unknown>], CommandRow>(
-    `UPDATE commands SET owner = @owner, lease_until = @leaseUntil, version = version + 1
-     WHERE id IN (
-       SELECT id FROM commands
-       WHERE (@apiKeyId IS NULL OR api_key_id = @apiKeyId) AND (@environment IS NULL OR environment = @environment)
-         AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) AND state IN (SELECT value FROM json_each(@states))
-         AND id NOT IN (SELECT value FROM json_each(@exclude))
-         AND (owner = @owner OR (owner IS NOT NULL AND (lease_until IS NULL OR lease_until <= @now))
-              OR (owner IS NULL AND updated_at <= @staleBefore))
-       ORDER BY created_at, rowid LIMIT @limit)
-     RETURNING *`,
-  );
-  const claimAttempts = db.prepare<[string], AttemptRow>(
-    "SELECT * FROM command_attempts WHERE command_id IN (SELECT value FROM json_each(?)) ORDER BY command_id, seq",
-  );
 
   return {
     database: db,

@@ -1,0 +1,147 @@
+/**
+ * The SQLite journal's statements, prepared once per handle: the fixed ones at open, the per-shape
+ * guarded UPDATEs and per-size list queries on first use (then cached). The guarded UPDATE's WHERE
+ * holds the state machine (G3/I5) and the lease fence; claim() is one UPDATE under the write lock.
+ */
+import type Database from "better-sqlite3";
+import { COMMAND_STATES, TERMINAL_STATES, canMoveWithAttempt, canTransition, holdsLock, isTerminal } from "../journal";
+import type { CommandState } from "../journal";
+import { ATTEMPT_INSERT_COLUMNS, COMMAND_INSERT_COLUMNS, placeholders, type CleanPatch } from "./journal-common";
+import type { AttemptRow, CommandRow } from "./journal-rows";
+
+type Statement = Database.Statement;
+
+export const RESOURCE_COLUMNS = {
+  orderUuid: "order_uuid",
+  domainUuid: "domain_uuid",
+  operationUuid: "operation_uuid",
+} as const;
+
+/**
+ * Which states may move to `to`, as an SQL list: directly (transition) or through `sending` with an
+ * attempt (addAttempt's AttemptMove).
+ */
+function fromStatesSql(to: CommandState, viaSending: boolean): string | null {
+  const from = COMMAND_STATES.filter((s) => (viaSending ? canMoveWithAttempt(s, to) : canTransition(s, to)));
+  return from.length === 0 ? null : from.map((s) => `'${s}'`).join(", ");
+}
+
+const TERMINAL_SQL = TERMINAL_STATES.map((s) => `'${s}'`).join(", ");
+const ATTEMPT_COLUMNS_SQL = ATTEMPT_INSERT_COLUMNS.join(", ");
+
+export type SqliteStatements = ReturnType<typeof prepareSqliteStatements>;
+
+export function prepareSqliteStatements(db: Database.Database) {
+  const q = {
+    lockHolder: db.prepare<[string, string], { id: string }>(
+      "SELECT id FROM commands WHERE environment = ? AND lock_key = ? AND lock_held = 1",
+    ),
+    byKey: db.prepare<[string, string], { id: string }>(
+      "SELECT id FROM commands WHERE api_key_id = ? AND idempotency_key = ?",
+    ),
+    insert: db.prepare(
+      `INSERT INTO commands (${COMMAND_INSERT_COLUMNS.join(", ")}, state, version, lease_until)
+       VALUES (${placeholders(COMMAND_INSERT_COLUMNS.length)}, 'recorded', 0, ?)`,
+    ),
+    row: db.prepare<[string], CommandRow>("SELECT * FROM commands WHERE id = ?"),
+    stateOf: db.prepare<[string], { id: string; state: string; owner: string | null }>(
+      "SELECT id, state, owner FROM commands WHERE id = ?",
+    ),
+    attempts: db.prepare<[string], AttemptRow>("SELECT * FROM command_attempts WHERE command_id = ? ORDER BY seq"),
+    addAttempt: db.prepare(
+      `INSERT INTO command_attempts (command_id, seq, ${ATTEMPT_COLUMNS_SQL})
+       VALUES (?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM command_attempts WHERE command_id = ?),
+         ${placeholders(ATTEMPT_INSERT_COLUMNS.length)})`,
+    ),
+    addAttemptAt: db.prepare(
+      `INSERT INTO command_attempts (command_id, seq, ${ATTEMPT_COLUMNS_SQL})
+       VALUES (?, ?, ${placeholders(ATTEMPT_INSERT_COLUMNS.length)})`,
+    ),
+    // An attempt counts as a change (version + 1), so a cached copy can tell it is still current.
+    touch: db.prepare<[number, string], { version: number }>(
+      "UPDATE commands SET updated_at = ?, version = version + 1 WHERE id = ? RETURNING version",
+    ),
+    touchLeased: db.prepare<[number, string, number, string, string], { version: number; lease_until: number | null }>(
+      `UPDATE commands SET updated_at = ?, version = version + 1, owner = ?,
+         lease_until = CASE WHEN state IN (${TERMINAL_SQL}) THEN NULL ELSE ? END
+       WHERE id = ? AND (owner IS NULL OR owner = ?) RETURNING version, lease_until`,
+    ),
+    renew: db.prepare<[number, string, string], { id: string }>(
+      `UPDATE commands SET lease_until = CASE WHEN lease_until IS NULL THEN NULL ELSE ? END
+       WHERE owner = ? AND id IN (SELECT value FROM json_each(?)) RETURNING id`,
+    ),
+  };
+
+  /**
+   * One guarded UPDATE per (target state, direct or via sending, leased, patched columns), prepared
+   * on first use. The WHERE clause holds the state machine (G3/I5) and, for a leased write, the
+   * fence: the row moves only from a state that may go to `to` and only while the writer owns it,
+   * checked by the same statement that writes, so racing writers get one winner. Only the patched
+   * columns are written; a terminal state clears the lease.
+   */
+  const updates = new Map<string, Statement | null>();
+  const updateFor = (to: CommandState, p: CleanPatch, viaSending: boolean, leased: boolean): Statement | null => {
+    const shape = `${to}|${viaSending ? "a" : "t"}${leased ? "L" : ""}|${p.resources.map(([k]) => k).join(",")}|${p.response !== undefined ? "r" : ""}${p.reconciliation !== undefined ? "c" : ""}${p.manualCheck !== undefined ? "m" : ""}`;
+    let stmt = updates.get(shape);
+    if (stmt !== undefined) return stmt;
+    const from = fromStatesSql(to, viaSending);
+    if (from === null) {
+      stmt = null;
+    } else {
+      const set = ["state = ?", "version = version + 1", "updated_at = ?"];
+      if (!holdsLock(to)) set.push("lock_held = 0"); // I6: released in the same UPDATE as the terminal state
+      if (isTerminal(to)) set.push("lease_until = NULL");
+      else if (leased) set.push("lease_until = ?");
+      if (leased) set.push("owner = ?");
+      for (const [k] of p.resources) set.push(`${RESOURCE_COLUMNS[k]} = ?`);
+      if (p.response !== undefined) set.push("response_status = ?", "response_body = ?");
+      if (p.reconciliation !== undefined) set.push("reconciliation = ?");
+      if (p.manualCheck !== undefined) set.push("manual_check = ?");
+      const fence = leased ? " AND (owner IS NULL OR owner = ?)" : "";
+      stmt = db.prepare(
+        `UPDATE commands SET ${set.join(", ")} WHERE id = ? AND state IN (${from})${fence} RETURNING version`,
+      );
+    }
+    updates.set(shape, stmt);
+    return stmt;
+  };
+
+  const lists = new Map<number, { rows: Statement; attempts: Statement }>();
+  const listFor = (n: number) => {
+    let s = lists.get(n);
+    if (!s) {
+      const marks = Array.from({ length: n }, () => "?").join(", ");
+      s = {
+        rows: db.prepare(`SELECT * FROM commands WHERE state IN (${marks}) ORDER BY created_at, rowid`),
+        attempts: db.prepare(
+          `SELECT a.* FROM command_attempts a JOIN commands c ON c.id = a.command_id
+           WHERE c.state IN (${marks}) ORDER BY a.command_id, a.seq`,
+        ),
+      };
+      lists.set(n, s);
+    }
+    return s;
+  };
+
+  /**
+   * claim(): ONE UPDATE takes the batch (SQLite holds the write lock for the statement, so a row is
+   * taken by exactly one claimer), then the rows' attempts are read in the same transaction.
+   */
+  const claimStmt = db.prepare<[Record<string, unknown>], CommandRow>(
+    `UPDATE commands SET owner = @owner, lease_until = @leaseUntil, version = version + 1
+     WHERE id IN (
+       SELECT id FROM commands
+       WHERE (@apiKeyId IS NULL OR api_key_id = @apiKeyId) AND (@environment IS NULL OR environment = @environment)
+         AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) AND state IN (SELECT value FROM json_each(@states))
+         AND id NOT IN (SELECT value FROM json_each(@exclude))
+         AND (owner = @owner OR (owner IS NOT NULL AND (lease_until IS NULL OR lease_until <= @now))
+              OR (owner IS NULL AND updated_at <= @staleBefore))
+       ORDER BY created_at, rowid LIMIT @limit)
+     RETURNING *`,
+  );
+  const claimAttempts = db.prepare<[string], AttemptRow>(
+    "SELECT * FROM command_attempts WHERE command_id IN (SELECT value FROM json_each(?)) ORDER BY command_id, seq",
+  );
+
+  return { q, updateFor, listFor, claimStmt, claimAttempts };
+}
