@@ -17,8 +17,9 @@
 //    (measured around every emulator.fetch); it includes the SQLite reads/writes, the client
 //    pipeline (validation, pacer, classification, outcome), JSON parsing and recover()'s own logic.
 //    It is split into journalMs (time during which at least one Journal call was pending, timed by
-//    a proxy: under FULL a write waits for its group's commit, so the call itself returns at once)
-//    and clientMs (the rest); the journal calls are counted per method so wasteful patterns show.
+//    a proxy until its promise settles) and clientMs (the rest); the journal calls are counted per
+//    method so wasteful patterns show. recover()'s own moves are redoable writes (committed, not
+//    waited for on the disk; the next recover() redoes a lost one), so FULL costs what NORMAL does.
 //    Leases on: recover() claims the batch under the worker's lease and every move is fenced.
 import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";

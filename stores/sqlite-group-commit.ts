@@ -11,7 +11,7 @@
 import { fdatasync, openSync, closeSync } from "node:fs";
 import type Database from "better-sqlite3";
 
-export interface CommitOptions {
+interface CommitOptions {
   /** `fn` is one statement, which SQLite commits on its own (no BEGIN/COMMIT round). */
   single?: boolean;
   /** Resolve once committed, without waiting for the disk (a write its caller redoes if lost). */

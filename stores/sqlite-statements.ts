@@ -29,9 +29,31 @@ function fromStatesSql(to: CommandState, viaSending: boolean): string | null {
 const TERMINAL_SQL = TERMINAL_STATES.map((s) => `'${s}'`).join(", ");
 const ATTEMPT_COLUMNS_SQL = ATTEMPT_INSERT_COLUMNS.join(", ");
 
-export type SqliteStatements = ReturnType<typeof prepareSqliteStatements>;
+type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>;
 
-export function prepareSqliteStatements(db: Database.Database) {
+export interface SqliteStatements {
+  q: {
+    lockHolder: Stmt<[string, string], { id: string }>;
+    byKey: Stmt<[string, string], { id: string }>;
+    insert: Statement;
+    row: Stmt<[string], CommandRow>;
+    stateOf: Stmt<[string], { id: string; state: string; owner: string | null }>;
+    attempts: Stmt<[string], AttemptRow>;
+    addAttempt: Statement;
+    addAttemptAt: Statement;
+    touch: Stmt<[number, string], { version: number }>;
+    touchLeased: Stmt<[number, string, number, string, string], { version: number; lease_until: number | null }>;
+    renew: Stmt<[number, string, string], { id: string }>;
+  };
+  /** The guarded UPDATE for this move and patch shape; null when no state may move to `to`. */
+  updateFor: (to: CommandState, p: CleanPatch, viaSending: boolean, leased: boolean) => Statement | null;
+  /** listByState()'s two queries for `n` states. */
+  listFor: (n: number) => { rows: Statement; attempts: Statement };
+  claimStmt: Stmt<[Record<string, unknown>], CommandRow>;
+  claimAttempts: Stmt<[string], AttemptRow>;
+}
+
+export function prepareSqliteStatements(db: Database.Database): SqliteStatements {
   const q = {
     lockHolder: db.prepare<[string, string], { id: string }>(
       "SELECT id FROM commands WHERE environment = ? AND lock_key = ? AND lock_held = 1",
