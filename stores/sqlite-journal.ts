@@ -1,15 +1,17 @@
 /**
  * SQLite Journal (better-sqlite3): one file in WAL mode, busy_timeout so several processes can
- * share it. `synchronous` picks what a committed write survives: "full"
- * (default) has every commit's WAL frames fsynced before the call returns, so record() is on disk
- * before the first byte is sent even across a power cut (G1); "normal" survives a killed process but
- * not a power cut, at a fraction of the cost. The I6 domain lock is a unique partial index, so it also holds between processes.
+ * share it. `synchronous` picks what a committed write survives: "full" (default) has every
+ * commit's WAL frames fsynced before the call returns, so record() is on disk before the first byte
+ * is sent even across a power cut (G1); "normal" survives a killed process but not a power cut, at
+ * a fraction of the cost. The I6 domain lock is a unique partial index, so it also holds between
+ * processes.
  *
- * Cost model (the journal runs on every write command): statements are prepared once per handle,
- * each write is one transaction with the fewest statements — record() is one INSERT, transition()
- * one guarded `UPDATE … RETURNING` plus the attempts read, addAttempt() one UPDATE (which also moves
+ * Cost model (the journal runs on every write command): statements are prepared once per handle
+ * (sqlite-statements.ts), each write has the fewest statements (sqlite-writes.ts) — record() is one
+ * INSERT, transition() one guarded `UPDATE … RETURNING`, addAttempt() one UPDATE (which also moves
  * the state when asked) plus one INSERT — and only the columns a patch changes are written. Under
- * "full", writes made while an fsync is in flight share the next one (sqlite-group-commit.ts).
+ * "full", writes made while an fsync is in flight are committed together and share the next one;
+ * redoable writes (recover()'s settles) do not wait for the disk (sqlite-group-commit.ts).
  */
 import type Database from "better-sqlite3";
 import type { CommandPatch, CommandRecord, CommandState, Journal, Lease, WriteOptions } from "../journal";
