@@ -7,6 +7,8 @@
  * committed together in ONE transaction (a savepoint each) the moment it finishes, then share the
  * next fdatasync: N commands in flight cost one commit and one fsync per round, not N of each, and
  * no write waits longer than it would alone. One command at a time still costs one fsync per write.
+ * Redoable writes (recover()'s settles, lease renewals) are committed without waiting for the disk,
+ * those issued together in one transaction; the next fdatasync covers them.
  */
 import { fdatasync, openSync, closeSync } from "node:fs";
 import type Database from "better-sqlite3";
@@ -113,7 +115,10 @@ export function createCommitter(
     for (const [q, value] of runBatch(batch)) waiting.push({ resolve: () => q.resolveWith(value), reject: q.reject });
   };
 
-  /** Redoable writes made in this turn of the event loop, committed together right after it. */
+  /**
+   * Redoable writes made before the current microtasks have run, committed together right after
+   * them (a microtask, not setImmediate: fake timers in a caller's tests must not stall a write).
+   */
   let lazy: Queued[] = [];
   const flushLazy = () => {
     if (lazy.length === 0) return; // drain() got here first
@@ -129,7 +134,7 @@ export function createCommitter(
       return new Promise<T>((resolve, reject) => {
         const q: Queued = { run: fn, single, resolveWith: (v) => resolve(v as T), reject };
         if (!options.redoable) return void queued.push(q);
-        if (lazy.push(q) === 1) setImmediate(flushLazy);
+        if (lazy.push(q) === 1) queueMicrotask(flushLazy);
       });
     }
     let value: T;
