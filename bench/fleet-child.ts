@@ -25,6 +25,7 @@ interface Config {
   windowMs: number;
   limit: number;
   leaseMs: number;
+  recoveryIntervalMs: number;
   timeoutMs: number;
   /** The first workers start sending together (ms since epoch); a restarted one starts at once. */
   startAt: number;
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
       leaseMs: cfg.leaseMs,
       heartbeatMs: cfg.leaseMs / 4,
       continuousRecovery: {
-        intervalMs: 1000,
+        intervalMs: cfg.recoveryIntervalMs,
         batch: 25,
         concurrency: 2,
         onRound: (s) => {

@@ -21,7 +21,13 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-export function createFleet(options: FleetOptions, journal: Journal, clock: Clock, events: EventSink): Fleet {
+export function createFleet(
+  options: FleetOptions,
+  journal: Journal,
+  clock: Clock,
+  events: EventSink,
+  random: () => number = Math.random,
+): Fleet {
   const workerId = options.workerId ?? `worker-${crypto.randomUUID()}`;
   const leaseMs = options.leaseMs ?? DEFAULT_FLEET.leaseMs;
   const leases = createLeaseKeeper({
@@ -52,7 +58,9 @@ export function createFleet(options: FleetOptions, journal: Journal, clock: Cloc
       loop = (async () => {
         while (!stop.signal.aborted) {
           try {
-            await clock.sleep(intervalMs, stop.signal);
+            // Jittered in [interval / 2, interval]: survivors' rounds drift apart, so the first one
+            // to see an expired lease claims it within one interval, and no two poll in lockstep.
+            await clock.sleep(Math.ceil(intervalMs * (0.5 + random() / 2)), stop.signal);
           } catch {
             return; // stopped
           }
