@@ -59,7 +59,9 @@ async function main(): Promise<void> {
       heartbeatMs: cfg.leaseMs / 4,
       continuousRecovery: {
         intervalMs: cfg.recoveryIntervalMs,
-        batch: 25,
+        // A small batch per round: a dead worker's commands spread over every survivor's share of
+        // the window instead of queueing behind one survivor's lanes.
+        batch: 2,
         concurrency: 2,
         onRound: (s) => {
           for (const r of [...s.resolved, ...s.manual, ...s.stillPending]) {

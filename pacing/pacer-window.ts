@@ -106,8 +106,12 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
     // or a reset may come from a request the server never counted, earlier than the first counted
     // one; confirming the window from it would end ours before the server's (a 429 next window).
     const passedLimiter = r.limit != null || r.remaining != null || (r.status !== undefined && r.status < 300);
+    // C6, C10: a 401, or a 5xx without X-RateLimit-*, was answered before the limiter (auth, a
+    // proxy, an overloaded front end): the server never counted it, so its slot goes back.
+    const uncounted = !passedLimiter && (r.status === 401 || (r.status !== undefined && r.status >= 500));
     if (memory && !rateLimited) {
       // Hot path (in-process store): the same transitions as below, applied synchronously.
+      if (uncounted) s.view = memory.refundSync(apiKeyId, windowId);
       if (!passedLimiter) return;
       s.view = memory.confirmWindowStartSync(apiKeyId, windowId, r.receivedAt);
       if (r.remaining != null && Number.isFinite(r.remaining)) {
@@ -126,6 +130,8 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
       const reason = ra === null ? "backoff" : ra.ms === 0 ? "retry-after-zero" : "retry-after";
       emit({ type: "pause", apiKeyId, untilMs: until, reason, retryAfterMs: ra?.ms ?? null });
       ops.push(store.pauseUntil(apiKeyId, until, windowId));
+    } else if (uncounted) {
+      ops.push(store.refund(apiKeyId, windowId));
     } else if (passedLimiter) {
       // I3: the server's window started no later than this answer.
       ops.push(store.confirmWindowStart(apiKeyId, windowId, r.receivedAt));

@@ -303,6 +303,17 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     expect(pacer.snapshot(KEY).windowEndsAt).toBe(clock.now() + W + G);
   });
 
+  it("C6/C10: a 503 without X-RateLimit-* (never counted) gives its slot back; a 500 with them does not", async () => {
+    const { clock, pacer, t0 } = setup({ initialLimit: 3 });
+    await attempt(pacer, clock, 10, { status: 200, limit: 3, remaining: 2 });
+    await attempt(pacer, clock, 10, { status: 503 }); // refused before the limiter
+    await attempt(pacer, clock, 10, { status: 500, limit: 3, remaining: 1 }); // counted (C10 headers)
+    const fourth = await attempt(pacer, clock, 10, { status: 200, limit: 3, remaining: 0 });
+    expect(fourth - t0).toBeLessThan(W); // the 503's slot was reused in the same window
+    const fifth = await attempt(pacer, clock, 10);
+    expect(fifth - t0).toBeGreaterThanOrEqual(10 + W + G); // three counted: the next window
+  });
+
   it("I1: a store failure rejects the waiting request instead of sending unpaced", async () => {
     const broken: WindowStore = {
       ...createMemoryWindowStore(),
