@@ -167,8 +167,12 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           s.waitEnds.spacing = clock.now();
         }
         const head = s.queue.head();
-        if (clock.now() < s.pausedUntil || !head) {
-          // A 429 arrived meanwhile (the pause closed this window) or nobody wants the slot.
+        // I3: a slot handed out past the window's last safe send instant (a slow store round trip,
+        // a stalled event loop) could land in the server's next window, uncounted by ours.
+        const start = d.state.windowStart;
+        const late = start !== null && clock.now() > d.sendAt && clock.now() >= start + windowMs - guard;
+        if (clock.now() < s.pausedUntil || !head || late) {
+          // A 429 arrived meanwhile (the pause closed this window), nobody wants the slot, or it is too late.
           store.refund(apiKeyId, d.windowId).then(
             (v) => (s.view = v),
             (e: unknown) => storeFailed(apiKeyId, s, e),

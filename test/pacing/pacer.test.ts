@@ -376,3 +376,38 @@ describe("pacer priority lanes (recovery before new work) on a VirtualClock", ()
     });
   });
 });
+
+describe("pacer: a grant that comes back too late (I3)", () => {
+  it("I3: a slot granted by a slow store past the window's last safe instant is given back; the send waits for the next window", async () => {
+    const clock = new VirtualClock();
+    const inner = createMemoryWindowStore();
+    let delayMs = 0;
+    const slow: WindowStore = {
+      ...inner,
+      reserve: async (key, params) => {
+        const d = await inner.reserve(key, params);
+        if (delayMs > 0) await clock.sleep(delayMs); // the answer crosses a congested link
+        return d;
+      },
+      refund: (key, id) => inner.refund(key, id),
+      confirmWindowStart: (key, id, at) => inner.confirmWindowStart(key, id, at),
+      observe: (key, p) => inner.observe(key, p),
+      pauseUntil: (key, until, id) => inner.pauseUntil(key, until, id),
+      peek: (key, now) => inner.peek(key, now),
+    };
+    const pacer = createPacer({ clock, windowMs: W, guardMs: G, initialLimit: 3, random: () => 0, store: slow });
+    const t0 = clock.now();
+    const first = await pacer.acquire(KEY);
+    await clock.sleep(10);
+    first.release({ receivedAt: clock.now(), status: 200, limit: 3, remaining: 2 });
+    delayMs = W; // the next grant arrives after the window's last safe send instant
+    const late = pacer.acquire(KEY);
+    await clock.sleep(W / 2);
+    delayMs = 0;
+    const ticket = await late;
+    const sentAt = clock.now() - t0;
+    ticket.release({ receivedAt: clock.now(), status: 200, limit: 3, remaining: 2 });
+    expect(sentAt).toBeGreaterThanOrEqual(10 + W + G); // the next window, not the tail of the old one
+    expect((await inner.peek(KEY, clock.now())).count).toBe(1); // the late slot was refunded
+  });
+});
