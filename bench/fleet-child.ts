@@ -25,6 +25,7 @@ interface Config {
   windowMs: number;
   limit: number;
   leaseMs: number;
+  recoveryIntervalMs: number;
   timeoutMs: number;
   /** The first workers start sending together (ms since epoch); a restarted one starts at once. */
   startAt: number;
@@ -57,8 +58,10 @@ async function main(): Promise<void> {
       leaseMs: cfg.leaseMs,
       heartbeatMs: cfg.leaseMs / 4,
       continuousRecovery: {
-        intervalMs: 1000,
-        batch: 25,
+        intervalMs: cfg.recoveryIntervalMs,
+        // A small batch per round: a dead worker's commands spread over every survivor's share of
+        // the window instead of queueing behind one survivor's lanes.
+        batch: 2,
         concurrency: 2,
         onRound: (s) => {
           for (const r of [...s.resolved, ...s.manual, ...s.stillPending]) {

@@ -13,7 +13,7 @@ import { reportOverheadBench, runOverheadBench } from "./overhead";
 import { reportOtelBench, runOtelBench } from "./otel";
 import { reportPacingBench, runPacingBench } from "./pacing";
 import { reportJournalBench, reportRecoveryBench, runJournalBench, runRecoveryBench } from "./journal";
-import { fleetPass, reportFleetBench, runFleetBench } from "./fleet";
+import { fleetVerdicts, reportFleetBench, runFleetBench } from "./fleet";
 import { reportMultiprocessBench, runMultiprocessBench } from "./multiprocess";
 import { kB, reportSizeBench, runSizeBench } from "./size";
 import { reportCliBench, runCliBench } from "./cli";
@@ -247,32 +247,7 @@ const benches: Bench[] = [
     async run() {
       const r = await runFleetBench();
       await reportFleetBench(r);
-      return [
-        {
-          bench: "fleet",
-          measure: `4 workers, ${r.kills} SIGKILLs, ${(r.faultShare * 100).toFixed(0)} % faulted writes: duplicate effects / lost / settled by two / 409 / 429`,
-          value: `${r.duplicateEffects} / ${r.lostCommands} / ${r.settledByTwoWorkers} / ${r.conflicts409} / ${r.count429}`,
-          target: "0 / 0 / 0 / 0 / 0",
-          pass:
-            r.kills > 0 &&
-            r.faultShare >= 0.2 &&
-            r.duplicateEffects + r.lostCommands + r.settledByTwoWorkers + r.conflicts409 + r.count429 === 0,
-        },
-        {
-          bench: "fleet",
-          measure: "longest death → dead worker's last command settled",
-          value: `${r.longestDeathToSettledMs} ms`,
-          target: "report",
-          pass: true,
-        },
-        {
-          bench: "fleet",
-          measure: `window utilisation over ${r.saturatedWindows} saturated windows`,
-          value: `${(r.utilisation * 100).toFixed(1)} %`,
-          target: "≥ 95 %",
-          pass: fleetPass(r),
-        },
-      ];
+      return fleetVerdicts(r).map((v) => ({ bench: "fleet", ...v }));
     },
   },
 ];

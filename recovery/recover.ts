@@ -49,6 +49,9 @@ const TO_RECONCILING: Partial<Record<CommandState, CommandState[]>> = {
  */
 const SETTLE: WriteOptions = { redoable: true };
 
+/** Claimed only after every other recoverable state (fleet mode). */
+const LATER: readonly CommandState[] = ["accepted", "needs_manual_check"];
+
 class Skip extends Error {}
 
 export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions = {}): Promise<RecoverSummary> {
@@ -77,22 +80,35 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   if (leases) {
     // Fleet mode: one atomic claim takes the batch — expired leases, our own, and unowned commands
     // past staleAfterMs — so a live worker's command is never touched and each has one recoverer.
-    records = await journal.claim({
-      ...leases.lease,
-      apiKeyId: deps.apiKeyId,
-      environment: deps.environment,
-      states,
-      limit: maxCommands,
-      unownedStaleAfterMs: staleAfterMs,
-      excludeIds: leases.busy(), // ours, but a call of this process is sending it right now
-    });
+    const claim = (only: readonly CommandState[], limit: number) =>
+      journal.claim({
+        ...leases.lease,
+        apiKeyId: deps.apiKeyId,
+        environment: deps.environment,
+        states: only,
+        limit,
+        unownedStaleAfterMs: staleAfterMs,
+        excludeIds: leases.busy(), // ours, but a call of this process is sending it right now
+      });
+    // Commands that may not have reached the server first, then accepted ones waiting for their
+    // operation: polling a backlog of accepted work must not hold a dead worker's commands back.
+    const urgent = states.filter((st) => !LATER.includes(st));
+    records = await claim(urgent, maxCommands);
+    const later = states.filter((st) => LATER.includes(st));
+    if (records.length < maxCommands && later.length > 0) {
+      records = records.concat(await claim(later, maxCommands - records.length));
+    }
     for (const r of records) leases.adopt(r.id);
   } else {
     // updatedAt and leaseUntil come from the journal's own clock (Date.now by default).
     const now = Date.now();
-    records = (await journal.listByState(states))
+    const listed = await journal.listByState(states);
+    // Read after the listing: a call that recorded its command before the list started is in it by now.
+    const busy = new Set(deps.busy?.());
+    records = listed
       .filter(
         (r) =>
+          !busy.has(r.id) && // G4/I5: one of this client's calls is sending it; two movers would clash
           r.apiKeyId === deps.apiKeyId &&
           r.environment === deps.environment &&
           !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's

@@ -97,4 +97,6 @@ export interface RecoverDeps {
   windowMs: number;
   /** Fleet mode: commands are claimed under this worker's lease and every move is fenced by it. */
   leases?: LeaseKeeper;
+  /** Without leases: ids of commands this client's own calls are working on right now (left alone). */
+  busy?: () => Iterable<string>;
 }

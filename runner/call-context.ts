@@ -5,6 +5,7 @@
  */
 import { operationTable, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "../journal";
+import type { PacingPriority } from "../pacing";
 import type { Outcome } from "../core";
 import type { AttemptController } from "./attempt-signal";
 
@@ -61,6 +62,8 @@ export interface CallContext extends CallOptions {
   firstAttempt?: AttemptController;
   /** Set by the facade when the first attempt's signal goes to fetch as `init.signal`, not on the Request. */
   signalViaInit?: boolean;
+  /** Set by the facade for recover()'s calls: their attempts wait in the pacer's recovery lane. */
+  priority?: PacingPriority;
 }
 
 const byRoute = new Map<string, OperationMeta>(

@@ -106,6 +106,7 @@ export async function runAttemptLoop(
         telemetry,
         attemptOfCommand: attempts.length + 1,
         pathTemplate,
+        priority: ctx.priority,
       });
       if (r.rateLimit) rateLimit = r.rateLimit;
       noteRateLimit(r);

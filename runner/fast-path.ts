@@ -51,6 +51,7 @@ export async function runAttempts(
       fetchFn,
       onSend: isWrite ? () => void (sent = true) : noop,
       telemetry,
+      priority: ctx.priority,
     });
   } catch (error) {
     // The loop turns a late slot into an Outcome, and the abort of a sent write into `unknown`.

@@ -5,6 +5,7 @@
  */
 import { readRateLimit } from "./classify";
 import type { AttemptTelemetry, CommandTelemetry, RateLimitSnapshot, WaitKind } from "../core";
+import type { PacingPriority } from "../pacing";
 import type { RunnerDeps } from "./runner-types";
 import {
   sendAttempt,
@@ -41,11 +42,13 @@ export async function pacedAttempt(
     attemptOfCommand?: number;
     /** Path template of this request when it is not the command's own (the reconcile lookup). */
     pathTemplate?: string;
+    /** The pacer lane: recover()'s requests go before new work. */
+    priority?: PacingPriority;
   },
 ): Promise<PacedAttemptResult> {
   const { pacer, apiKeyId, clock } = deps;
   // Rejects with DeadlineExceededError when the slot would come after the deadline (nothing sent).
-  const ticket = await pacer.acquire(apiKeyId, opts.signal, opts.deadlineAt);
+  const ticket = await pacer.acquire(apiKeyId, opts.signal, opts.deadlineAt, opts.priority);
   // The attempt may not outlive the call (never 0: a zero timeout would mean "no timer" below).
   const timeoutMs =
     opts.deadlineAt === Number.POSITIVE_INFINITY

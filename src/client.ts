@@ -28,7 +28,7 @@ import { createLocalValidationMiddleware } from "../middleware";
 import type { Outcome } from "../core";
 import { createPacer } from "../pacing";
 import { createMemoryWindowStore } from "../pacing";
-import type { WindowStore } from "../pacing";
+import type { PacingPriority, WindowStore } from "../pacing";
 import { createRedactor } from "../core";
 import { createRequestIdMiddleware, randomRequestId } from "../middleware";
 import { createRetryBudget } from "../runner";
@@ -148,7 +148,9 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   // fetch may do anything with `init.signal`, so it gets a genuine AbortSignal.
   const realSignal = signalViaInit && options.fetch !== undefined && options.fetch !== globalThis.fetch;
   const fleet =
-    options.fleet && options.journal ? createFleet(options.fleet, options.journal, clock, events) : undefined;
+    options.fleet && options.journal ? createFleet(options.fleet, options.journal, clock, events, random) : undefined;
+  // Without fleet leases, recover() learns from these which journalled commands this client is sending now.
+  const live = options.journal && !fleet ? new Set<CallContext>() : undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_CALL.timeoutMs;
   const deadlineMs = options.deadlineMs ?? DEFAULT_CALL.deadlineMs;
   const http = createClient<paths>({
@@ -205,6 +207,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     operationId: OperationId,
     args: Record<string, unknown> | undefined,
     callOptions: CallOptions = {},
+    priority?: PacingPriority,
   ): Promise<Outcome> {
     if (loggerReady) await loggerReady;
     const op = operationTable[operationId];
@@ -244,6 +247,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       outcomeOnly: true,
       firstAttempt,
       signalViaInit,
+      priority,
     };
     // One fixed shape (a literal with constant keys): openapi-fetch spreads and destructures it.
     const init = {
@@ -256,11 +260,14 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       body: args?.body, // undefined: no body (openapi-fetch serialises nothing)
       resellerCall: ctx, // CALL_CONTEXT_KEY
     } satisfies Record<typeof CALL_CONTEXT_KEY, CallContext> & Record<string, unknown>;
+    live?.add(ctx);
     try {
       await http.request(op.method as never, op.path as never, init as never); // openapi-fetch upper-cases it
     } catch (error) {
       if (ctx.outcome) return ctx.outcome;
       throw error;
+    } finally {
+      live?.delete(ctx);
     }
     const outcome = ctx.outcome;
     if (!outcome) throw wrapBroken();
@@ -330,10 +337,12 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
           clock,
           apiKeyId: credential.publicKeyId,
           environment: credential.environment,
-          call: (id, args, o) => call(id, args, o),
+          // The pacer's recovery lane: a saturated queue of new work does not hold a dead worker's commands back.
+          call: (id, args, o) => call(id, args, o, "recovery"),
           redactor,
           windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
           leases: fleet?.leases,
+          busy: live && (() => [...live].flatMap((c) => (c.commandId ? [c.commandId] : []))),
         },
         // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
         events.observed

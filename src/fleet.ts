@@ -21,7 +21,13 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-export function createFleet(options: FleetOptions, journal: Journal, clock: Clock, events: EventSink): Fleet {
+export function createFleet(
+  options: FleetOptions,
+  journal: Journal,
+  clock: Clock,
+  events: EventSink,
+  random: () => number = Math.random,
+): Fleet {
   const workerId = options.workerId ?? `worker-${crypto.randomUUID()}`;
   const leaseMs = options.leaseMs ?? DEFAULT_FLEET.leaseMs;
   const leases = createLeaseKeeper({
@@ -50,14 +56,20 @@ export function createFleet(options: FleetOptions, journal: Journal, clock: Cloc
         signal: stop.signal,
       };
       loop = (async () => {
+        let more = false;
         while (!stop.signal.aborted) {
           try {
-            await clock.sleep(intervalMs, stop.signal);
+            // Jittered in [interval / 2, interval]: survivors' rounds drift apart, so the first one
+            // to see an expired lease claims it within one interval, and no two poll in lockstep.
+            // A full batch of unsettled commands means more may wait: the next round starts at once.
+            if (!more) await clock.sleep(Math.ceil(intervalMs * (0.5 + random() / 2)), stop.signal);
           } catch {
             return; // stopped
           }
+          more = false;
           try {
             const summary = await recover(round);
+            more = summary.examined >= round.maxCommands! && unsettledWork(summary);
             config.onRound?.(summary);
           } catch (error) {
             if (!stop.signal.aborted) events.emit({ type: "recovery", event: { type: "recovery-error", error } });
@@ -71,4 +83,11 @@ export function createFleet(options: FleetOptions, journal: Journal, clock: Cloc
       leases.stop();
     },
   };
+}
+
+/** Whether a round settled anything besides accepted operations it only polled (those can wait). */
+function unsettledWork(summary: RecoverSummary): boolean {
+  return [...summary.resolved, ...summary.manual, ...summary.stillPending].some(
+    (t) => t.from !== "accepted" && t.from !== "needs_manual_check",
+  );
 }

@@ -150,7 +150,7 @@ export type {
 } from "../core";
 
 // Pacing and retry budget: types for options; constructors live in reseller-api/pacing.
-export type { Pacer, PacerOptions, PacingSnapshot, WindowStore } from "../pacing";
+export type { Pacer, PacerOptions, PacingPriority, PacingSnapshot, WindowStore } from "../pacing";
 export type { RetryBudget, RetryBudgetOptions } from "../runner";
 
 // Every option default, one object per option group (cited by the options' @default tags).

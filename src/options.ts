@@ -36,13 +36,17 @@ export interface FleetOptions {
   heartbeatMs?: number;
   /**
    * Keep recovering commands whose lease expired (a dead worker's), in the background, through the
-   * key's pacer. `true` uses the defaults; stop it with `client.close()`.
+   * key's pacer — in its recovery lane, ahead of new work. `true` uses the defaults; stop it with
+   * `client.close()`. A dead worker's commands are claimed within leaseMs + intervalMs of its death.
    * @default false
    */
   continuousRecovery?:
     | boolean
     | {
-        /** @default 5_000 (DEFAULT_FLEET.recoveryIntervalMs) */
+        /**
+         * The longest pause between two rounds, ms; each pause is jittered in [intervalMs / 2, intervalMs].
+         * @default 5_000 (DEFAULT_FLEET.recoveryIntervalMs)
+         */
         intervalMs?: number;
         /** @default 25 (DEFAULT_FLEET.recoveryBatch) */
         batch?: number;

@@ -7,6 +7,7 @@ export { createPacer, createMemoryWindowStore } from "../pacing";
 export type {
   Pacer,
   PacerOptions,
+  PacingPriority,
   PacingSnapshot,
   PacingTicket,
   ReleaseResult,

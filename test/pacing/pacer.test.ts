@@ -285,16 +285,33 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     (await c).release({ receivedAt: clock.now(), status: 200 });
   });
 
-  it("C6: a 401 says nothing about the window (not counted), a network error still bounds it", async () => {
+  it("C3/C6: a 401, a 503 without X-RateLimit-* or a reset says nothing about the window; a counted answer bounds it", async () => {
     const { clock, pacer } = setup();
     const a = await pacer.acquire(KEY);
     a.release({ receivedAt: clock.now() + 3, status: 401 });
     expect(pacer.snapshot(KEY).windowEndsAt).toBeNull();
     const b = await pacer.acquire(KEY);
-    await clock.sleep(10);
-    b.release({ receivedAt: clock.now() }); // transport failure: no status
+    b.release({ receivedAt: clock.now() + 5, status: 503 }); // a proxy's, or refused before the limiter
+    const c = await pacer.acquire(KEY);
+    c.release({ receivedAt: clock.now() + 7 }); // transport failure: maybe never counted
+    await clock.sleep(0);
+    expect(pacer.snapshot(KEY).windowEndsAt).toBeNull(); // the server's window may not have started yet
+    const d = await pacer.acquire(KEY);
+    await clock.sleep(40);
+    d.release({ receivedAt: clock.now(), status: 500, limit: 120, remaining: 119 }); // passed the limiter (C10)
     await clock.sleep(0);
     expect(pacer.snapshot(KEY).windowEndsAt).toBe(clock.now() + W + G);
+  });
+
+  it("C6/C10: a 503 without X-RateLimit-* (never counted) gives its slot back; a 500 with them does not", async () => {
+    const { clock, pacer, t0 } = setup({ initialLimit: 3 });
+    await attempt(pacer, clock, 10, { status: 200, limit: 3, remaining: 2 });
+    await attempt(pacer, clock, 10, { status: 503 }); // refused before the limiter
+    await attempt(pacer, clock, 10, { status: 500, limit: 3, remaining: 1 }); // counted (C10 headers)
+    const fourth = await attempt(pacer, clock, 10, { status: 200, limit: 3, remaining: 0 });
+    expect(fourth - t0).toBeLessThan(W); // the 503's slot was reused in the same window
+    const fifth = await attempt(pacer, clock, 10);
+    expect(fifth - t0).toBeGreaterThanOrEqual(10 + W + G); // three counted: the next window
   });
 
   it("I1: a store failure rejects the waiting request instead of sending unpaced", async () => {
@@ -313,5 +330,84 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     const { clock, pacer, events } = setup({ initialLimit: 1 });
     await Promise.all([attempt(pacer, clock, 10), attempt(pacer, clock, 10)]);
     expect(events.some((e) => e.type === "window-wait" && e.waitMs > 0)).toBe(true);
+  });
+});
+
+describe("pacer priority lanes (recovery before new work) on a VirtualClock", () => {
+  it("G4/I1: a recovery waiter queued behind new work is granted the next slot; new work keeps its FIFO order", async () => {
+    const { clock, pacer } = setup({ initialLimit: 100, maxConcurrency: 1 });
+    const first = await pacer.acquire(KEY);
+    const order: string[] = [];
+    const take = (name: string, priority?: "normal" | "recovery") =>
+      pacer.acquire(KEY, undefined, undefined, priority).then((t) => {
+        order.push(name);
+        t.release({ receivedAt: clock.now() + 1, status: 200 });
+      });
+    const all = [take("n1"), take("n2"), take("r1", "recovery"), take("n3"), take("r2", "recovery")];
+    await flush();
+    first.release({ receivedAt: clock.now() + 1, status: 200 });
+    await Promise.all(all);
+    expect(order).toEqual(["r1", "r2", "n1", "n2", "n3"]);
+  });
+
+  it("C3: both lanes draw from one window: recovery takes the next slot, but never one beyond the limit", async () => {
+    const { clock, pacer, t0 } = setup({ initialLimit: 2 });
+    const sent: { name: string; at: number }[] = [];
+    const take = (name: string, priority?: "normal" | "recovery") =>
+      pacer.acquire(KEY, undefined, undefined, priority).then((t) => {
+        sent.push({ name, at: clock.now() - t0 });
+        t.release({ receivedAt: clock.now() + 10, status: 200 });
+      });
+    await Promise.all([take("n1"), take("n2"), take("n3"), take("r1", "recovery"), take("r2", "recovery")]);
+    const windowEnd = 10 + W + G; // first answer + W + guard
+    expect(sent.map((s) => s.name)).toEqual(["n1", "r1", "r2", "n2", "n3"]); // n1 was granted before r1 queued
+    expect(sent[1].at).toBe(spacingFor(2)); // r1: the window's second slot
+    expect(sent[2].at).toBe(windowEnd); // r2: the window is full, so the next window's first slot
+    expect(sent.filter((s) => s.at < windowEnd)).toHaveLength(2); // never more than the limit per window
+  });
+
+  it("C8: a recovery waiter with a deadline it cannot meet is rejected with when the key can send, like new work", async () => {
+    const { clock, pacer } = setup({ initialLimit: 1 });
+    const a = await pacer.acquire(KEY);
+    a.release({ receivedAt: clock.now() + 10, status: 200 });
+    await flush();
+    await expect(pacer.acquire(KEY, undefined, clock.now() + 100, "recovery")).rejects.toMatchObject({
+      code: "deadline_exceeded",
+    });
+  });
+});
+
+describe("pacer: a grant that comes back too late (I3)", () => {
+  it("I3: a slot granted by a slow store past the window's last safe instant is given back; the send waits for the next window", async () => {
+    const clock = new VirtualClock();
+    const inner = createMemoryWindowStore();
+    let delayMs = 0;
+    const slow: WindowStore = {
+      ...inner,
+      reserve: async (key, params) => {
+        const d = await inner.reserve(key, params);
+        if (delayMs > 0) await clock.sleep(delayMs); // the answer crosses a congested link
+        return d;
+      },
+      refund: (key, id) => inner.refund(key, id),
+      confirmWindowStart: (key, id, at) => inner.confirmWindowStart(key, id, at),
+      observe: (key, p) => inner.observe(key, p),
+      pauseUntil: (key, until, id) => inner.pauseUntil(key, until, id),
+      peek: (key, now) => inner.peek(key, now),
+    };
+    const pacer = createPacer({ clock, windowMs: W, guardMs: G, initialLimit: 3, random: () => 0, store: slow });
+    const t0 = clock.now();
+    const first = await pacer.acquire(KEY);
+    await clock.sleep(10);
+    first.release({ receivedAt: clock.now(), status: 200, limit: 3, remaining: 2 });
+    delayMs = W; // the next grant arrives after the window's last safe send instant
+    const late = pacer.acquire(KEY);
+    await clock.sleep(W / 2);
+    delayMs = 0;
+    const ticket = await late;
+    const sentAt = clock.now() - t0;
+    ticket.release({ receivedAt: clock.now(), status: 200, limit: 3, remaining: 2 });
+    expect(sentAt).toBeGreaterThanOrEqual(10 + W + G); // the next window, not the tail of the old one
+    expect((await inner.peek(KEY, clock.now())).count).toBe(1); // the late slot was refunded
   });
 });

@@ -47,6 +47,8 @@ interface Recorded {
   retryAfter: string | null;
   socketFault: SocketFault["kind"] | null;
   fault: FaultKind | null;
+  /** The emulator's limiter counted it (C5, C6): only these open and fill a server window. */
+  counted: boolean;
 }
 
 export interface RecordingEmulator {
@@ -82,6 +84,7 @@ export async function startRecordingEmulator(options: EmulatorOptions): Promise<
         retryAfter: null,
         socketFault: null,
         fault: null,
+        counted: false,
       };
       const isApi = url.pathname.startsWith("/api/");
       if (isApi) {
@@ -91,7 +94,10 @@ export async function startRecordingEmulator(options: EmulatorOptions): Promise<
       const before = emulator.control.requests().length;
       const result = await emulator.handle(request, info);
       const logged = emulator.control.requests();
-      if (logged.length > before) entry.fault = logged[logged.length - 1].fault;
+      if (logged.length > before) {
+        entry.fault = logged[logged.length - 1].fault;
+        entry.counted = logged[logged.length - 1].counted;
+      }
       entry.respondedAt = Date.now();
       if (result instanceof Response) {
         entry.status = result.status;

@@ -387,3 +387,34 @@ describe("recover(): other states", () => {
     expect(() => h.makeClient({ recoverOnStart: true })).toThrow(/journal/);
   });
 });
+
+describe("recover(): this client's own calls in flight (no fleet option)", () => {
+  it.each(["memory", "sqlite"] as const)(
+    "G4/I5: recover() on the client that is sending a write right now leaves that command alone (%s journal)",
+    async (kind) => {
+      const h = setup();
+      const journal = kind === "memory" ? createMemoryJournal({ clock: h.clock }) : sqlite().journal;
+      const client = h.makeClient({ journal, timeoutMs: 5_000, retry: { maxAttempts: 1 } });
+      // The server holds the request until the attempt times out: the call is in flight meanwhile.
+      h.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "timeout_before" });
+      const call = client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { idempotencyKey: "own-1" });
+      for (let i = 0; i < 500 && requestsTo(h.captured, "POST", "/renew").length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      expect(requestsTo(h.captured, "POST", "/renew")).toHaveLength(1);
+      const inFlight = await journal.findByIdempotencyKey(client.credential.publicKeyId, "own-1");
+      expect(["recorded", "sending"]).toContain(inFlight?.state); // recorded → sending rides on the attempt write
+
+      const summary = await client.recover();
+      expect(summary.examined).toBe(0); // not picked up: its call is still running
+      const out = await call; // ends on its own terms, no InvalidTransitionError
+      expect(out.kind).toBe("unknown");
+      expect((await journal.get(out.commandId!))?.state).toBe("unknown");
+      expect(requestsTo(h.captured, "POST", "/renew")).toHaveLength(1);
+
+      const after = await client.recover(); // the call is over: now recovery may settle it
+      expect(after.examined).toBe(1);
+      expect(h.emulator.control.effects().filter((e) => e.idempotency_key === "own-1")).toHaveLength(1);
+    },
+  );
+});

