@@ -18,7 +18,7 @@ import {
   hostileRun,
   snippetBytes,
   stepArbitrary,
-  type HostileOperation,
+  HOSTILE_OPERATIONS,
   type PathHits,
   type Step,
 } from "../test/support/hostile";
@@ -47,14 +47,7 @@ export interface FuzzResult {
   pass: boolean;
 }
 
-const OPERATIONS: HostileOperation[] = [
-  "orders.create",
-  "domains.renew",
-  "orders.create",
-  "domains.renew",
-  "domains.list",
-  "context.get",
-];
+const OPERATIONS = HOSTILE_OPERATIONS;
 
 function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : (JSON.stringify(error) ?? typeof error);

@@ -15,7 +15,7 @@ import {
   OUTCOME_KINDS,
   snippetBytes,
   stepArbitrary,
-  type HostileOperation,
+  HOSTILE_OPERATIONS,
   type PathHits,
 } from "../support/hostile";
 import { decode, requestsTo, seeded, setup } from "./harness";
@@ -162,14 +162,7 @@ describe("client: properties", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(stepArbitrary, { minLength: 1, maxLength: 10 }),
-        fc.constantFrom<HostileOperation[]>(
-          "orders.create",
-          "domains.renew",
-          "orders.create",
-          "domains.renew",
-          "domains.list",
-          "context.get",
-        ),
+        fc.constantFrom(...HOSTILE_OPERATIONS),
         async (steps, operationId) => {
           // 5 s of REAL time per run: the VirtualClock makes every virtual wait instant, so more is a hang.
           const { settled, outcomes, waits, executions, paths, recovered } = await hostileRun(

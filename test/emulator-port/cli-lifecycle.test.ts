@@ -3,12 +3,12 @@
 // script's `kill $!` never leaves the port taken. startEmulatorServer() has the CLI's default keys.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { startEmulatorServer } from "../../emulator/server";
+import { acceptsConnections } from "../support/process";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const CLI = join(ROOT, "emulator", "cli.ts");
@@ -51,24 +51,13 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   }
 }
 
-function accepts(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const s = connect({ host: "127.0.0.1", port });
-    s.on("connect", () => {
-      s.destroy();
-      done(true);
-    });
-    s.on("error", () => done(false));
-  });
-}
-
 async function portFrom(file: string, output: () => string): Promise<number> {
   await until(`${file} (${output()})`, () => (existsSync(file) ? true : undefined));
   return Number(new URL(JSON.parse(readFileSync(file, "utf8")).baseUrl).port);
 }
 
 const freed = (port: number) =>
-  until(`port ${port} to be freed`, async () => ((await accepts(port)) ? undefined : true), 15_000);
+  until(`port ${port} to be freed`, async () => ((await acceptsConnections(port)) ? undefined : true), 15_000);
 
 describe("reseller-emulator lifecycle", () => {
   it("--print-to writes exactly the stdout JSON line to the file", async () => {
@@ -96,7 +85,7 @@ describe("reseller-emulator lifecycle", () => {
     const file = join(tmp, "shell.json");
     const sh = spawnTracked("sh", ["-c", `"${process.execPath}" ${NODE_CLI.join(" ")} --print-to "${file}" & wait`]);
     const port = await portFrom(file, sh.output);
-    expect(await accepts(port)).toBe(true);
+    expect(await acceptsConnections(port)).toBe(true);
     sh.child.kill("SIGKILL");
     await freed(port);
   });
@@ -127,7 +116,7 @@ describe("reseller-emulator lifecycle", () => {
     runner.child.kill("SIGKILL");
     await runner.exited;
     await new Promise((r) => setTimeout(r, 1000)); // four parent checks
-    expect(await accepts(port)).toBe(true);
+    expect(await acceptsConnections(port)).toBe(true);
     process.kill(pid, "SIGTERM");
     await freed(port);
   });

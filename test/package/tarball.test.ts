@@ -3,10 +3,11 @@
 // nodenext and bundler), run it against `npx reseller-emulator`, run the CommonJS sample, and check
 // that killing npx frees the emulator's port and that a missing driver names the package to install.
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
-import { createServer, connect, type Server } from "node:net";
+import { createServer, type Server } from "node:net";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT, background, packAndInstall, readmeBlock, sh, waitFor, type Background, type Installed } from "./support";
+import { acceptsConnections } from "../support/process";
 
 const TSC = {
   "5.9": join(ROOT, "node_modules", "typescript", "bin", "tsc"),
@@ -47,17 +48,6 @@ afterAll(async () => {
 
 function portOf(file: string): number {
   return Number(new URL(JSON.parse(readFileSync(file, "utf8")).baseUrl).port);
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.on("connect", () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.on("error", () => done(false));
-  });
 }
 
 async function startEmulator(file: string): Promise<{ npx: Background; port: number }> {
@@ -167,12 +157,12 @@ describe("the packed package, installed into an empty project", () => {
     "killing the npx process (%s) stops the emulator and frees its port",
     async (signal) => {
       const { npx, port } = await startEmulator(`emulator-${signal}.json`);
-      expect(await accepts(port)).toBe(true);
+      expect(await acceptsConnections(port)).toBe(true);
       npx.child.kill(signal);
       await npx.exited;
       await waitFor(
         `port ${port} to be freed after ${signal} to npx`,
-        async () => ((await accepts(port)) ? undefined : true),
+        async () => ((await acceptsConnections(port)) ? undefined : true),
         15_000,
       );
     },

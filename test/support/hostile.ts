@@ -328,6 +328,16 @@ async function settleWithin<T>(
 
 export type HostileOperation = "orders.create" | "domains.renew" | "domains.list" | "context.get";
 
+/** The operations a hostile run drives, writes weighted twice (the purchase path is what must hold). */
+export const HOSTILE_OPERATIONS: readonly HostileOperation[] = [
+  "orders.create",
+  "domains.renew",
+  "orders.create",
+  "domains.renew",
+  "domains.list",
+  "context.get",
+];
+
 interface HostileRunResult {
   settled: { value?: unknown; error?: unknown; hang?: true };
   /** Every Outcome the run produced (the call, each page); recover()'s resends are in its summary. */

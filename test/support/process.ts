@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -109,4 +109,16 @@ export async function waitUntil(
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${what} did not become ready within ${timeoutMs} ms:\n${spawned.output()}`);
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:port right now. */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    socket.on("connect", () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.on("error", () => done(false));
+  });
 }
