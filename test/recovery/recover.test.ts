@@ -11,6 +11,7 @@ import { createMemoryJournal } from "../../stores/memory-journal";
 import type { Journal, NewCommand } from "../../journal";
 import type { ClientEvent } from "../../core";
 import type { OperationId } from "../../generated/operations";
+import { VirtualClock } from "../../runtime/clock";
 import { BASE_URL, decode, requestsTo, setup, type Harness } from "../client/harness";
 
 const dirs: string[] = [];
@@ -394,25 +395,48 @@ describe("recover(): this client's own calls in flight (no fleet option)", () =>
     async (kind) => {
       const h = setup();
       const journal = kind === "memory" ? createMemoryJournal({ clock: h.clock }) : sqlite().journal;
-      const client = h.makeClient({ journal, timeoutMs: 5_000, retry: { maxAttempts: 1 } });
-      // The server holds the request until the attempt times out: the call is in flight meanwhile.
-      h.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "timeout_before" });
+      // The renew is held at the wire until the test lets it go: the call is in flight meanwhile. The
+      // client's clock does not run by itself, so no attempt timeout can end the call early.
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let arrived!: () => void;
+      const atWire = new Promise<void>((resolve) => (arrived = resolve));
+      const gated = async (request: Request) => {
+        if (request.method === "POST" && new URL(request.url).pathname.endsWith("/renew")) {
+          arrived();
+          await gate;
+        }
+        return h.fetch(request);
+      };
+      const clock = new VirtualClock({ autoAdvance: false });
+      const client = h.makeClient({ journal, fetch: gated, clock, retry: { maxAttempts: 1 } });
+      /** Runs the client's clock 1 ms at a time (at most 2 s, far below its 30 s timeout) until p settles. */
+      const pumped = async <T>(p: Promise<T>): Promise<T> => {
+        let done = false;
+        void p.then(
+          () => (done = true),
+          () => (done = true),
+        );
+        for (let i = 0; i < 2000 && !done; i++) {
+          clock.advance(1);
+          await new Promise((r) => setTimeout(r, 0));
+        }
+        return p;
+      };
       const call = client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { idempotencyKey: "own-1" });
-      for (let i = 0; i < 500 && requestsTo(h.captured, "POST", "/renew").length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 1));
-      }
-      expect(requestsTo(h.captured, "POST", "/renew")).toHaveLength(1);
+      await pumped(atWire);
       const inFlight = await journal.findByIdempotencyKey(client.credential.publicKeyId, "own-1");
       expect(["recorded", "sending"]).toContain(inFlight?.state); // recorded → sending rides on the attempt write
 
-      const summary = await client.recover();
+      const summary = await pumped(client.recover());
       expect(summary.examined).toBe(0); // not picked up: its call is still running
-      const out = await call; // ends on its own terms, no InvalidTransitionError
-      expect(out.kind).toBe("unknown");
-      expect((await journal.get(out.commandId!))?.state).toBe("unknown");
+      release();
+      const out = await pumped(call); // ends on its own terms, no InvalidTransitionError
+      expect(out.kind).toBe("accepted");
+      expect((await journal.get(out.commandId!))?.state).toBe("accepted");
       expect(requestsTo(h.captured, "POST", "/renew")).toHaveLength(1);
 
-      const after = await client.recover(); // the call is over: now recovery may settle it
+      const after = await pumped(client.recover()); // the call is over: now recovery may settle it
       expect(after.examined).toBe(1);
       expect(h.emulator.control.effects().filter((e) => e.idempotency_key === "own-1")).toHaveLength(1);
     },
