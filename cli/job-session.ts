@@ -5,7 +5,7 @@
  * A dry run skips recover() — it may resend — and only says how many commands are unsettled.
  */
 import type { Readable, Writable } from "node:stream";
-import type { CommandState } from "../src/index";
+import { COMMAND_STATES, TERMINAL_STATES, type CommandState } from "../src/index";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { createJobIo, printSummary, type JobIo, type JobOutcome, type JobSpec } from "./jobs";
 import { outputMode } from "./output";
@@ -29,15 +29,8 @@ export interface JobEnv {
   io: JobIo;
 }
 
-export const UNSETTLED_STATES: readonly CommandState[] = [
-  "recorded",
-  "sending",
-  "unknown",
-  "conflict",
-  "reconciling",
-  "accepted",
-  "needs_manual_check",
-];
+/** Every state a command can still leave: not terminal (derived, so a new state is never missed). */
+export const UNSETTLED_STATES: readonly CommandState[] = COMMAND_STATES.filter((s) => !TERMINAL_STATES.includes(s));
 
 export function notice(io: Pick<JobIo, "mode" | "stderr">, sink: ProgressSink, message: string): void {
   if (io.mode.ttyErr) sink.above(io.stderr, message);
