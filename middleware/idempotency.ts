@@ -10,7 +10,14 @@ import { callContextOf, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
 import type { CallHold, CommandHolders, CommandRecord, CommandState, Journal, LeaseKeeper } from "../journal";
 import type { EventSink, Outcome } from "../core";
-import { REPLAYED_STATES, inFlightElsewhere, joinedOutcome, outcomeFromJournal, responseOf } from "./journal-replay";
+import {
+  REPLAYED_STATES,
+  journalUnreachable,
+  inFlightElsewhere,
+  joinedOutcome,
+  outcomeFromJournal,
+  responseOf,
+} from "./journal-replay";
 import { validateIdempotencyKey } from "../core";
 
 export interface IdempotencyOptions {
@@ -24,6 +31,8 @@ export interface IdempotencyOptions {
   holders?: CommandHolders;
   /** Where local replays are reported (I7). */
   events?: EventSink;
+  /** The client's `deadlineMs`: how long a call waits for an unreachable journal before it answers. */
+  deadlineMs?: number;
   generateKey?: () => string;
 }
 
@@ -154,8 +163,14 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
         }
         hold = entered.hold;
       }
+      let result: Awaited<ReturnType<typeof decide>>;
       try {
-        const result = await decide(hold);
+        result = await decide(hold);
+      } catch (error) {
+        hold?.settle();
+        throw error; // G1: a journal that cannot record the command aborts the send (nothing went out)
+      }
+      try {
         if (result === AGAIN) {
           hold?.settle();
           continue;
@@ -184,7 +199,13 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
           return answer(ctx, outcomeFromJournal(existing), "journal");
         if (leases && !recovering) {
           // Fleet: only with the lease (ours, or expired) may it be sent again; else its owner is on it.
-          const claimed = await leases.claimForCall(existing.id);
+          let claimed;
+          try {
+            claimed = await leases.claimForCall(existing.id);
+          } catch (error) {
+            // It may have run already (G4): an Outcome, not a throw — nothing is sent without the lease.
+            return answer(ctx, journalUnreachable(existing, error), "in_flight_elsewhere");
+          }
           if (!claimed) {
             const current = (await journal!.get(existing.id)) ?? existing;
             if (REPLAYED_STATES.has(current.state)) return answer(ctx, outcomeFromJournal(current), "journal");

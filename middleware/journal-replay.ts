@@ -5,6 +5,7 @@
  * response body only while it is there. Never from the stored request body.
  */
 import type { CommandRecord, CommandState } from "../journal";
+import type { CallContext } from "../runner";
 import { isRecord, type LocalReplay, type OperationResource, type Outcome } from "../core";
 import type { ApiError } from "../generated/errors";
 
@@ -121,4 +122,37 @@ export function responseOf(outcome: Outcome): Response {
   const status = outcome.status ?? 409;
   const error = outcome.error ?? { code: outcome.kind, message: `answered locally: ${outcome.kind}`, details: [] };
   return new Response(JSON.stringify({ error }), { status, headers });
+}
+
+/** The journal could not be asked for the lease of a command that may have run: nothing sent, `unknown`. */
+export function journalUnreachable(record: CommandRecord, error: unknown): Outcome {
+  const message = `the journal could not be reached to take this command's lease (${error instanceof Error ? error.name : "error"}): nothing was sent — call again later with the SAME key`;
+  return {
+    kind: "unknown",
+    operationId: record.operationId,
+    attempts: [],
+    idempotencyKey: record.idempotencyKey,
+    rateLimit: { limit: null, remaining: null },
+    commandId: record.id,
+    reason: "journal_race",
+    reconciliation: message,
+    journalRace: { error: "journal_error", message },
+  };
+}
+
+/** The journal stayed unreachable until the call's deadline: nothing recorded, nothing sent (G1). */
+export function journalDown(ctx: CallContext, error: unknown): Outcome {
+  const message = `the journal was unreachable until the call's deadline (${error instanceof Error ? error.name : "error"}): nothing was recorded or sent — call again with the SAME key`;
+  return {
+    kind: "unknown",
+    operationId: ctx.op.operationId,
+    attempts: [],
+    idempotencyKey: ctx.sentIdempotencyKey,
+    rateLimit: { limit: null, remaining: null },
+    reason: "deadline",
+    sent: false,
+    retryAt: null,
+    reconciliation: message,
+    journalRace: { error: "journal_error", message },
+  };
 }

@@ -109,7 +109,12 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     records = await claim(urgent, maxCommands);
     const later = states.filter((st) => LATER.includes(st));
     if (records.length < maxCommands && later.length > 0) {
-      records = records.concat(await claim(later, maxCommands - records.length));
+      try {
+        records = records.concat(await claim(later, maxCommands - records.length));
+      } catch (error) {
+        for (const r of records) holders?.leaveRecovery(r.id); // taken, never worked on: calls may have them
+        throw error;
+      }
     }
     for (const r of records) leases.adopt(r.id);
   } else {

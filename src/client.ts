@@ -177,6 +177,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         leases: fleet?.leases,
         holders,
         events,
+        deadlineMs,
       }),
       createLanguageMiddleware(options.language),
       createRequestIdMiddleware(randomRequestId),
