@@ -31,8 +31,6 @@ export interface IdempotencyOptions {
   holders?: CommandHolders;
   /** Where local replays are reported (I7). */
   events?: EventSink;
-  /** The client's `deadlineMs`: how long a call waits for an unreachable journal before it answers. */
-  deadlineMs?: number;
   generateKey?: () => string;
 }
 

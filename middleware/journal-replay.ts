@@ -5,7 +5,6 @@
  * response body only while it is there. Never from the stored request body.
  */
 import type { CommandRecord, CommandState } from "../journal";
-import type { CallContext } from "../runner";
 import { isRecord, type LocalReplay, type OperationResource, type Outcome } from "../core";
 import type { ApiError } from "../generated/errors";
 
@@ -135,23 +134,6 @@ export function journalUnreachable(record: CommandRecord, error: unknown): Outco
     rateLimit: { limit: null, remaining: null },
     commandId: record.id,
     reason: "journal_race",
-    reconciliation: message,
-    journalRace: { error: "journal_error", message },
-  };
-}
-
-/** The journal stayed unreachable until the call's deadline: nothing recorded, nothing sent (G1). */
-export function journalDown(ctx: CallContext, error: unknown): Outcome {
-  const message = `the journal was unreachable until the call's deadline (${error instanceof Error ? error.name : "error"}): nothing was recorded or sent — call again with the SAME key`;
-  return {
-    kind: "unknown",
-    operationId: ctx.op.operationId,
-    attempts: [],
-    idempotencyKey: ctx.sentIdempotencyKey,
-    rateLimit: { limit: null, remaining: null },
-    reason: "deadline",
-    sent: false,
-    retryAt: null,
     reconciliation: message,
     journalRace: { error: "journal_error", message },
   };

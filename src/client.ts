@@ -177,7 +177,6 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         leases: fleet?.leases,
         holders,
         events,
-        deadlineMs,
       }),
       createLanguageMiddleware(options.language),
       createRequestIdMiddleware(randomRequestId),
