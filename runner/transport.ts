@@ -11,11 +11,8 @@ import { NetworkError, TimeoutError } from "../core";
 import type { RawResponse } from "./classify";
 import type { Redactor } from "../core";
 
-/**
- * The fetch an attempt goes through. `init.signal` is given only with a first attempt whose Request
- * was built without the attempt's signal (src/client.ts: a fetch that takes `init` gets it there).
- */
-export type FetchLike = (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
+/** The fetch an attempt goes through: one Request, which carries the attempt's abort signal. */
+export type FetchLike = (input: Request) => Promise<Response>;
 
 export type AttemptTransport =
   | { ok: true; raw: RawResponse }
@@ -33,16 +30,13 @@ export interface AttemptRequest {
 }
 
 /**
- * A Request built once by openapi-fetch, reused for the FIRST attempt so the common path builds no
- * second Request. Its body bytes are the frozen ones (D4). It carries `controller.requestSignal`,
- * unless `init` is set: then the signal goes to fetch as `init.signal` instead, so undici hooks it up
- * once (on fetch's own copy of the Request) rather than on both Requests.
+ * The Request openapi-fetch built, sent as the FIRST attempt. Its body bytes are the frozen ones
+ * (D4) and it carries `controller.signal` (given to openapi-fetch as the documented `signal` init).
  */
 export interface PreparedRequest {
   request: Request;
   /** Aborts the Request's signal when the attempt times out or the caller aborts. */
-  controller: { abort(reason?: unknown): void };
-  init?: { signal: AbortSignal };
+  controller: AbortController;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -119,7 +113,7 @@ class Attempt {
 
   constructor(
     private readonly opts: SendOptions,
-    private readonly ac: { abort(reason?: unknown): void; signal?: AbortSignal },
+    private readonly ac: AbortController,
     private readonly resolve: (t: AttemptTransport) => void,
   ) {}
 
@@ -133,13 +127,13 @@ class Attempt {
     let sent: Promise<Response>;
     try {
       if ("controller" in req) {
-        sent = Promise.resolve(fetchFn(req.request, req.init)); // the same promise when it already is one
+        sent = Promise.resolve(fetchFn(req.request)); // the same promise when it already is one
       } else {
         const request = new Request(req.url, {
           method: req.method,
           headers: req.headers,
           body: req.body ? (req.body.slice() as BodyInit) : undefined,
-          signal: this.ac.signal ?? null,
+          signal: this.ac.signal,
           redirect: "manual",
         });
         sent = Promise.resolve(fetchFn(request));

@@ -1,0 +1,85 @@
+/**
+ * The attempt loop of one command (E4, E5, G2–G5, C12, I2, I4): pacer slot → attempt with a
+ * per-attempt X-Request-ID and timeout → release the slot → record and classify → decide → the
+ * step the decision names. Every attempt of a write carries the same Idempotency-Key and the same
+ * body bytes (D3, D4); a 409 is never answered with a new key. The journal sees every attempt and
+ * the final state (G1, I5, I7). All state lives on the Command (command.ts).
+ */
+import { isDeadlineExceededError } from "../core";
+import type { Command } from "./command";
+import type { PacedAttemptResult } from "./paced-attempt";
+import { recordAttempt } from "./record-attempt";
+import { decide } from "./retry-policy";
+import { rateLimitStep, retryStep } from "./retry-step";
+import type { RunResult } from "./runner-types";
+
+/** Runs the command to its end; in fleet mode under this worker's lease on it. */
+export async function runAttemptLoop(command: Command): Promise<RunResult> {
+  const { deps, ctx } = command;
+  if (!deps.leases || !ctx.commandId || command.record.state === undefined) return loop(command);
+  // Fleet mode: held (and renewed by the heartbeat) while this call works on the command.
+  const leases = deps.leases;
+  const commandId = ctx.commandId;
+  await leases.acquire(commandId);
+  try {
+    return await loop(command);
+  } finally {
+    leases.release(commandId);
+  }
+}
+
+/** The next attempt, or the command's end when none can be made (aborted, past the deadline). */
+async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunResult> {
+  const { deps, ctx, record, signal } = command;
+  if (deps.clock.now() >= command.deadlineAt) return command.atDeadline(deps.clock.now(), "attempt");
+  try {
+    if (record.state === "unknown" || record.state === "conflict") await command.move("reconciling"); // G4: a resend after reconciliation
+    // recorded/reconciling → sending is written with this attempt (one commit, see command-journal.ts).
+    if (deps.leases?.lease) await deps.leases.ensure(ctx.commandId!); // a lost lease is noticed before the send
+    return await command.attempt(command.nextRequest(), command.rateLimited);
+  } catch (error) {
+    if (signal?.aborted) return command.aborted(signal.reason);
+    if (isDeadlineExceededError(error)) return command.atDeadline(error.retryAt, error.waitingFor);
+    throw error;
+  }
+}
+
+async function loop(command: Command): Promise<RunResult> {
+  const { deps, ctx, signal } = command;
+  for (;;) {
+    if (signal?.aborted) return command.aborted(signal.reason);
+    const attempt = await nextAttempt(command);
+    if ("outcome" in attempt) return attempt;
+    const { transport } = attempt;
+    const { info, result, classified } = recordAttempt(command, attempt);
+    if (!transport.ok && transport.error === "aborted") return command.aborted(transport.reason);
+    const decision = decide(ctx.op, result, {
+      attempts: command.counted,
+      rateLimitRetries: command.rateLimited,
+      maxAttempts: deps.retry.maxAttempts,
+      maxRateLimitRetries: deps.retry.maxRateLimitRetries,
+    });
+    const transportUnknown = transport.ok
+      ? undefined
+      : { reason: transport.error === "timeout" ? ("timeout" as const) : ("network" as const), cause: transport.cause };
+    switch (decision.action) {
+      case "stop":
+        return command.finish({ last: classified });
+      case "give_up":
+        return command.finish({ last: classified, unknown: transportUnknown });
+      case "rate_limit":
+        await rateLimitStep(command, info, classified, transport.ok ? transport.raw.headers.get("retry-after") : null);
+        continue;
+      case "retry": {
+        const end = await retryStep(command, info, classified, decision.charge, transportUnknown);
+        if (end) return end;
+        continue;
+      }
+      case "reconcile": {
+        const end = await command.reconcile();
+        if (end) return end;
+        continue;
+      }
+    }
+  }
+}
