@@ -8,7 +8,7 @@
 // sent — then keeps recovering until the parent stops it (SIGTERM) or kills it (SIGKILL).
 // Every settled outcome is appended to the log synchronously (so it survives SIGKILL).
 import { appendFileSync, readFileSync } from "node:fs";
-import { createResellerClient } from "../src/client";
+import { createResellerClient } from "../src/index";
 import { createPgJournal } from "../stores/pg-journal";
 import { createRedisWindowStore } from "../stores/redis-window-store";
 import type { FleetPlanItem } from "./fleet";

@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import createClient from "openapi-fetch";
-import type { paths } from "../generated/schema";
+import type { paths } from "../src/index";
 import { createResellerClient } from "../src/index";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -64,9 +64,9 @@ async function startEmulatorProcess(): Promise<ServedEmulator> {
     { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
   );
   let stderr = "";
-  child.stderr!.on("data", (b: Buffer) => (stderr += b.toString()));
+  child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
   const line = await new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
+    const rl = createInterface({ input: child.stdout });
     rl.once("line", (l) => {
       rl.close();
       resolve(l);
@@ -143,7 +143,12 @@ export async function runSocketOverheadBench(
     const cpu: number[] = [];
     const wall: number[] = [];
     const wallNoWait: number[] = [];
-    const per = { bareWall: [] as number[], clientWall: [] as number[], bareCpu: [] as number[], clientCpu: [] as number[] };
+    const per = {
+      bareWall: [] as number[],
+      clientWall: [] as number[],
+      bareCpu: [] as number[],
+      clientCpu: [] as number[],
+    };
     const chunks = Math.ceil(requests / chunk);
     for (let n = 0; n < chunks; n++) {
       let b;
@@ -227,7 +232,10 @@ export async function reportSocketOverheadBench(
           ]
         : []),
     ],
-    { title: "client overhead over a real loopback socket: full client ÷ bare openapi-fetch (median of per-chunk ratios)" },
+    {
+      title:
+        "client overhead over a real loopback socket: full client ÷ bare openapi-fetch (median of per-chunk ratios)",
+    },
   );
   return writeResult("client-overhead-socket", result);
 }

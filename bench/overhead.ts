@@ -20,10 +20,10 @@
  * Target: ratio ≤ 1.15. Exported function only — no side effects on import (bench/main.ts runs it).
  */
 import createClient, { type Middleware } from "openapi-fetch";
-import { createEmulator } from "../emulator/index";
-import type { paths } from "../generated/schema";
-import { createPacer } from "../pacing";
-import { systemClock } from "../runtime/clock";
+import { createEmulator } from "../emulator/public";
+import type { paths } from "../src/index";
+import { createPacer } from "../src/pacing";
+import { systemClock } from "../src/index";
 import { createResellerClient } from "../src/index";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";

@@ -123,7 +123,13 @@ export class Command {
   private noteProxyAnomaly(r: PacedAttemptResult): void {
     const { events, clock, windowMs } = this.deps;
     if (!events.observed || !r.transport.ok || r.transport.raw.status !== 429) return;
-    const anomaly = proxyAnomalyEvent(this.ctx.op.operationId, r.transport.raw.headers, clock.now(), windowMs, r.requestId);
+    const anomaly = proxyAnomalyEvent(
+      this.ctx.op.operationId,
+      r.transport.raw.headers,
+      clock.now(),
+      windowMs,
+      r.requestId,
+    );
     if (anomaly) events.emit(anomaly);
   }
 

@@ -65,7 +65,11 @@ export async function reconcileStep(command: Command): Promise<RunResult | undef
   });
   if (found.result === "found") {
     const body = new TextEncoder().encode(JSON.stringify({ data: found.order }));
-    command.lastRaw = { status: found.status, headers: new Headers({ "content-type": "application/json" }), bytes: body };
+    command.lastRaw = {
+      status: found.status,
+      headers: new Headers({ "content-type": "application/json" }),
+      bytes: body,
+    };
     const r = await command.finish({
       last: { kind: "success", status: found.status, data: { data: found.order }, replayed: false },
       note: `found by external_id ${externalId} after an unknown outcome; not created again`,

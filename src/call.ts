@@ -53,7 +53,10 @@ export function checkCallOptions(operationId: OperationId, callOptions: CallOpti
   const op = operationTable[operationId];
   if (callOptions.idempotencyKey !== undefined) validateIdempotencyKey(callOptions.idempotencyKey);
   if (callOptions.language !== undefined) validateLanguage(callOptions.language);
-  if (callOptions.timeoutMs !== undefined && !(typeof callOptions.timeoutMs === "number" && callOptions.timeoutMs > 0)) {
+  if (
+    callOptions.timeoutMs !== undefined &&
+    !(typeof callOptions.timeoutMs === "number" && callOptions.timeoutMs > 0)
+  ) {
     throw new InvalidArgumentError("timeoutMs must be a positive number of milliseconds.", "timeoutMs");
   }
   if (callOptions.deadlineMs !== undefined && !isDeadline(callOptions.deadlineMs)) {
@@ -66,7 +69,10 @@ export function checkCallOptions(operationId: OperationId, callOptions: CallOpti
     throw new InvalidArgumentError("signal must be an AbortSignal.", "signal");
   }
   if (callOptions.idempotencyKey !== undefined && !op.idempotencyRequired) {
-    throw new InvalidArgumentError(`${operationId} is a ${op.method}: it takes no Idempotency-Key (D1).`, "idempotencyKey");
+    throw new InvalidArgumentError(
+      `${operationId} is a ${op.method}: it takes no Idempotency-Key (D1).`,
+      "idempotencyKey",
+    );
   }
 }
 

@@ -5,13 +5,7 @@
  * (options.ts: checkOptions), so what is resolved here is already known to be well-formed.
  */
 import { systemClock, type Clock } from "../runtime/clock";
-import {
-  DEFAULT_CALL,
-  DEFAULT_FLEET,
-  DEFAULT_PACING,
-  DEFAULT_RETRY,
-  DEFAULT_RETRY_BUDGET,
-} from "../core";
+import { DEFAULT_CALL, DEFAULT_FLEET, DEFAULT_PACING, DEFAULT_RETRY, DEFAULT_RETRY_BUDGET } from "../core";
 import type { RecoverSummary } from "../recovery";
 import type { WindowStore } from "../pacing";
 import type { ResellerClientOptions } from "./options";
@@ -22,8 +16,7 @@ export interface ResolvedFleet {
   heartbeatMs: number;
   /** Background recovery rounds; undefined when `continuousRecovery` is off. */
   continuousRecovery:
-    | { intervalMs: number; batch: number; concurrency: number; onRound?: (summary: RecoverSummary) => void }
-    | undefined;
+    { intervalMs: number; batch: number; concurrency: number; onRound?: (summary: RecoverSummary) => void } | undefined;
 }
 
 export interface ResolvedOptions {
@@ -84,7 +77,7 @@ export function resolveOptions(options: ResellerClientOptions): ResolvedOptions 
 function resolveFleet(fleet: NonNullable<ResellerClientOptions["fleet"]>): ResolvedFleet {
   const leaseMs = fleet.leaseMs ?? DEFAULT_FLEET.leaseMs;
   const cr = fleet.continuousRecovery;
-  const config = cr === true ? {} : cr || undefined;
+  const config = cr === true ? {} : cr === false ? undefined : cr;
   return {
     workerId: fleet.workerId ?? `worker-${crypto.randomUUID()}`,
     leaseMs,
