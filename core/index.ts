@@ -45,6 +45,8 @@ export type {
   AttemptErrorKind,
   AttemptInfo,
   ConflictOutcome,
+  JournalRace,
+  LocalReplay,
   OperationResource,
   Outcome,
   OutcomeBase,

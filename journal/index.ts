@@ -42,3 +42,5 @@ export {
 } from "./errors";
 export { createLeaseKeeper } from "./lease-keeper";
 export type { LeaseKeeper, LeaseKeeperOptions } from "./lease-keeper";
+export { createCommandHolders } from "./holders";
+export type { CallHold, CommandHolders } from "./holders";

@@ -33,14 +33,22 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
       // The facade's Request carries the frozen bytes and the first attempt's signal: attempt 1 sends it.
       const controller = ctx.firstAttempt;
       const first = controller && !request.bodyUsed ? { request, controller } : undefined;
-      const { outcome, raw } = await runCommand(deps, {
-        ctx,
-        first,
-        templateOf: () => (template ??= templateOf(request, body)),
-        baseUrl: options.baseUrl,
-        fetch: options.fetch,
-      });
+      let result;
+      try {
+        result = await runCommand(deps, {
+          ctx,
+          first,
+          templateOf: () => (template ??= templateOf(request, body)),
+          baseUrl: options.baseUrl,
+          fetch: options.fetch,
+        });
+      } catch (error) {
+        ctx.settleHold?.(); // a same-key call waiting on this one decides afresh
+        throw error;
+      }
+      const { outcome, raw } = result;
       ctx.outcome = outcome;
+      ctx.settleHold?.(outcome); // a same-key call waiting on this one gets this outcome
       if (ctx.outcomeOnly) return OUTCOME_READY;
       if (raw?.truncated) throw new ResponseTooLargeError(raw.status, deps.maxResponseBytes); // never a cut body
       if (raw) {

@@ -6,7 +6,9 @@
  * the final state (G1, I5, I7). All state lives on the Command (command.ts).
  */
 import { isDeadlineExceededError } from "../core";
+import { isLeaseLostError } from "../journal";
 import type { Command } from "./command";
+import { elsewhere, raceOf } from "./command-journal";
 import type { PacedAttemptResult } from "./paced-attempt";
 import { recordAttempt } from "./record-attempt";
 import { decide } from "./retry-policy";
@@ -20,7 +22,13 @@ export async function runAttemptLoop(command: Command): Promise<RunResult> {
   // Fleet mode: held (and renewed by the heartbeat) while this call works on the command.
   const leases = deps.leases;
   const commandId = ctx.commandId;
-  await leases.acquire(commandId);
+  try {
+    await leases.acquire(commandId);
+  } catch (error) {
+    // Another live worker holds it (a raw client.http resend): nothing is sent, it is theirs (D5).
+    if (!isLeaseLostError(error)) throw error;
+    return { outcome: elsewhere(ctx, error.currentOwner) };
+  }
   try {
     return await loop(command);
   } finally {
@@ -28,18 +36,27 @@ export async function runAttemptLoop(command: Command): Promise<RunResult> {
   }
 }
 
-/** The next attempt, or the command's end when none can be made (aborted, past the deadline). */
-async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunResult> {
+/** Look again (the journal refused a write: the loop's checks run again before anything is sent). */
+const AGAIN = Symbol("again");
+
+/** The next attempt, or the command's end when none can be made (aborted, past the deadline, a journal race). */
+async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunResult | typeof AGAIN> {
   const { deps, ctx, record, signal } = command;
   if (deps.clock.now() >= command.deadlineAt) return command.atDeadline(deps.clock.now(), "attempt");
+  if (record.race) return command.journalRaced();
   try {
     if (record.state === "unknown" || record.state === "conflict") await command.move("reconciling"); // G4: a resend after reconciliation
+    if (record.race) return AGAIN; // the journal refused the move: another mover has it
     // recorded/reconciling → sending is written with this attempt (one commit, see command-journal.ts).
     if (deps.leases?.lease) await deps.leases.ensure(ctx.commandId!); // a lost lease is noticed before the send
     return await command.attempt(command.nextRequest(), command.rateLimited);
   } catch (error) {
     if (signal?.aborted) return command.aborted(signal.reason);
     if (isDeadlineExceededError(error)) return command.atDeadline(error.retryAt, error.waitingFor);
+    if (isLeaseLostError(error) && (command.sent || record.state !== "recorded")) {
+      record.race = raceOf(error); // noticed before a resend: it may have run already, so an Outcome
+      return AGAIN;
+    }
     throw error;
   }
 }
@@ -49,6 +66,7 @@ async function loop(command: Command): Promise<RunResult> {
   for (;;) {
     if (signal?.aborted) return command.aborted(signal.reason);
     const attempt = await nextAttempt(command);
+    if (attempt === AGAIN) continue;
     if ("outcome" in attempt) return attempt;
     const { transport } = attempt;
     const { info, result, classified } = recordAttempt(command, attempt);

@@ -12,7 +12,7 @@ import { RequestAbortedError, type NetworkError, type TimeoutError } from "../co
 import type { AttemptInfo, CommandTelemetry, Outcome, RateLimitSnapshot } from "../core";
 import { buildOutcome, journalPatch, journalStateOf, type FinalizeInput } from "./finalize";
 import type { CommandState, Journal } from "../journal";
-import { CommandJournal } from "./command-journal";
+import { CommandJournal, raceEvent } from "./command-journal";
 import { deadlineAtOf, proxyAnomalyEvent } from "./deadline";
 import { deadlineEvent, unknownOutcomeEvent } from "./loop-events";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
@@ -149,6 +149,11 @@ export class Command {
         await this.move(target, { ...patch, reconciliation });
       }
     }
+    if (record.race) {
+      // I5 + "no throw after a send": the server's answer is returned, the refused write is named.
+      outcome.journalRace = record.race;
+      if (deps.events.observed) deps.events.emit(raceEvent(ctx, record.race));
+    }
     return { outcome, raw: this.lastRaw };
   }
 
@@ -163,6 +168,14 @@ export class Command {
     return this.finish({
       last: this.lastClassified,
       unknown: { reason: "deadline", cause: this.lastCause, sent: wasSent, retryAt },
+    });
+  }
+
+  /** The journal refused a move (another mover has the command): end without sending again. */
+  journalRaced(): Promise<RunResult> {
+    return this.finish({
+      last: this.lastClassified,
+      unknown: { reason: "journal_race", reconciliation: this.record.race!.message },
     });
   }
 

@@ -27,8 +27,6 @@ export interface CallParts {
   chain: Middleware;
   pacer: Pacer;
   apiKeyId: string;
-  /** Commands this client is sending now, for recover() (undefined: not tracked). */
-  live: Set<CallContext> | undefined;
   /** Resolves once the logger's chunk has loaded; undefined when nothing is pending. */
   loggerReady: () => Promise<unknown> | undefined;
 }
@@ -101,7 +99,7 @@ class CallMiddleware {
 }
 
 export function createCall(parts: CallParts): Call {
-  const { http, chain, pacer, apiKeyId, live } = parts;
+  const { http, chain, pacer, apiKeyId } = parts;
   return async function call(operationId, args, callOptions = {}, priority) {
     const ready = parts.loggerReady();
     if (ready) await ready;
@@ -129,14 +127,13 @@ export function createCall(parts: CallParts): Call {
       body: args?.body, // undefined: no body (openapi-fetch serialises nothing)
       middleware: [new CallMiddleware(ctx, chain) as Middleware],
     };
-    live?.add(ctx);
     try {
       await http.request(op.method as never, op.path as never, init as never); // openapi-fetch upper-cases it
     } catch (error) {
       if (ctx.outcome) return ctx.outcome;
       throw error;
     } finally {
-      live?.delete(ctx);
+      ctx.settleHold?.(ctx.outcome); // a same-key call waiting on this one gets its outcome
     }
     const outcome = ctx.outcome;
     // The chain's last step (middleware/attempt-loop.ts) always sets it or throws.

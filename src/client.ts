@@ -10,7 +10,7 @@ import { createFacade } from "../generated/client";
 import { operationTable, type OperationId } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import { chainMiddleware, createAttemptLoopMiddleware } from "../middleware";
-import type { CallContext, CallOptions } from "../runner";
+import type { CallOptions } from "../runner";
 import { InvalidOptionsError } from "../core";
 import { createEventSink, guardTelemetry } from "../core";
 import { bindTelemetry, eventHandlerOf } from "./observers";
@@ -33,6 +33,7 @@ import type { WaitOptions, WaitResult } from "./operations-wait";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
 import type * as Recovery from "../recovery";
 import { createFleet } from "./fleet";
+import { createCommandHolders } from "../journal";
 
 export type { ResellerClient, ResultMap } from "./client-type";
 
@@ -111,8 +112,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
   const fleet =
     resolved.fleet && options.journal ? createFleet(resolved.fleet, options.journal, clock, events, random) : undefined;
-  // Without fleet leases, recover() learns from these which journalled commands this client is sending now.
-  const live = options.journal && !fleet ? new Set<CallContext>() : undefined;
+  // Which journalled commands this client's calls, waits and recovery work on right now (journal/holders.ts).
+  const holders = options.journal ? createCommandHolders() : undefined;
   const openapiOptions = {
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
@@ -132,6 +133,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       clock,
       journal: options.journal,
       leases: fleet?.leases,
+      holders,
+      events,
     }),
     createLanguageMiddleware(options.language),
     createRequestIdMiddleware(randomRequestId),
@@ -163,7 +166,6 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     chain,
     pacer,
     apiKeyId: credential.publicKeyId,
-    live,
     loggerReady: () => loggerReady,
   });
 
@@ -203,7 +205,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         clock,
         operationUuid,
         waitOptions,
-        options.journal,
+        options.journal && { journal: options.journal, leases: fleet?.leases, holders },
       ),
     );
   Object.assign(facade.operations, { wait });
@@ -229,7 +231,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
           redactor,
           windowMs: resolved.pacing.windowMs,
           leases: fleet?.leases,
-          busy: live && (() => [...live].flatMap((c) => (c.commandId ? [c.commandId] : []))),
+          holders,
         },
         // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
         events.observed

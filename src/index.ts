@@ -26,6 +26,8 @@ export type {
   UnknownOutcome,
   UnknownReason,
   OutcomeBase,
+  LocalReplay,
+  JournalRace,
   AttemptInfo,
   AttemptErrorKind,
   RateLimitSnapshot,
