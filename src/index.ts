@@ -8,7 +8,7 @@ export { createResellerClient } from "./client";
 export type { ResellerClient, ResultMap } from "./client";
 export type { PageItem } from "./client-type";
 export type { ResourceFacade } from "../generated/client";
-export type { paths } from "../generated/schema";
+export type { paths, operations, components } from "../generated/schema";
 export type { ResellerClientOptions, FleetOptions } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
@@ -162,7 +162,10 @@ export type {
   PacingPriority,
   PacingSnapshot,
   PacingTicket,
+  PacerWaitReason,
+  ReleaseResult,
   PauseOptions,
+  BackoffOptions,
   WindowStore,
   WindowSnapshot,
   ReserveParams,

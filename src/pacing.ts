@@ -12,6 +12,8 @@ export type {
   PacingTicket,
   PacerWaitReason,
   PauseOptions,
+  BackoffOptions,
+  RetryAfter,
   ReleaseResult,
   WindowStore,
   WindowSnapshot,
@@ -20,5 +22,5 @@ export type {
   ObserveParams,
   MemoryWindowStore,
 } from "../pacing";
-export type { PacingEvent } from "../core";
+export type { PacingEvent, WaitKind } from "../core";
 export type { Clock } from "../runtime/clock";
