@@ -17,7 +17,9 @@
  * (`parts`): bare + a per-request abort signal given to fetch as the client gives it, bare + one
  * no-op middleware (openapi-fetch's own cost of hosting the client's chain, which it registers as one)
  * and bare reading the body as the client does (stream → bytes → JSON).
- * Target: ratio ≤ 1.15. Exported function only — no side effects on import (bench/main.ts runs it).
+ * No target here (reported beside the real-socket row of overhead-socket.ts, which has the targets):
+ * in-process, the emulator's work counts on both sides and a trick that only pays off without a
+ * socket would look like a gain. Exported function only — no side effects on import (bench/main.ts runs it).
  */
 import createClient, { type Middleware } from "openapi-fetch";
 import { createEmulator } from "../emulator/public";
@@ -44,7 +46,7 @@ export interface OverheadResult {
   /** Wall time per side for `requests` requests (all rounds summed, divided by rounds). */
   bareMs: number;
   clientMs: number;
-  /** Median of the per-chunk wall-time ratios client ÷ bare (target ≤ 1.15). */
+  /** Median of the per-chunk wall-time ratios client ÷ bare (reported, no target). */
   ratio: number;
   bareCpuMs: number;
   clientCpuMs: number;
@@ -63,8 +65,6 @@ export interface OverheadResult {
   guardMs: number;
   /** The scaled server window of both keys (ms). */
   windowMs: number;
-  target: number;
-  pass: boolean;
 }
 
 type VariantName = "bare" | "bareSignal" | "bareMiddleware" | "bareBytes" | "client";
@@ -207,8 +207,6 @@ export async function runOverheadBench(
       pacerWaitedMs: clientWaitedMs,
       guardMs,
       windowMs,
-      target: 1.15,
-      pass: ratio <= 1.15,
     };
   } finally {
     await emulator.close();
@@ -229,8 +227,7 @@ export async function reportOverheadBench(result: OverheadResult): Promise<strin
         total_cpu_ratio: Number(result.totalCpuRatio.toFixed(3)),
         pacer_waits: result.pacerWaits,
         pacer_waited_ms: Math.round(result.pacerWaitedMs),
-        target: result.target,
-        pass: result.pass,
+        target: "report (targets: the real-socket row)",
       },
     ],
     {
