@@ -4,7 +4,6 @@
  * bodies are pruned — state, response status, resource UUIDs, request ids — and from the stored
  * response body only while it is there. Never from the stored request body.
  */
-import type { OperationId } from "../generated/operations";
 import type { CommandRecord, CommandState } from "../journal";
 import { isRecord, type LocalReplay, type OperationResource, type Outcome } from "../core";
 import type { ApiError } from "../generated/errors";
