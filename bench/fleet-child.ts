@@ -14,7 +14,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { createResellerClient } from "../src/index";
 import { createPgJournal } from "../stores/pg-journal";
 import { createRedisWindowStore } from "../stores/redis-window-store";
-import type { Outcome } from "../core";
+import type { Outcome } from "../src/index";
 import type { FleetPlanItem } from "./fleet";
 
 interface Config {

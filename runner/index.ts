@@ -4,6 +4,7 @@ export type { CallContext, CallOptions } from "./call-context";
 export { classify, isJsonContentType } from "./classify";
 export type { Classified, RawResponse } from "./classify";
 export type { CommandInput } from "./command";
+export { orderFromList, orderLookupQuery } from "./reconcile";
 export { createRetryBudget } from "./retry-budget";
 export type { RetryBudget, RetryBudgetOptions } from "./retry-budget";
 export { decide } from "./retry-policy";
