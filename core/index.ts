@@ -69,7 +69,6 @@ export {
   validatePathParams,
   validateQuery,
 } from "./validate";
-export type { ParsedToken } from "./validate";
 export { guardTelemetry } from "./telemetry";
 export type {
   AttemptEndInfo,

@@ -41,6 +41,6 @@ export {
   isUnknownCommandError,
 } from "./errors";
 export { createLeaseKeeper } from "./lease-keeper";
-export type { LeaseKeeper, LeaseKeeperOptions } from "./lease-keeper";
+export type { LeaseKeeper } from "./lease-keeper";
 export { createCommandHolders } from "./holders";
 export type { CallHold, CommandHolders } from "./holders";

@@ -2,9 +2,6 @@
 export { createAttemptLoopMiddleware } from "./attempt-loop";
 export { chainMiddleware } from "./chain";
 export { createIdempotencyMiddleware } from "./idempotency";
-export type { IdempotencyOptions } from "./idempotency";
 export { createLanguageMiddleware, validateLanguage } from "./language";
 export { createLocalValidationMiddleware } from "./local-validation";
-export type { LocalValidationOptions } from "./local-validation";
 export { createRequestIdMiddleware, randomRequestId } from "./request-id";
-export type { RequestIdGenerator } from "./request-id";

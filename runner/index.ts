@@ -2,14 +2,12 @@
 export { bindCallContext, callContextOf, carryCallContext } from "./call-context";
 export type { CallContext, CallOptions } from "./call-context";
 export { classify, isJsonContentType } from "./classify";
-export type { Classified, RawResponse } from "./classify";
-export type { CommandInput } from "./command";
 export { orderFromList, orderLookupQuery } from "./reconcile";
 export { createRetryBudget } from "./retry-budget";
 export type { RetryBudget, RetryBudgetOptions } from "./retry-budget";
 export { decide } from "./retry-policy";
-export type { AttemptResult, Decision } from "./retry-policy";
-export type { RunnerDeps, RunResult } from "./runner-types";
+export type { AttemptResult } from "./retry-policy";
+export type { RunnerDeps } from "./runner-types";
 export { runCommand } from "./run-command";
 export { sendAttempt } from "./transport";
-export type { AttemptRequest, AttemptTransport, FetchLike, PreparedRequest } from "./transport";
+export type { AttemptRequest, AttemptTransport } from "./transport";

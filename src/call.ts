@@ -47,7 +47,7 @@ function paramsOf(pathParams: readonly string[], args: Record<string, unknown> |
 }
 
 /** Per-call options are checked before the journal sees the command (nothing recorded, nothing sent). */
-export function checkCallOptions(operationId: OperationId, callOptions: CallOptions): void {
+function checkCallOptions(operationId: OperationId, callOptions: CallOptions): void {
   const op = operationTable[operationId];
   if (callOptions.idempotencyKey !== undefined) validateIdempotencyKey(callOptions.idempotencyKey);
   if (callOptions.language !== undefined) validateLanguage(callOptions.language);
