@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync, createWriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startEmulatorServer } from "../emulator/server";
+import { startEmulatorServer } from "../emulator/public";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";

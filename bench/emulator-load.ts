@@ -4,12 +4,12 @@
 // hit of its key's window (C2, C5). Import runEmulatorLoad() from bench/main.ts; run directly for a CLI.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { startEmulatorServer } from "../emulator/server";
+import { startEmulatorServer } from "../emulator/public";
 import { controlClient } from "./lib/emulator-control";
 import { percentile, runPool } from "./lib/stats";
 import { printTable, type Row } from "./lib/table";
 import { writeResult } from "./lib/results";
-import type { CreatedKey } from "../emulator/types";
+import type { CreatedKey } from "../emulator/public";
 import { runWhenDirect } from "./lib/direct";
 
 export interface EmulatorLoadOptions {

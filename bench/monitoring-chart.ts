@@ -8,9 +8,9 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { AggregationTemporality, MeterProvider, MetricReader, type MetricData } from "@opentelemetry/sdk-metrics";
-import { createEmulator } from "../emulator/index";
+import { createEmulator } from "../emulator/public";
 import { METRIC, ATTR, otelTelemetry } from "../otel/index";
-import { VirtualClock } from "../runtime/clock";
+import { VirtualClock } from "../src/index";
 import { createResellerClient } from "../src/index";
 import { createMemoryJournal } from "../stores/memory-journal";
 import { runWhenDirect } from "./lib/direct";

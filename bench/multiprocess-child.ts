@@ -5,7 +5,7 @@
 // `stopAt` aborts what is still queued (the queue was saturated until then). Prints one JSON line
 // with every attempt it made (dispatch time, status, X-RateLimit-Remaining, X-Request-ID), how many
 // commands succeeded, failed, and were still queued at the stop.
-import { createResellerClient } from "../src/client";
+import { createResellerClient } from "../src/index";
 import { createRedisWindowStore } from "../stores/redis-window-store";
 
 interface Config {

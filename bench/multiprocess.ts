@@ -19,7 +19,7 @@
 // Export: runMultiprocessBench() / reportMultiprocessBench(); importing has no side effects.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import { startEmulatorServer, type EmulatorServer } from "../emulator/server";
+import { startEmulatorServer, type EmulatorServer } from "../emulator/public";
 import { startRedis } from "../test/support/redis";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";

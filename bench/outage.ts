@@ -4,8 +4,8 @@
  * we report attempts per command once the retry budget is spent. Target: ≤ 1.1.
  * Exported function only — no side effects on import (bench/main.ts runs it).
  */
-import { createEmulator } from "../emulator/index";
-import { VirtualClock } from "../runtime/clock";
+import { createEmulator } from "../emulator/public";
+import { VirtualClock } from "../src/index";
 import { createResellerClient } from "../src/index";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";

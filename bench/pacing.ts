@@ -10,10 +10,10 @@
 // read from X-RateLimit-Remaining (a 200 with remaining = L − 1 opened one). Every strategy starts
 // on a warmed-up connection (one request on another key first), so none pays for JIT/TCP set-up.
 // Import runPacingBench() from bench/main.ts; run directly (`tsx bench/pacing.ts`) for a CLI.
-import { startEmulatorServer, type EmulatorServer } from "../emulator/server";
-import { systemClock } from "../runtime/clock";
-import { createPacer } from "../pacing";
-import { parseRetryAfter } from "../pacing";
+import { startEmulatorServer, type EmulatorServer } from "../emulator/public";
+import { systemClock } from "../src/index";
+import { createPacer } from "../src/pacing";
+import { parseRetryAfter } from "../src/pacing";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";

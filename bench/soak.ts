@@ -10,10 +10,10 @@
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createResellerClient } from "../src/client";
+import { createResellerClient } from "../src/index";
 import { createSqliteJournal } from "../stores/sqlite-journal";
-import type { FaultKind } from "../emulator/types";
-import { FAULT_KINDS } from "../emulator/faults";
+import type { FaultKind } from "../emulator/public";
+import { FAULT_KINDS } from "../emulator/public";
 import {
   buildPlan,
   checkInvariants,

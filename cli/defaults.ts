@@ -1,4 +1,10 @@
-/** The CLI's defaults, one object per option group; help texts and JSDoc read them from here. */
+/**
+ * The CLI's defaults, one object per option group; help texts and JSDoc read them from here. What
+ * the package already defines (timeouts, the window, the wait) is read from its own defaults, not
+ * typed again.
+ */
+import { DEFAULT_CALL, DEFAULT_PACING, DEFAULT_WAIT } from "../src/index";
+
 export const CLI_DEFAULTS = {
   job: {
     /** Rows in flight at once (each one's HTTP attempts still go through the key's shared pacer). */
@@ -10,13 +16,13 @@ export const CLI_DEFAULTS = {
     /** A domain this journal renewed (or is renewing) within this many ms is not renewed again. */
     renewedWithinMs: 30 * 86_400_000,
     /** Longest wait for one async operation before it is reported as pending. */
-    waitTimeoutMs: 15 * 60_000,
+    waitTimeoutMs: DEFAULT_WAIT.deadlineMs,
   },
   http: {
     /** Per-attempt timeout, ms. */
-    requestTimeoutMs: 30_000,
+    requestTimeoutMs: DEFAULT_CALL.timeoutMs,
     /** The API's fixed rate-limit window (C3); only an emulator started with --window-ms differs. */
-    windowMs: 60_000,
+    windowMs: DEFAULT_PACING.windowMs,
   },
   input: {
     /** Zones the registrar sells; a name in another zone is refused before anything is sent. */

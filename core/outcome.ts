@@ -41,7 +41,7 @@ export interface OperationResource {
   next_check_at?: string | null;
 }
 
-interface OutcomeBase {
+export interface OutcomeBase {
   operationId: OperationId;
   attempts: AttemptInfo[];
   /** The Idempotency-Key every attempt of a write carried (D1); undefined for reads. */

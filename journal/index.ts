@@ -1,6 +1,46 @@
-// The only way into journal/ from outside it (see README.md).
-export * from "./command-state";
-export type * from "./journal";
-export * from "./errors";
-export * from "./lease-keeper";
-export * from "./holders";
+// The only way into journal/ from outside it (see README.md); every export listed by name.
+export {
+  COMMAND_STATES,
+  LOCK_HOLDING_STATES,
+  TERMINAL_STATES,
+  allowedTransitions,
+  assertAttemptMove,
+  assertTransition,
+  canMoveWithAttempt,
+  canTransition,
+  holdsLock,
+  isCommandState,
+  isTerminal,
+} from "./command-state";
+export type {
+  AttemptMove,
+  AttemptRecord,
+  ClaimRequest,
+  CommandPatch,
+  CommandRecord,
+  CommandResources,
+  CommandState,
+  Journal,
+  Lease,
+  ManualCheck,
+  NewCommand,
+  WriteOptions,
+} from "./journal";
+export {
+  DomainLockedError,
+  DuplicateCommandError,
+  InvalidTransitionError,
+  LeaseLostError,
+  SensitiveDataError,
+  UnknownCommandError,
+  isDomainLockedError,
+  isDuplicateCommandError,
+  isInvalidTransitionError,
+  isLeaseLostError,
+  isSensitiveDataError,
+  isUnknownCommandError,
+} from "./errors";
+export { createLeaseKeeper } from "./lease-keeper";
+export type { LeaseKeeper } from "./lease-keeper";
+export { createCommandHolders } from "./holders";
+export type { CallHold, CommandHolders } from "./holders";

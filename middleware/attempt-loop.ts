@@ -1,9 +1,9 @@
 /**
  * The wrap around openapi-fetch's single `fetch` (see README: "The attempt loop is a wrap").
- * Registered last, its onRequest runs the whole command through runner/ (pacing, retries,
+ * Last in the chain, its onRequest runs the whole command through runner/ (pacing, retries,
  * reconciliation), calling `options.fetch` itself, so the other middleware never re-run and the body
- * is never re-serialised (D4). The Outcome goes back on the call context, which openapi-fetch copies
- * onto the Request from the init key CALL_CONTEXT_KEY.
+ * is never re-serialised (D4). The Outcome goes back on the call context (runner/call-context.ts),
+ * which the facade bound to this Request through openapi-fetch's per-request `middleware` option.
  */
 import type { Middleware } from "openapi-fetch";
 import { callContextOf } from "../runner";
@@ -30,22 +30,18 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
       if (body === undefined) body = request.body === null ? null : new Uint8Array(await request.clone().arrayBuffer());
       // Retries (and the reconcile lookup) rebuild the request from its parts; built on demand only.
       let template: AttemptRequest | undefined;
-      // The facade's Request has the frozen bytes (and our signal, or it goes as init): attempt 1.
-      const first = ctx.firstAttempt;
-      const prepared =
-        first && request.signal && !request.bodyUsed
-          ? { request, controller: first, init: ctx.signalViaInit ? first.fetchInit : undefined }
-          : undefined;
+      // The facade's Request carries the frozen bytes and the first attempt's signal: attempt 1 sends it.
+      const controller = ctx.firstAttempt;
+      const first = controller && !request.bodyUsed ? { request, controller } : undefined;
       let result;
       try {
-        result = await runCommand(
-          deps,
+        result = await runCommand(deps, {
           ctx,
-          () => (template ??= templateOf(request, body)),
-          prepared,
-          options.baseUrl,
-          options.fetch,
-        );
+          first,
+          templateOf: () => (template ??= templateOf(request, body)),
+          baseUrl: options.baseUrl,
+          fetch: options.fetch,
+        });
       } catch (error) {
         ctx.settleHold?.(); // a same-key call waiting on this one decides afresh
         throw error;
@@ -53,7 +49,6 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
       const { outcome, raw } = result;
       ctx.outcome = outcome;
       ctx.settleHold?.(outcome); // a same-key call waiting on this one gets this outcome
-
       if (ctx.outcomeOnly) return OUTCOME_READY;
       if (raw?.truncated) throw new ResponseTooLargeError(raw.status, deps.maxResponseBytes); // never a cut body
       if (raw) {

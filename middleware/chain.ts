@@ -6,6 +6,7 @@
  * for the next ones, and a Response ends the chain.
  */
 import type { Middleware } from "openapi-fetch";
+import { carryCallContext } from "../runner";
 
 type OnRequest = NonNullable<Middleware["onRequest"]>;
 
@@ -28,6 +29,7 @@ export function chainMiddleware(...chain: Middleware[]): Middleware {
         if (!(result instanceof Request)) {
           throw new Error("onRequest: must return new Request() or Response() when modifying the request");
         }
+        carryCallContext(request, result); // the call's context follows the Request it belongs to
         arg.request = request = result;
       }
       return request === options.request ? undefined : request;

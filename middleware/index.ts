@@ -1,7 +1,7 @@
-// The only way into middleware/ from outside it (see README.md).
-export * from "./attempt-loop";
-export * from "./chain";
-export * from "./idempotency";
-export * from "./language";
-export * from "./local-validation";
-export * from "./request-id";
+// The only way into middleware/ from outside it (see README.md); every export listed by name.
+export { createAttemptLoopMiddleware } from "./attempt-loop";
+export { chainMiddleware } from "./chain";
+export { createIdempotencyMiddleware } from "./idempotency";
+export { createLanguageMiddleware, validateLanguage } from "./language";
+export { createLocalValidationMiddleware } from "./local-validation";
+export { createRequestIdMiddleware, randomRequestId } from "./request-id";

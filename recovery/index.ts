@@ -1,5 +1,16 @@
-// The only way into recovery/ from outside it (see README.md).
-export * from "./lookups";
-export * from "./plan";
-export * from "./recover";
-export type * from "./types";
+// The only way into recovery/ from outside it (see README.md); every export listed by name.
+export { listDomainOperations, lookupOrderByExternalId } from "./lookups";
+export type { OrderLookup } from "./lookups";
+export {
+  RECOVERABLE_STATES,
+  operationOf,
+  pathParamsOf,
+  pauseAfterJournalled429,
+  planRecovery,
+  possiblySent,
+  requestIdsOf,
+  withinReplayTtl,
+} from "./plan";
+export type { PlanOptions, RecoveryPlan } from "./plan";
+export { recoverCommands } from "./recover";
+export type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryTransition } from "./types";

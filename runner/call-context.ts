@@ -1,15 +1,14 @@
 /**
- * The per-call context every middleware of one call shares. The facade passes it through
- * openapi-fetch's init (`resellerCall`, which openapi-fetch copies onto the Request); a call made
- * directly through `client.http` gets one derived from the method and the schema path.
+ * The per-call context every middleware of one call shares. The facade hands it to openapi-fetch's
+ * documented per-request `middleware` option (src/call.ts), which binds it to the Request that
+ * openapi-fetch shows its middleware; a call made directly through `client.http` gets one derived
+ * from the method and the schema path. Kept in a WeakMap keyed by the Request: nothing is written
+ * onto openapi-fetch's objects.
  */
 import { operationTable, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "../journal";
 import type { PacingPriority } from "../pacing";
 import type { Outcome } from "../core";
-import type { AttemptController } from "./attempt-signal";
-
-export const CALL_CONTEXT_KEY = "resellerCall";
 
 /** Options of one call, the second argument of every facade method. */
 export interface CallOptions {
@@ -56,12 +55,10 @@ export interface CallContext extends CallOptions {
   /** Set by the facade, which reads `outcome` only: the attempt loop skips rebuilding the Response. */
   outcomeOnly?: boolean;
   /**
-   * Set by the facade: the controller whose signal openapi-fetch's Request carries, so the first
-   * attempt can send that Request as is (no second Request on the common path).
+   * Set by the facade: the AbortController whose signal openapi-fetch's Request carries (given as the
+   * documented `signal` init option), so the first attempt can send that Request as is.
    */
-  firstAttempt?: AttemptController;
-  /** Set by the facade when the first attempt's signal goes to fetch as `init.signal`, not on the Request. */
-  signalViaInit?: boolean;
+  firstAttempt?: AbortController;
   /** Set by the facade for recover()'s calls: their attempts wait in the pacer's recovery lane. */
   priority?: PacingPriority;
   /**
@@ -79,14 +76,26 @@ function operationFor(method: string, schemaPath: string): OperationMeta | undef
   return byRoute.get(`${method.toUpperCase()} ${schemaPath}`);
 }
 
-/** The call's context; created (and attached) on first use for a direct client.http call. */
+const contexts = new WeakMap<Request, CallContext>();
+
+/** Binds a call's context to the Request openapi-fetch's middleware see (src/call.ts, middleware/chain.ts). */
+export function bindCallContext(request: Request, ctx: CallContext): void {
+  contexts.set(request, ctx);
+}
+
+/** A middleware step replaced the Request: the call's context follows it. */
+export function carryCallContext(from: Request, to: Request): void {
+  const ctx = contexts.get(from);
+  if (ctx) contexts.set(to, ctx);
+}
+
+/** The call's context; created (and bound) on first use for a direct client.http call. */
 export function callContextOf(request: Request, schemaPath: string): CallContext | undefined {
-  const holder = request as unknown as Record<string, CallContext | undefined>;
-  const existing = holder[CALL_CONTEXT_KEY];
+  const existing = contexts.get(request);
   if (existing) return existing;
   const op = operationFor(request.method, schemaPath);
   if (!op) return undefined;
   const ctx: CallContext = { op };
-  holder[CALL_CONTEXT_KEY] = ctx;
+  contexts.set(request, ctx);
   return ctx;
 }

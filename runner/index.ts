@@ -1,15 +1,13 @@
-// The only way into runner/ from outside it (see README.md).
-export * from "./attempt-signal";
-export * from "./call-context";
-export * from "./classify";
-export * from "./command-runner";
-export * from "./deadline";
-export * from "./fast-path";
-export * from "./finalize";
-export * from "./paced-attempt";
-export * from "./reconcile";
-export * from "./retry-budget";
-export * from "./retry-policy";
-export type * from "./runner-types";
-export * from "./run-command";
-export * from "./transport";
+// The only way into runner/ from outside it (see README.md); every export listed by name.
+export { bindCallContext, callContextOf, carryCallContext } from "./call-context";
+export type { CallContext, CallOptions } from "./call-context";
+export { classify, isJsonContentType } from "./classify";
+export { orderFromList, orderLookupQuery } from "./reconcile";
+export { createRetryBudget } from "./retry-budget";
+export type { RetryBudget, RetryBudgetOptions } from "./retry-budget";
+export { decide } from "./retry-policy";
+export type { AttemptResult } from "./retry-policy";
+export type { RunnerDeps } from "./runner-types";
+export { runCommand } from "./run-command";
+export { sendAttempt } from "./transport";
+export type { AttemptRequest, AttemptTransport } from "./transport";

@@ -4,54 +4,24 @@
  * again). Not found: resend with the SAME key and bytes (G4), within the retry bounds. The lookup
  * itself failed: the command stays `unknown` and must not be created again.
  */
-import { classify, type RawResponse } from "./classify";
-import type { CallContext } from "./call-context";
-import type { CommandState } from "../journal";
-import type { AttemptInfo, Outcome } from "../core";
-import type { FinalizeInput } from "./finalize";
+import { classify } from "./classify";
+import type { Outcome } from "../core";
+import type { Command } from "./command";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import { isDeadlineExceededError } from "../core";
-import type { PacedAttemptResult } from "./paced-attempt";
-import type { RunnerDeps, RunResult } from "./runner-types";
-import type { AttemptRequest, PreparedRequest } from "./transport";
+import type { RunResult } from "./runner-types";
 
-/** What reconciliation reads and drives of the attempt loop that called it (command-runner.ts). */
-export interface ReconcileLoop {
-  readonly attempts: readonly AttemptInfo[];
-  /** Attempts that count toward maxAttempts so far. */
-  readonly counted: number;
-  /** The last HTTP response; a found order replaces it. */
-  lastRaw: RawResponse | undefined;
-  /** Charges a resend's retry-budget cost to the command. */
-  spend: (cost: number) => void;
-  move: (to: CommandState) => Promise<void>;
-  finish: (input: Omit<FinalizeInput, "ctx" | "attempts" | "rateLimit"> & { note?: string }) => Promise<RunResult>;
-  paced: (
-    req: AttemptRequest | PreparedRequest,
-    attemptNo: number,
-    pathTemplate?: string,
-  ) => Promise<PacedAttemptResult>;
-  aborted: (reason: unknown) => Promise<RunResult>;
-  atDeadline: (
-    retryAt: number | null,
-    waitingFor: "pause" | "window" | "queue" | "backoff" | "attempt",
-  ) => Promise<RunResult>;
-}
-
-/** I4/F5: look the order up by external_id; undefined means "resend now with the same key and bytes". */
-export async function reconcileStep(
-  deps: RunnerDeps,
-  ctx: CallContext,
-  baseUrl: string,
-  templateOf: () => AttemptRequest,
-  loop: ReconcileLoop,
-): Promise<RunResult | undefined> {
-  const { op, signal } = ctx;
+/**
+ * I4/F5: look the order up by external_id; undefined means "resend now with the same key and bytes".
+ * Drives the command through its own methods (finish, move, attempt, aborted, atDeadline).
+ */
+export async function reconcileStep(command: Command): Promise<RunResult | undefined> {
+  const { deps, ctx, attempts, signal } = command;
+  const { op } = ctx;
   const { events, redactor } = deps;
-  const { attempts, move, finish, paced, aborted, atDeadline } = loop;
   const externalId = externalIdOf(ctx.body);
   // The last response as classified (none when the last attempt got no HTTP answer).
-  const lastRaw = loop.lastRaw;
+  const lastRaw = command.lastRaw;
   const lastClassified = attempts.at(-1)?.status !== undefined && lastRaw ? classify(op, lastRaw, redactor) : undefined;
   const unknownOf = (why: string) => {
     const tail = attempts.at(-1);
@@ -65,27 +35,27 @@ export async function reconcileStep(
             : "server_error";
     return { reason, reconciliation: why } as const;
   };
-  await move("unknown");
+  await command.move("unknown");
   if (!externalId)
-    return finish({
+    return command.finish({
       last: lastClassified,
       unknown: unknownOf("no external_id in the body: cannot look the order up"),
     });
-  await move("reconciling");
-  const req = lookupRequest(baseUrl, templateOf().headers, externalId);
+  await command.move("reconciling");
+  const req = lookupRequest(command.baseUrl, command.templateOf().headers, externalId);
   let found;
   for (let i = 0; ; i++) {
     try {
-      found = await lookupOrder((r) => paced(r, i, "/orders"), req, externalId, redactor);
+      found = await lookupOrder((r) => command.attempt(r, i, "/orders"), req, externalId, redactor);
     } catch (error) {
-      if (signal?.aborted) return aborted(signal.reason);
-      if (isDeadlineExceededError(error)) return atDeadline(error.retryAt, error.waitingFor);
+      if (signal?.aborted) return command.aborted(signal.reason);
+      if (isDeadlineExceededError(error)) return command.atDeadline(error.retryAt, error.waitingFor);
       throw error;
     }
     // C12: a 429 on the lookup waits out the key's pause like any other request.
     if (!(found.result === "lookup_failed" && found.status === 429 && i < deps.retry.maxRateLimitRetries)) break;
   }
-  if (signal?.aborted) return aborted(signal.reason);
+  if (signal?.aborted) return command.aborted(signal.reason);
   events.emit({
     type: "reconcile",
     operationId: op.operationId,
@@ -95,30 +65,34 @@ export async function reconcileStep(
   });
   if (found.result === "found") {
     const body = new TextEncoder().encode(JSON.stringify({ data: found.order }));
-    loop.lastRaw = { status: found.status, headers: new Headers({ "content-type": "application/json" }), bytes: body };
-    const r = await finish({
+    command.lastRaw = {
+      status: found.status,
+      headers: new Headers({ "content-type": "application/json" }),
+      bytes: body,
+    };
+    const r = await command.finish({
       last: { kind: "success", status: found.status, data: { data: found.order }, replayed: false },
       note: `found by external_id ${externalId} after an unknown outcome; not created again`,
     });
     return { ...r, outcome: { ...r.outcome, reconciled: true } as Outcome };
   }
   if (found.result === "lookup_failed") {
-    await move("unknown");
-    return finish({
+    await command.move("unknown");
+    return command.finish({
       last: lastClassified,
       unknown: unknownOf(`order lookup by external_id failed (${found.why}); do not create it again`),
     });
   }
   // Nothing was created: a resend with the SAME key and bytes is safe (G4), within the bounds.
-  const cost = loop.counted < deps.retry.maxAttempts ? deps.budget.tryAcquire("error") : false;
+  const cost = command.counted < deps.retry.maxAttempts ? deps.budget.tryAcquire("error") : false;
   if (cost === false) {
-    await move("unknown");
-    return finish({
+    await command.move("unknown");
+    return command.finish({
       last: lastClassified,
       unknown: unknownOf("no order with this external_id yet; retry bound reached — resend later with the same key"),
     });
   }
-  loop.spend(cost);
-  await move("sending");
+  command.spent += cost;
+  await command.move("sending");
   return undefined;
 }

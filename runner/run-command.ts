@@ -1,37 +1,23 @@
 /**
  * Entry of the attempt engine: one command, observed or not. With no `telemetry` option and nobody
- * listening to events, the attempt loop runs bare (the overhead bench's path); otherwise it runs inside
- * a telemetry command scope and ends with one `outcome` event (I7).
+ * listening to events, the attempt loop runs bare; otherwise it runs inside
+ * a telemetry command scope and ends with one `outcome` event (I7). Either way one Command
+ * (command.ts) carries the command through the loop.
  */
 import type { CommandEndInfo, Outcome } from "../core";
-import type { CallContext } from "./call-context";
-import { runAttempts } from "./fast-path";
+import { runAttemptLoop } from "./attempt-loop";
+import { Command, type CommandInput } from "./command";
 import type { RunnerDeps, RunResult } from "./runner-types";
-import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 
-export function runCommand(
-  deps: RunnerDeps,
-  ctx: CallContext,
-  templateOf: () => AttemptRequest,
-  prepared: PreparedRequest | undefined,
-  baseUrl: string,
-  fetchFn: FetchLike,
-): Promise<RunResult> {
-  // Nobody listens: no wrapper, no end-of-command summary (the overhead bench's path).
-  if (!deps.telemetry && !deps.events.enabled)
-    return runAttempts(deps, ctx, templateOf, prepared, baseUrl, fetchFn, undefined);
-  return runObserved(deps, ctx, templateOf, prepared, baseUrl, fetchFn);
+export function runCommand(deps: RunnerDeps, input: CommandInput): Promise<RunResult> {
+  // Nobody listens: no wrapper, no end-of-command summary.
+  if (!deps.telemetry && !deps.events.enabled) return runAttemptLoop(new Command(deps, input, undefined));
+  return runObserved(deps, input);
 }
 
-/** runAttempts plus the command's telemetry span and the one `outcome` event per command (I7). */
-async function runObserved(
-  deps: RunnerDeps,
-  ctx: CallContext,
-  templateOf: () => AttemptRequest,
-  prepared: PreparedRequest | undefined,
-  baseUrl: string,
-  fetchFn: FetchLike,
-): Promise<RunResult> {
+/** The attempt loop plus the command's telemetry span and the one `outcome` event per command (I7). */
+async function runObserved(deps: RunnerDeps, input: CommandInput): Promise<RunResult> {
+  const { ctx } = input;
   const { op } = ctx;
   const telemetry = deps.telemetry?.startCommand({
     operationId: op.operationId,
@@ -42,7 +28,7 @@ async function runObserved(
   });
   let result: RunResult;
   try {
-    result = await runAttempts(deps, ctx, templateOf, prepared, baseUrl, fetchFn, telemetry);
+    result = await runAttemptLoop(new Command(deps, input, telemetry));
   } catch (error) {
     const e = error instanceof Error ? error : new Error(String(error));
     telemetry?.end({ requestIds: [], thrown: { name: e.name, message: deps.redactor.text(e.message) } });

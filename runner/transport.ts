@@ -10,13 +10,9 @@ import { systemClock, type Clock } from "../runtime/clock";
 import { NetworkError, TimeoutError } from "../core";
 import type { RawResponse } from "./classify";
 import type { Redactor } from "../core";
-import { AttemptController } from "./attempt-signal";
 
-/**
- * The fetch an attempt goes through. `init.signal` is given only with a first attempt whose Request
- * was built without the attempt's signal (src/client.ts: a fetch that takes `init` gets it there).
- */
-export type FetchLike = (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
+/** The fetch an attempt goes through: one Request, which carries the attempt's abort signal. */
+export type FetchLike = (input: Request) => Promise<Response>;
 
 export type AttemptTransport =
   | { ok: true; raw: RawResponse }
@@ -34,15 +30,13 @@ export interface AttemptRequest {
 }
 
 /**
- * A Request built once by openapi-fetch, reused for the FIRST attempt so the common path builds no
- * second Request. Its body bytes are the frozen ones (D4). It carries `controller.requestSignal`,
- * unless `init` is set: then the signal goes to fetch as `init.signal` instead, so undici hooks it up
- * once (on fetch's own copy of the Request) rather than on both Requests.
+ * The Request openapi-fetch built, sent as the FIRST attempt. Its body bytes are the frozen ones
+ * (D4) and it carries `controller.signal` (given to openapi-fetch as the documented `signal` init).
  */
 export interface PreparedRequest {
   request: Request;
-  controller: AttemptController;
-  init?: { signal: AbortSignal };
+  /** Aborts the Request's signal when the attempt times out or the caller aborts. */
+  controller: AbortController;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -88,15 +82,30 @@ interface SendOptions {
   maxResponseBytes: number;
 }
 
+/** What settles an attempt whose own code threw: the cause, named (E4: the outcome is unknown). */
+function internalFailure(error: unknown, redactor: Redactor, step: string): AttemptTransport {
+  let text = "an exception";
+  try {
+    text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  } catch {
+    // a value that cannot even be printed: the step is still named
+  }
+  return {
+    ok: false,
+    error: "network",
+    cause: new NetworkError(redactor.text(`Transport failure while ${step}: ${text}`), "transport_failure"),
+  };
+}
+
 /**
- * One attempt in flight. A class (not closures) so the hot path allocates one object and one
- * promise per attempt: the response, the body read, the timer and the caller's abort all settle the
- * same promise, whichever comes first, and everything after that is ignored.
+ * One attempt in flight. The response, the body read, the timer and the caller's abort all settle
+ * the same promise, whichever comes first, and everything after that is ignored. Every step that can
+ * throw (a foreign fetch, Response, stream, signal, Clock or timer) is caught and settles the attempt:
+ * no throw inside the completion path leaves a call pending (E4).
  */
 class Attempt {
   settled = false;
-  /** performance.now() by which the attempt times out (real clock). */
-  deadline = Number.POSITIVE_INFINITY;
+  /** A plain timer (setTimeout/clearTimeout only: every runtime has them; workerd's returns a number). */
   private timer: ReturnType<typeof setTimeout> | undefined;
   private clockTimer: AbortController | undefined;
   private onCallerAbort: (() => void) | undefined;
@@ -104,41 +113,27 @@ class Attempt {
 
   constructor(
     private readonly opts: SendOptions,
-    private readonly ac: AttemptController,
+    private readonly ac: AbortController,
     private readonly resolve: (t: AttemptTransport) => void,
   ) {}
 
   start(fetchFn: FetchLike, req: AttemptRequest | PreparedRequest): void {
-    const { clock, timeoutMs, signal } = this.opts;
-    if (signal) {
-      this.onCallerAbort = () =>
-        this.end(signal.reason ?? ATTEMPT_OVER, { ok: false, error: "aborted", reason: signal.reason });
-      signal.addEventListener("abort", this.onCallerAbort, { once: true });
-    }
-    if (Number.isFinite(timeoutMs) && timeoutMs > 0) {
-      // Real clock: a slot in the shared deadline queue below (its own setTimeout only when it
-      // would fire before the queue's); any other Clock (VirtualClock in tests) sleeps on itself.
-      if (clock === systemClock) {
-        this.deadline = performance.now() + timeoutMs;
-        if (!deadlines.add(this)) this.timer = setTimeout(fireTimeout, timeoutMs, this);
-      } else {
-        this.clockTimer = new AbortController();
-        clock.sleep(timeoutMs, this.clockTimer.signal).then(
-          () => fireTimeout(this),
-          () => undefined,
-        );
-      }
+    try {
+      this.arm();
+    } catch (error) {
+      this.settle(internalFailure(error, this.opts.redactor, "arming the attempt's timeout and abort"));
+      return;
     }
     let sent: Promise<Response>;
     try {
       if ("controller" in req) {
-        sent = Promise.resolve(fetchFn(req.request, req.init)); // the same promise when it already is one
+        sent = Promise.resolve(fetchFn(req.request)); // the same promise when it already is one
       } else {
         const request = new Request(req.url, {
           method: req.method,
           headers: req.headers,
           body: req.body ? (req.body.slice() as BodyInit) : undefined,
-          signal: this.ac.requestSignal,
+          signal: this.ac.signal,
           redirect: "manual",
         });
         sent = Promise.resolve(fetchFn(request));
@@ -152,6 +147,27 @@ class Attempt {
       (response) => this.received(response),
       (error: unknown) => this.failed(error),
     );
+  }
+
+  /** The per-attempt timeout (on the injected Clock unless it is the real one) and the caller's abort. */
+  private arm(): void {
+    const { clock, timeoutMs, signal } = this.opts;
+    if (signal) {
+      this.onCallerAbort = () =>
+        this.end(signal.reason ?? ATTEMPT_OVER, { ok: false, error: "aborted", reason: signal.reason });
+      signal.addEventListener("abort", this.onCallerAbort, { once: true });
+    }
+    if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) return;
+    if (clock === systemClock) {
+      this.timer = setTimeout(fireTimeout, timeoutMs, this);
+    } else {
+      // Any other Clock (VirtualClock in tests) sleeps on itself.
+      this.clockTimer = new AbortController();
+      clock.sleep(timeoutMs, this.clockTimer.signal).then(
+        () => fireTimeout(this),
+        () => undefined,
+      );
+    }
   }
 
   timedOut(): void {
@@ -174,12 +190,18 @@ class Attempt {
       return;
     }
     // E4: the whole body is read inside the deadline; a reset mid-body is a transport failure.
-    const read =
-      body === null || body === undefined
-        ? Promise.resolve({ bytes: new Uint8Array(0), truncated: false })
-        : typeof body.getReader === "function"
-          ? this.readBounded(body)
-          : this.readWhole(response);
+    let read: Promise<{ bytes: Uint8Array; truncated: boolean }>;
+    try {
+      read =
+        body === null || body === undefined
+          ? Promise.resolve({ bytes: new Uint8Array(0), truncated: false })
+          : typeof body.getReader === "function"
+            ? this.readBounded(body)
+            : this.readWhole(response);
+    } catch (error) {
+      this.failed(error);
+      return;
+    }
     read.then(
       ({ bytes, truncated }) =>
         this.finish({ ok: true, raw: truncated ? { status, headers, bytes, truncated } : { status, headers, bytes } }),
@@ -220,43 +242,72 @@ class Attempt {
 
   private failed(error: unknown): void {
     if (this.settled) return;
-    const signal = this.opts.signal;
-    if (signal?.aborted) {
-      this.finish({ ok: false, error: "aborted", reason: signal.reason });
-      return;
-    }
-    // `fetch` may reject with anything (a string, null, an object whose getters throw): never rethrow.
-    let message = "fetch failed";
-    let code: string | undefined;
+    let result: AttemptTransport;
     try {
-      if (error instanceof Error && typeof error.message === "string") message = error.message;
-      code = errorCode(error);
-    } catch {
-      code = undefined;
+      const signal = this.opts.signal;
+      if (signal?.aborted) {
+        result = { ok: false, error: "aborted", reason: signal.reason };
+      } else {
+        // `fetch` may reject with anything (a string, null, an object whose getters throw): never rethrow.
+        let message = "fetch failed";
+        let code: string | undefined;
+        try {
+          if (error instanceof Error && typeof error.message === "string") message = error.message;
+          code = errorCode(error);
+        } catch {
+          code = undefined;
+        }
+        const cause = new NetworkError(this.opts.redactor.text(`Network failure: ${message}`), code);
+        result = { ok: false, error: "network", cause };
+      }
+    } catch (thrown) {
+      result = internalFailure(thrown, this.opts.redactor, "reading the failure");
     }
-    this.finish({
-      ok: false,
-      error: "network",
-      cause: new NetworkError(this.opts.redactor.text(`Network failure: ${message}`), code),
-    });
+    this.finish(result);
   }
 
   /** Timeout or caller abort: settle, then abort the request's signal (closes a real socket). */
   private end(reason: unknown, result: AttemptTransport): void {
     if (this.settled) return;
     this.finish(result);
-    this.ac.abort(reason);
+    try {
+      this.ac.abort(reason);
+    } catch {
+      // an abort listener of a foreign fetch threw: the attempt is settled either way
+    }
     // A body that keeps streaming after the attempt is over is dropped, not read on.
     cancelQuietly(this.reader, reason);
   }
 
+  /**
+   * Settles the attempt once. The clean-up runs first; if any of it throws, the attempt settles
+   * with that cause instead (an `unknown` outcome, E4) — never a promise left pending.
+   */
   private finish(result: AttemptTransport): void {
     if (this.settled) return;
     this.settled = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    else if (this.deadline !== Number.POSITIVE_INFINITY) deadlines.settled();
-    if (this.clockTimer) this.clockTimer.abort(ATTEMPT_OVER);
-    if (this.onCallerAbort) this.opts.signal?.removeEventListener("abort", this.onCallerAbort);
+    let settledWith = result;
+    try {
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      if (this.clockTimer) this.clockTimer.abort(ATTEMPT_OVER);
+      if (this.onCallerAbort) this.opts.signal?.removeEventListener("abort", this.onCallerAbort);
+    } catch (error) {
+      settledWith = internalFailure(error, this.opts.redactor, "completing the attempt");
+    }
+    this.resolve(settledWith);
+  }
+
+  /** Settles without clean-up: for a failure before anything was armed completely. */
+  private settle(result: AttemptTransport): void {
+    if (this.settled) return;
+    this.settled = true;
+    try {
+      if (this.timer !== undefined) clearTimeout(this.timer);
+      if (this.clockTimer) this.clockTimer.abort(ATTEMPT_OVER);
+      if (this.onCallerAbort) this.opts.signal?.removeEventListener("abort", this.onCallerAbort);
+    } catch {
+      // the first failure is the one reported
+    }
     this.resolve(result);
   }
 }
@@ -265,77 +316,6 @@ function fireTimeout(attempt: Attempt): void {
   attempt.timedOut();
 }
 
-/**
- * Real-clock deadlines of in-flight attempts, in start order, behind ONE Node timer: with one
- * timeoutMs per client, deadlines arrive in order, so an attempt costs a push instead of a timer
- * set + clear. The timer is ref'd only while an attempt is in flight (a hung fetch still keeps the
- * process alive until its timeout, as a per-attempt timer would; an idle client holds nothing).
- */
-class DeadlineQueue {
-  private queue: Attempt[] = [];
-  private head = 0;
-  private live = 0;
-  private timer: ReturnType<typeof setTimeout> | undefined;
-  private timerAt = Number.POSITIVE_INFINITY;
-
-  /** False when `a` would time out before the queue's timer or last attempt: it gets its own timer. */
-  add(a: Attempt): boolean {
-    this.prune();
-    const n = this.queue.length;
-    if (n > this.head && a.deadline < this.queue[n - 1].deadline) return false;
-    if (this.timer !== undefined && a.deadline < this.timerAt) return false;
-    this.queue.push(a);
-    this.live += 1;
-    if (this.timer === undefined) this.arm(a.deadline);
-    else if (this.live === 1) this.timer.ref();
-    return true;
-  }
-
-  settled(): void {
-    this.live -= 1;
-    if (this.live === 0 && this.timer !== undefined) this.timer.unref();
-  }
-
-  private prune(): void {
-    const q = this.queue;
-    while (this.head < q.length && q[this.head].settled) this.head += 1;
-    if (this.head === q.length) {
-      q.length = 0;
-      this.head = 0;
-    } else if (q.length - this.head > 1024 && this.live * 2 < q.length - this.head) {
-      this.queue = q.slice(this.head).filter((a) => !a.settled);
-      this.head = 0;
-    }
-  }
-
-  private arm(at: number): void {
-    this.timerAt = at;
-    this.timer = setTimeout(fireDeadlines, Math.max(1, Math.ceil(at - performance.now())), this);
-    if (this.live === 0) this.timer.unref();
-  }
-
-  fire(): void {
-    this.timer = undefined;
-    const now = performance.now();
-    const q = this.queue;
-    while (this.head < q.length) {
-      const a = q[this.head];
-      if (!a.settled && a.deadline > now) break;
-      this.head += 1;
-      if (!a.settled) a.timedOut(); // settles it: live -= 1
-    }
-    this.prune();
-    if (this.head < this.queue.length) this.arm(this.queue[this.head].deadline);
-    else this.timerAt = Number.POSITIVE_INFINITY;
-  }
-}
-
-function fireDeadlines(queue: DeadlineQueue): void {
-  queue.fire();
-}
-
-const deadlines = new DeadlineQueue();
-
 export function sendAttempt(
   fetchFn: FetchLike,
   req: AttemptRequest | PreparedRequest,
@@ -343,6 +323,15 @@ export function sendAttempt(
 ): Promise<AttemptTransport> {
   const { signal } = opts;
   if (signal?.aborted) return Promise.resolve({ ok: false, error: "aborted", reason: signal.reason as unknown });
-  const ac = "controller" in req ? req.controller : new AttemptController();
-  return new Promise<AttemptTransport>((resolve) => new Attempt(opts, ac, resolve).start(fetchFn, req));
+  return new Promise<AttemptTransport>((resolve) => {
+    let attempt: Attempt | undefined;
+    try {
+      const ac = "controller" in req ? req.controller : new AbortController();
+      attempt = new Attempt(opts, ac, resolve);
+      attempt.start(fetchFn, req);
+    } catch (error) {
+      // Nothing in start() should throw; if it does, the attempt still settles with the cause.
+      if (!attempt?.settled) resolve(internalFailure(error, opts.redactor, "starting the attempt"));
+    }
+  });
 }

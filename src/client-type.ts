@@ -12,14 +12,14 @@ import type { RecoverOptions, RecoverSummary } from "../recovery";
 import type { PagedCall } from "./paged-call";
 import type { WaitOptions, WaitResult } from "./operations-wait";
 
-type Meta = typeof operationTable;
-type ItemOf<K extends OperationId> = OperationData[K] extends { data: readonly (infer I)[] } ? I : unknown;
+/** The item type of a list operation's pages (`unknown` for an operation that is not a list). */
+export type PageItem<K extends OperationId> = OperationData[K] extends { data: readonly (infer I)[] } ? I : unknown;
 
 /** What each facade method returns: a PagedCall for list operations, else a Promise of the Outcome. */
 export type ResultMap = {
-  [K in OperationId]: Meta[K]["pagination"] extends null
+  [K in OperationId]: (typeof operationTable)[K]["pagination"] extends null
     ? Promise<Outcome<OperationData[K]>>
-    : PagedCall<ItemOf<K>, OperationData[K]>;
+    : PagedCall<PageItem<K>, OperationData[K]>;
 };
 
 /**
@@ -34,7 +34,7 @@ export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "opera
      */
     wait(operationUuid: string, options?: WaitOptions): Promise<WaitResult>;
   };
-  /** The underlying openapi-fetch client, with the same middleware registered. */
+  /** An openapi-fetch client with the same middleware registered, for direct calls by path. */
   http: Client<paths>;
   /** This client's pacer: the queue shared by every request of its key (C12, I1: never throttled). */
   pacer: Pacer;

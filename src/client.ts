@@ -8,32 +8,25 @@ import createClient, { createQuerySerializer } from "openapi-fetch";
 import type { paths } from "../generated/schema";
 import { createFacade } from "../generated/client";
 import { operationTable, type OperationId } from "../generated/operations";
-import { systemClock, type Clock } from "../runtime/clock";
+import type { Clock } from "../runtime/clock";
 import { chainMiddleware, createAttemptLoopMiddleware } from "../middleware";
-import { AttemptController } from "../runner";
-import { CALL_CONTEXT_KEY, type CallContext, type CallOptions } from "../runner";
-import {
-  DEFAULT_PACING,
-  DEFAULT_RETRY,
-  DEFAULT_CALL,
-  InvalidArgumentError,
-  InvalidOptionsError,
-  ResellerClientError,
-} from "../core";
+import type { CallOptions } from "../runner";
+import { InvalidOptionsError } from "../core";
 import { createEventSink, guardTelemetry } from "../core";
 import { bindTelemetry, eventHandlerOf } from "./observers";
 import { createIdempotencyMiddleware } from "../middleware";
 import { createLanguageMiddleware, validateLanguage } from "../middleware";
 import { createLocalValidationMiddleware } from "../middleware";
-import type { Outcome } from "../core";
 import { createPacer } from "../pacing";
 import { createMemoryWindowStore } from "../pacing";
-import type { PacingPriority, WindowStore } from "../pacing";
+import type { WindowStore } from "../pacing";
 import { createRedactor } from "../core";
 import { createRequestIdMiddleware, randomRequestId } from "../middleware";
 import { createRetryBudget } from "../runner";
-import { checkBaseUrl, parseToken, validateIdempotencyKey } from "../core";
-import { checkOptions, isDeadline, type ResellerClientOptions } from "./options";
+import { checkBaseUrl, parseToken } from "../core";
+import { checkOptions, type ResellerClientOptions } from "./options";
+import { resolveOptions } from "./resolved-options";
+import { createCall } from "./call";
 import { createPagedCall } from "./paged-call";
 import type { ResellerClient, ResultMap } from "./client-type";
 import type { WaitOptions, WaitResult } from "./operations-wait";
@@ -59,33 +52,6 @@ function processWindowStore(clock: Clock): WindowStore {
   let store = processStores.get(clock);
   if (!store) processStores.set(clock, (store = createMemoryWindowStore()));
   return store;
-}
-
-/** Shared by every call without path or query parameters (openapi-fetch only reads it). */
-const NO_PARAMS = Object.freeze({});
-
-/**
- * openapi-fetch's params: `path` only when the operation has path parameters (an empty object
- * still runs its path serializer), `query` only when given.
- */
-function paramsOf(pathParams: readonly string[], args: Record<string, unknown> | undefined): object {
-  const query = args?.query;
-  if (pathParams.length === 0) return query === undefined ? NO_PARAMS : { query };
-  const path: Record<string, unknown> = {};
-  for (const name of pathParams) path[name] = args?.[name];
-  return query === undefined ? { path } : { path, query };
-}
-
-/**
- * Whether `fetch` takes the attempt's abort signal as its second argument: the global fetch does, and
- * so does any fetch declared with two parameters. Then the first attempt's signal goes there instead
- * of onto openapi-fetch's Request: undici hooks a signal up on every Request that has one (an abort
- * listener, a WeakRef and a finalizer each), and fetch copies the Request and hooks up the copy's
- * signal again — measured as the largest share of the client's per-call overhead. A one-parameter
- * fetch gets the signal on the Request, as before, so a timed-out attempt still aborts what it started.
- */
-function takesSignalAsInit(fetch: ResellerClientOptions["fetch"]): boolean {
-  return fetch === undefined || fetch === globalThis.fetch || fetch.length >= 2;
 }
 
 /**
@@ -118,8 +84,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const credential = parseToken(options.token);
   checkBaseUrl(options.baseUrl, options.allowInsecureHttp ?? false);
   if (options.language !== undefined) validateLanguage(options.language);
-  const clock: Clock = options.clock ?? systemClock;
-  const random = options.random ?? Math.random;
+  const resolved = resolveOptions(options);
+  const { clock, random } = resolved;
   const redactor = createRedactor([options.token, credential.secret]);
   let telemetry = options.telemetry ? guardTelemetry(options.telemetry) : undefined;
   const telemetryEvents = telemetry?.onEvent;
@@ -133,154 +99,75 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const pacer =
     options.pacer ??
     createPacer({
-      store: options.pacing?.store ?? processWindowStore(clock),
-      windowMs: options.pacing?.windowMs,
-      initialLimit: options.pacing?.initialLimit,
-      maxConcurrency: options.pacing?.maxConcurrency,
+      store: resolved.pacing.store ?? processWindowStore(clock),
+      windowMs: resolved.pacing.windowMs,
+      initialLimit: resolved.pacing.initialLimit,
+      maxConcurrency: resolved.pacing.maxConcurrency,
       clock,
       random,
       onEvent: events.enabled ? (event) => events.emit({ type: "pacing", event }) : undefined,
     });
-  const budget = createRetryBudget(options.retry?.budget);
+  const budget = createRetryBudget(resolved.retry.budget);
   if (telemetry)
     telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
-  const signalViaInit = takesSignalAsInit(options.fetch);
-  // The global fetch only builds a Request from `init`, which follows the lightweight signal; a custom
-  // fetch may do anything with `init.signal`, so it gets a genuine AbortSignal.
-  const realSignal = signalViaInit && options.fetch !== undefined && options.fetch !== globalThis.fetch;
   const fleet =
-    options.fleet && options.journal ? createFleet(options.fleet, options.journal, clock, events, random) : undefined;
+    resolved.fleet && options.journal ? createFleet(resolved.fleet, options.journal, clock, events, random) : undefined;
   // Which journalled commands this client's calls, waits and recovery work on right now (journal/holders.ts).
   const holders = options.journal ? createCommandHolders() : undefined;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_CALL.timeoutMs;
-  const deadlineMs = options.deadlineMs ?? DEFAULT_CALL.deadlineMs;
-  const http = createClient<paths>({
+  const openapiOptions = {
     baseUrl: options.baseUrl,
     fetch: options.fetch as typeof globalThis.fetch | undefined,
     headers: { Authorization: `Bearer ${options.token}`, Accept: "application/json" },
     bodySerializer: bodySerializer as never,
     // Without one, openapi-fetch builds its default query serializer again on every call.
     querySerializer: createQuerySerializer(),
-  });
-  // One registration: openapi-fetch's per-middleware cost is paid once per call (middleware/chain.ts).
-  http.use(
-    chainMiddleware(
-      createLocalValidationMiddleware({
-        environment: credential.environment,
-        allowLiveOnlyWithTestKey: options.allowLiveOnlyWithTestKey,
-      }),
-      createIdempotencyMiddleware({
-        environment: credential.environment,
-        apiKeyId: credential.publicKeyId,
-        clock,
-        journal: options.journal,
-        leases: fleet?.leases,
-        holders,
-        events,
-      }),
-      createLanguageMiddleware(options.language),
-      createRequestIdMiddleware(randomRequestId),
-      createAttemptLoopMiddleware({
-        pacer,
-        apiKeyId: credential.publicKeyId,
-        clock,
-        random,
-        budget,
-        retry: {
-          maxAttempts: options.retry?.maxAttempts ?? DEFAULT_RETRY.maxAttempts,
-          baseMs: options.retry?.baseMs ?? DEFAULT_RETRY.baseMs,
-          capMs: options.retry?.capMs ?? DEFAULT_RETRY.capMs,
-          maxRateLimitRetries: options.retry?.maxRateLimitRetries ?? DEFAULT_RETRY.maxRateLimitRetries,
-        },
-        timeoutMs,
-        deadlineMs,
-        maxResponseBytes: options.maxResponseBytes ?? DEFAULT_CALL.maxResponseBytes,
-        windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
-        journal: options.journal,
-        leases: fleet?.leases,
-        events,
-        redactor,
-        newRequestId: randomRequestId,
-        telemetry,
-      }),
-    ),
+  };
+  const chain = chainMiddleware(
+    createLocalValidationMiddleware({
+      environment: credential.environment,
+      allowLiveOnlyWithTestKey: resolved.allowLiveOnlyWithTestKey,
+    }),
+    createIdempotencyMiddleware({
+      environment: credential.environment,
+      apiKeyId: credential.publicKeyId,
+      clock,
+      journal: options.journal,
+      leases: fleet?.leases,
+      holders,
+      events,
+    }),
+    createLanguageMiddleware(options.language),
+    createRequestIdMiddleware(randomRequestId),
+    createAttemptLoopMiddleware({
+      pacer,
+      apiKeyId: credential.publicKeyId,
+      clock,
+      random,
+      budget,
+      retry: resolved.retry,
+      timeoutMs: resolved.timeoutMs,
+      deadlineMs: resolved.deadlineMs,
+      maxResponseBytes: resolved.maxResponseBytes,
+      windowMs: resolved.pacing.windowMs,
+      journal: options.journal,
+      leases: fleet?.leases,
+      events,
+      redactor,
+      newRequestId: randomRequestId,
+      telemetry,
+    }),
   );
-
-  async function call(
-    operationId: OperationId,
-    args: Record<string, unknown> | undefined,
-    callOptions: CallOptions = {},
-    priority?: PacingPriority,
-  ): Promise<Outcome> {
-    if (loggerReady) await loggerReady;
-    const op = operationTable[operationId];
-    // Per-call options are checked before the journal sees the command (nothing recorded, nothing sent).
-    if (callOptions.idempotencyKey !== undefined) validateIdempotencyKey(callOptions.idempotencyKey);
-    if (callOptions.language !== undefined) validateLanguage(callOptions.language);
-    if (
-      callOptions.timeoutMs !== undefined &&
-      !(typeof callOptions.timeoutMs === "number" && callOptions.timeoutMs > 0)
-    ) {
-      throw new InvalidArgumentError("timeoutMs must be a positive number of milliseconds.", "timeoutMs");
-    }
-    if (callOptions.deadlineMs !== undefined && !isDeadline(callOptions.deadlineMs)) {
-      throw new InvalidArgumentError(
-        "deadlineMs must be a positive number of milliseconds, or Infinity for none.",
-        "deadlineMs",
-      );
-    }
-    if (callOptions.signal !== undefined && !(callOptions.signal instanceof AbortSignal)) {
-      throw new InvalidArgumentError("signal must be an AbortSignal.", "signal");
-    }
-    if (callOptions.idempotencyKey !== undefined && !op.idempotencyRequired) {
-      throw new InvalidArgumentError(
-        `${operationId} is a ${op.method}: it takes no Idempotency-Key (D1).`,
-        "idempotencyKey",
-      );
-    }
-    const firstAttempt = new AttemptController(realSignal);
-    // Plain literals, no spreads: this runs once per call on the hot path.
-    const ctx: CallContext = {
-      op,
-      idempotencyKey: callOptions.idempotencyKey,
-      signal: callOptions.signal,
-      timeoutMs: callOptions.timeoutMs,
-      deadlineMs: callOptions.deadlineMs,
-      language: callOptions.language,
-      outcomeOnly: true,
-      firstAttempt,
-      signalViaInit,
-      priority,
-    };
-    // One fixed shape (a literal with constant keys): openapi-fetch spreads and destructures it.
-    const init = {
-      params: paramsOf(op.pathParams, args),
-      parseAs: "stream",
-      // The first attempt sends openapi-fetch's own Request (transport.ts); its signal rides on it only
-      // for a fetch that cannot take it as init.
-      signal: signalViaInit ? undefined : firstAttempt.requestSignal,
-      redirect: "manual",
-      body: args?.body, // undefined: no body (openapi-fetch serialises nothing)
-      resellerCall: ctx, // CALL_CONTEXT_KEY
-    } satisfies Record<typeof CALL_CONTEXT_KEY, CallContext> & Record<string, unknown>;
-    try {
-      await http.request(op.method as never, op.path as never, init as never); // openapi-fetch upper-cases it
-    } catch (error) {
-      if (ctx.outcome) return ctx.outcome;
-      throw error;
-    } finally {
-      ctx.settleHold?.(ctx.outcome); // a same-key call waiting on this one gets its outcome
-    }
-    const outcome = ctx.outcome;
-    if (!outcome) throw wrapBroken();
-    if (operationId === "context.get" && outcome.kind === "succeeded") {
-      // A5: learn the key's limit from the first call a client makes.
-      const limit = (outcome.data as { data?: { credential?: { rate_limit_per_minute?: unknown } } })?.data?.credential
-        ?.rate_limit_per_minute;
-      if (typeof limit === "number") pacer.learnLimit(credential.publicKeyId, limit);
-    }
-    return outcome;
-  }
+  // The facade's calls bring the chain as openapi-fetch's per-request middleware (src/call.ts);
+  // `client.http`, for direct calls, has it registered once.
+  const http = createClient<paths>(openapiOptions);
+  http.use(chain);
+  const call = createCall({
+    http: createClient<paths>(openapiOptions),
+    chain,
+    pacer,
+    apiKeyId: credential.publicKeyId,
+    loggerReady: () => loggerReady,
+  });
 
   // recoverOnStart: facade writes wait for the start-up recovery (its own calls use call() directly),
   // so a resumed command and recovery never race, and domain locks (I6) are settled first.
@@ -313,7 +200,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
           call(
             "operations.get",
             { operationUuid: uuid },
-            { signal, deadlineMs: Math.max(1, Math.min(deadlineMs, leftMs)) },
+            { signal, deadlineMs: Math.max(1, Math.min(resolved.deadlineMs, leftMs)) },
           ),
         clock,
         operationUuid,
@@ -342,7 +229,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
           // The pacer's recovery lane: a saturated queue of new work does not hold a dead worker's commands back.
           call: (id, args, o) => call(id, args, o, "recovery"),
           redactor,
-          windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
+          windowMs: resolved.pacing.windowMs,
           leases: fleet?.leases,
           holders,
         },
@@ -387,12 +274,4 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
 let recoveryChunk: Promise<typeof Recovery> | undefined;
 function loadRecovery(): Promise<typeof Recovery> {
   return (recoveryChunk ??= import("../recovery"));
-}
-
-/** The wrap (middleware/attempt-loop.ts) never saw this call's context: openapi-fetch dropped the init key. */
-function wrapBroken(): ResellerClientError {
-  return new ResellerClientError(
-    `openapi-fetch did not copy the init key "${CALL_CONTEXT_KEY}" onto its Request, so the call ran without its ` +
-      "idempotency key and journal. Install the openapi-fetch version reseller-api declares (npm ls openapi-fetch).",
-  );
 }

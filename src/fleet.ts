@@ -7,8 +7,7 @@ import type { Clock } from "../runtime/clock";
 import type { EventSink } from "../core";
 import { createLeaseKeeper, type Journal, type LeaseKeeper } from "../journal";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
-import { DEFAULT_FLEET } from "../core";
-import type { FleetOptions } from "./options";
+import type { ResolvedFleet } from "./resolved-options";
 
 export interface Fleet {
   workerId: string;
@@ -22,19 +21,19 @@ export interface Fleet {
 }
 
 export function createFleet(
-  options: FleetOptions,
+  /** The `fleet` option with its defaults applied (resolved-options.ts). */
+  options: ResolvedFleet,
   journal: Journal,
   clock: Clock,
   events: EventSink,
   random: () => number = Math.random,
 ): Fleet {
-  const workerId = options.workerId ?? `worker-${crypto.randomUUID()}`;
-  const leaseMs = options.leaseMs ?? DEFAULT_FLEET.leaseMs;
+  const { workerId, leaseMs } = options;
   const leases = createLeaseKeeper({
     journal,
     clock,
     lease: { owner: workerId, leaseMs },
-    heartbeatMs: options.heartbeatMs ?? leaseMs / DEFAULT_FLEET.heartbeatsPerLease,
+    heartbeatMs: options.heartbeatMs,
     onLost: (commandId, currentOwner) => events.emit({ type: "lease-lost", commandId, workerId, currentOwner }),
     onRenewError: (error, commands) => events.emit({ type: "lease-renew-failed", workerId, commands, error }),
   });
@@ -46,13 +45,12 @@ export function createFleet(
     leases,
     recovers: !!options.continuousRecovery,
     start(recover) {
-      const cr = options.continuousRecovery;
-      if (!cr || loop) return;
-      const config = cr === true ? {} : cr;
-      const intervalMs = config.intervalMs ?? DEFAULT_FLEET.recoveryIntervalMs;
+      const config = options.continuousRecovery;
+      if (!config || loop) return;
+      const { intervalMs } = config;
       const round: RecoverOptions = {
-        maxCommands: config.batch ?? DEFAULT_FLEET.recoveryBatch,
-        concurrency: config.concurrency ?? DEFAULT_FLEET.recoveryConcurrency,
+        maxCommands: config.batch,
+        concurrency: config.concurrency,
         signal: stop.signal,
       };
       loop = (async () => {

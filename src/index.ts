@@ -6,6 +6,9 @@
 // The client.
 export { createResellerClient } from "./client";
 export type { ResellerClient, ResultMap } from "./client";
+export type { PageItem } from "./client-type";
+export type { ResourceFacade } from "../generated/client";
+export type { paths, operations, components } from "../generated/schema";
 export type { ResellerClientOptions, FleetOptions } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitResult } from "./operations-wait";
@@ -22,6 +25,7 @@ export type {
   ConflictOutcome,
   UnknownOutcome,
   UnknownReason,
+  OutcomeBase,
   LocalReplay,
   JournalRace,
   AttemptInfo,
@@ -152,7 +156,22 @@ export type {
 } from "../core";
 
 // Pacing and retry budget: types for options; constructors live in reseller-api/pacing.
-export type { Pacer, PacerOptions, PacingPriority, PacingSnapshot, WindowStore } from "../pacing";
+export type {
+  Pacer,
+  PacerOptions,
+  PacingPriority,
+  PacingSnapshot,
+  PacingTicket,
+  PacerWaitReason,
+  ReleaseResult,
+  PauseOptions,
+  BackoffOptions,
+  WindowStore,
+  WindowSnapshot,
+  ReserveParams,
+  ReserveDecision,
+  ObserveParams,
+} from "../pacing";
 export type { RetryBudget, RetryBudgetOptions } from "../runner";
 
 // Every option default, one object per option group (cited by the options' @default tags).
@@ -168,4 +187,4 @@ export {
 
 // Time, injectable (tests share a VirtualClock with the emulator).
 export { systemClock, VirtualClock } from "../runtime/clock";
-export type { Clock } from "../runtime/clock";
+export type { Clock, VirtualClockOptions } from "../runtime/clock";

@@ -77,11 +77,10 @@ export interface ResellerClientOptions {
    */
   token: string;
   /**
-   * A `fetch` to send requests with (tests pass the emulator's in-process fetch). Declared with two parameters
-   * `(input, init)`, it gets the first attempt's AbortSignal (timeout, your `signal`) as `init.signal`
-   * — pass `init` on to the fetch you call, or a timed-out attempt cannot close its connection; with
-   * one parameter (and on retries), the signal is on the Request (`input.signal`). The attempt ends on
-   * time either way.
+   * A `fetch` to send requests with (tests pass the emulator's in-process fetch). It is called with
+   * one Request per attempt; the attempt's AbortSignal (timeout, your `signal`) is on it
+   * (`input.signal`, a genuine AbortSignal) — pass it on to the fetch you call, or a timed-out
+   * attempt cannot close its connection. The attempt ends on time either way.
    * @default globalThis.fetch
    */
   fetch?: (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;

@@ -3,13 +3,17 @@
  * implement your own window store (the Redis store in `reseller-api/stores/redis` is one). Most
  * users never need it: `createResellerClient` builds and shares a pacer per key by itself (C2).
  */
-export { createPacer, createMemoryWindowStore } from "../pacing";
+export { createPacer, createMemoryWindowStore, parseRetryAfter } from "../pacing";
 export type {
   Pacer,
   PacerOptions,
   PacingPriority,
   PacingSnapshot,
   PacingTicket,
+  PacerWaitReason,
+  PauseOptions,
+  BackoffOptions,
+  RetryAfter,
   ReleaseResult,
   WindowStore,
   WindowSnapshot,
@@ -18,4 +22,5 @@ export type {
   ObserveParams,
   MemoryWindowStore,
 } from "../pacing";
-export type { PacingEvent } from "../core";
+export type { PacingEvent, WaitKind } from "../core";
+export type { Clock } from "../runtime/clock";

@@ -8,7 +8,7 @@ import type {
   FaultInfo,
   FaultInput,
   KeyInfo,
-} from "../../emulator/types";
+} from "../../emulator/public";
 
 export interface ControlClient {
   createKey(input: CreateKeyInput): Promise<CreatedKey>;

@@ -25,6 +25,25 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // reseller-api/otel sees the client only through its public entry (src/index.ts) and @opentelemetry/api.
   otel: ["src"],
 };
+/**
+ * The source files the package's entries are built from (package.json `exports` → tsup.config.ts):
+ * reseller-api, reseller-api/pacing, /emulator, /otel and /stores/*. The benches measure what users
+ * get, so they import the package only through these.
+ */
+const PUBLIC_ENTRIES = new Set([
+  "src/index",
+  "src/pacing",
+  "emulator/public",
+  "otel/index",
+  "stores/memory-journal",
+  "stores/sqlite-journal",
+  "stores/pg-journal",
+  "stores/redis-window-store",
+]);
+/** What bench/ may import besides the public entries: itself, test helpers (real Redis, PostgreSQL, recorders), the package's manifests. */
+const BENCH_MAY_ALSO = (target: string) =>
+  ["bench", "test"].includes(top(target)) || target === "package.json" || target === "tsup.config";
+
 /** Folders whose only way in from outside is index.ts. */
 const INDEXED = new Set(["core", "journal", "pacing", "runner", "middleware", "recovery"]);
 
@@ -85,6 +104,13 @@ describe("layout", () => {
     const otel = all.filter((e) => top(e.file) === "otel" && top(e.target) !== "otel");
     expect(otel.length).toBeGreaterThan(0);
     expect(otel.filter((e) => e.target !== "src/index").map((e) => `${e.file} → ${e.spec}`)).toEqual([]);
+  });
+
+  it("bench/ imports the package only through its public entries (the benches measure what users get)", () => {
+    const bench = all.filter((e) => top(e.file) === "bench");
+    expect(bench.filter((e) => PUBLIC_ENTRIES.has(e.target)).length).toBeGreaterThan(10);
+    const internal = bench.filter((e) => !PUBLIC_ENTRIES.has(e.target) && !BENCH_MAY_ALSO(e.target));
+    expect(internal.map((e) => `${e.file} → ${e.spec}`)).toEqual([]);
   });
 
   it("data flows one way: no folder imports a layer it may not", () => {

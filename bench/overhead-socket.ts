@@ -1,0 +1,241 @@
+/**
+ * Overhead over a real socket: the emulator runs in ANOTHER process (the `reseller-emulator` CLI on
+ * loopback), and this process sends sequential `GET /context` through the full client and through
+ * bare openapi-fetch, both with the global fetch (undici, a real TCP connection). Each side has its
+ * own key at the maximum limit (C1: 10 000) on a 1 s window, so the server's limiter never binds.
+ * CPU is this process's only (process.cpuUsage): the server's work is not counted on either side.
+ * Interleaved in chunks (alternating which side goes first), reported as the median of per-chunk
+ * ratios. Wall time is reported twice: as measured, and without the time the client's calls waited
+ * for its pacer (each attempt's `delayMs`: the rate policy's spacing, not the stack's cost).
+ * Targets (issue 28): CPU ≤ 1.10×, wall ≤ 1.05×.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import createClient from "openapi-fetch";
+import type { paths } from "../src/index";
+import { createResellerClient } from "../src/index";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = fileURLToPath(new URL("../emulator/cli.ts", import.meta.url));
+const MAX_LIMIT = 10_000; // C1
+const WINDOW_MS = 1000;
+
+export interface SocketOverheadResult {
+  name: "client-overhead-socket";
+  requests: number;
+  chunk: number;
+  chunks: number;
+  /** Median per-request wall and CPU µs of each side. */
+  bareWallUs: number;
+  clientWallUs: number;
+  bareCpuUs: number;
+  clientCpuUs: number;
+  /** Median of per-chunk ratios client ÷ bare. */
+  cpuRatio: number;
+  wallRatio: number;
+  /** The same, with the client's pacer waits left out of its wall time. */
+  wallRatioNoPacerWait: number;
+  /** Time the client's calls waited for the pacer (ms, all chunks). */
+  pacerWaitedMs: number;
+  cpuTarget: number;
+  wallTarget: number;
+  cpuPass: boolean;
+  wallPass: boolean;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+interface ServedEmulator {
+  child: ChildProcess;
+  baseUrl: string;
+  controlUrl: string;
+}
+
+/** Starts `reseller-emulator` (its source, through tsx) and reads its one JSON line. */
+async function startEmulatorProcess(): Promise<ServedEmulator> {
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", CLI, "--window-ms", String(WINDOW_MS), "--rate-limit", String(MAX_LIMIT)],
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+  const line = await new Promise<string>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout });
+    rl.once("line", (l) => {
+      rl.close();
+      resolve(l);
+    });
+    child.once("exit", (code) => reject(new Error(`reseller-emulator exited (${code}) before it printed: ${stderr}`)));
+  });
+  const info = JSON.parse(line) as { baseUrl: string; controlUrl: string };
+  return { child, baseUrl: info.baseUrl, controlUrl: info.controlUrl };
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  await exited;
+}
+
+async function createKey(controlUrl: string): Promise<string> {
+  const response = await fetch(`${controlUrl}/keys`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ environment: "test", rate_limit_per_minute: MAX_LIMIT }),
+  });
+  if (!response.ok) throw new Error(`POST /_emulator/keys → ${response.status}`);
+  const body = (await response.json()) as { token?: string; data?: { token: string } };
+  const token = body.data?.token ?? body.token;
+  if (!token) throw new Error("POST /_emulator/keys: no token in the answer");
+  return token;
+}
+
+export async function runSocketOverheadBench(
+  options: { requests?: number; chunk?: number } = {},
+): Promise<SocketOverheadResult> {
+  const requests = options.requests ?? 3000;
+  const chunk = options.chunk ?? 50;
+  const served = await startEmulatorProcess();
+  try {
+    const bareToken = await createKey(served.controlUrl);
+    const clientToken = await createKey(served.controlUrl);
+    const bare = createClient<paths>({
+      baseUrl: served.baseUrl,
+      headers: { Authorization: `Bearer ${bareToken}`, Accept: "application/json" },
+    });
+    const client = createResellerClient({
+      baseUrl: served.baseUrl,
+      token: clientToken,
+      pacing: { windowMs: WINDOW_MS, initialLimit: MAX_LIMIT },
+    });
+    let waited = 0;
+    const sides = {
+      bare: async () => {
+        const r = await bare.GET("/context");
+        if (!r.response.ok) throw new Error(`bare GET /context → ${r.response.status}`);
+      },
+      client: async () => {
+        const out = await client.context.get();
+        if (out.kind !== "succeeded") throw new Error(`client GET /context: ${out.kind}`);
+        for (const a of out.attempts) waited += a.delayMs;
+      },
+    };
+    const measure = async (once: () => Promise<void>) => {
+      const w = waited;
+      const t = performance.now();
+      const c = process.cpuUsage();
+      for (let i = 0; i < chunk; i++) await once();
+      const d = process.cpuUsage(c);
+      return { wall: performance.now() - t, cpu: (d.user + d.system) / 1000, waited: waited - w };
+    };
+    for (let i = 0; i < 10; i++) {
+      await measure(sides.bare); // warm-up: JIT, the connection pool
+      await measure(sides.client);
+    }
+    waited = 0;
+    const cpu: number[] = [];
+    const wall: number[] = [];
+    const wallNoWait: number[] = [];
+    const per = {
+      bareWall: [] as number[],
+      clientWall: [] as number[],
+      bareCpu: [] as number[],
+      clientCpu: [] as number[],
+    };
+    const chunks = Math.ceil(requests / chunk);
+    for (let n = 0; n < chunks; n++) {
+      let b;
+      let c;
+      if (n % 2 === 0) {
+        b = await measure(sides.bare);
+        c = await measure(sides.client);
+      } else {
+        c = await measure(sides.client);
+        b = await measure(sides.bare);
+      }
+      if (b.cpu > 0) cpu.push(c.cpu / b.cpu);
+      wall.push(c.wall / b.wall);
+      wallNoWait.push((c.wall - c.waited) / b.wall);
+      per.bareWall.push((b.wall / chunk) * 1000);
+      per.clientWall.push((c.wall / chunk) * 1000);
+      per.bareCpu.push((b.cpu / chunk) * 1000);
+      per.clientCpu.push((c.cpu / chunk) * 1000);
+    }
+    const cpuRatio = median(cpu);
+    const wallRatio = median(wall);
+    const wallRatioNoPacerWait = median(wallNoWait);
+    return {
+      name: "client-overhead-socket",
+      requests: chunks * chunk,
+      chunk,
+      chunks,
+      bareWallUs: median(per.bareWall),
+      clientWallUs: median(per.clientWall),
+      bareCpuUs: median(per.bareCpu),
+      clientCpuUs: median(per.clientCpu),
+      cpuRatio,
+      wallRatio,
+      wallRatioNoPacerWait,
+      pacerWaitedMs: waited,
+      cpuTarget: 1.1,
+      wallTarget: 1.05,
+      cpuPass: cpuRatio <= 1.1,
+      wallPass: wallRatio <= 1.05,
+    };
+  } finally {
+    await stop(served.child);
+  }
+}
+
+/** Prints the socket rows beside the in-process ratio and writes bench/results/client-overhead-socket.json. */
+export async function reportSocketOverheadBench(
+  result: SocketOverheadResult,
+  inProcess?: { ratio: number; cpuRatio: number },
+): Promise<string> {
+  const { printTable, writeResult } = await import("./lib");
+  const r3 = (n: number) => Number(n.toFixed(3));
+  printTable(
+    [
+      {
+        path: "real socket (emulator in another process)",
+        requests: result.requests,
+        bare_us: Number(result.bareWallUs.toFixed(1)),
+        client_us: Number(result.clientWallUs.toFixed(1)),
+        cpu_ratio: r3(result.cpuRatio),
+        wall_ratio: r3(result.wallRatio),
+        wall_ratio_no_pacer_wait: r3(result.wallRatioNoPacerWait),
+        pacer_waited_ms: Math.round(result.pacerWaitedMs),
+        target: `cpu ≤ ${result.cpuTarget}, wall ≤ ${result.wallTarget}`,
+        pass: result.cpuPass && result.wallPass,
+      },
+      ...(inProcess
+        ? [
+            {
+              path: "in-process emulator (reported, no target)",
+              requests: "",
+              bare_us: "",
+              client_us: "",
+              cpu_ratio: r3(inProcess.cpuRatio),
+              wall_ratio: r3(inProcess.ratio),
+              wall_ratio_no_pacer_wait: "",
+              pacer_waited_ms: "",
+              target: "report",
+              pass: true,
+            },
+          ]
+        : []),
+    ],
+    {
+      title:
+        "client overhead over a real loopback socket: full client ÷ bare openapi-fetch (median of per-chunk ratios)",
+    },
+  );
+  return writeResult("client-overhead-socket", result);
+}
