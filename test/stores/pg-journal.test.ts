@@ -50,6 +50,11 @@ defineJournalSuite("postgres", {
           const res = await pool.query(`SELECT t::text AS row FROM "${schema}".${t} t`);
           out.push(...res.rows.map((r) => r.row as string));
         }
+        // The body as text too (t::text shows bytea as hex, which a scan for plain text would miss).
+        const bodies = await pool.query(
+          `SELECT encode(body, 'escape') AS b FROM "${schema}".commands WHERE body IS NOT NULL`,
+        );
+        out.push(...bodies.rows.map((r) => r.b as string));
         return out.join("\n");
       },
     };
