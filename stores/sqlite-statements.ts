@@ -15,7 +15,7 @@ import {
 } from "../journal";
 import type { CommandState } from "../journal";
 import { InvalidArgumentError } from "../core";
-import { SETTLED_SQL } from "./migrations/sqlite";
+import { SETTLED_SQL, UNSETTLED_SQL } from "./migrations/sqlite";
 import { ATTEMPT_INSERT_COLUMNS, COMMAND_INSERT_COLUMNS, placeholders, type CleanPatch } from "./journal-common";
 import type { AttemptRow, CommandRow } from "./journal-rows";
 
@@ -37,6 +37,19 @@ function fromStatesSql(to: CommandState, viaSending: boolean): string | null {
 }
 
 const TERMINAL_SQL = TERMINAL_STATES.map((s) => `'${s}'`).join(", ");
+
+/**
+ * Issue 27: a query over unsettled states only reads the partial index over them. SQLite proves a
+ * partial index usable only from a term equal to the index's own WHERE, so the query repeats it
+ * (`state IN (<every unsettled state>)`) next to the states asked for; INDEXED BY says it
+ * explicitly, because without ANALYZE statistics SQLite may prefer walking a history index in
+ * `created_at` order to skip a sort — a scan of every settled row.
+ */
+function unsettledScope(states: readonly CommandState[]): { from: string; where: string } {
+  return states.length > 0 && states.every((st) => !isTerminal(st))
+    ? { from: "INDEXED BY commands_unsettled", where: `state IN (${UNSETTLED_SQL}) AND ` }
+    : { from: "", where: "" };
+}
 
 /**
  * `states` as an SQL list of literals, sorted and de-duplicated (one statement per set). Literals,
@@ -175,7 +188,10 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
     let s = lists.get(list);
     if (!s) {
       s = {
-        rows: db.prepare(`SELECT * FROM commands WHERE state IN (${list}) ORDER BY created_at, rowid`),
+        rows: db.prepare(
+          `SELECT * FROM commands ${unsettledScope(states).from}
+           WHERE ${unsettledScope(states).where}state IN (${list}) ORDER BY created_at, rowid`,
+        ),
         attempts: db.prepare(
           `SELECT a.* FROM command_attempts a JOIN commands c ON c.id = a.command_id
            WHERE c.state IN (${list}) ORDER BY a.command_id, a.seq`,
@@ -198,8 +214,8 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
       stmt = db.prepare<[Record<string, unknown>], CommandRow>(
         `UPDATE commands SET owner = @owner, lease_until = @leaseUntil, version = version + 1
      WHERE id IN (
-       SELECT id FROM commands
-       WHERE (@apiKeyId IS NULL OR api_key_id = @apiKeyId) AND (@environment IS NULL OR environment = @environment)
+       SELECT id FROM commands ${unsettledScope(states).from}
+       WHERE ${unsettledScope(states).where}(@apiKeyId IS NULL OR api_key_id = @apiKeyId) AND (@environment IS NULL OR environment = @environment)
          AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) AND state IN (${list})
          AND id NOT IN (SELECT value FROM json_each(@exclude))
          AND (owner = @owner OR (owner IS NOT NULL AND (lease_until IS NULL OR lease_until <= @now))
@@ -220,9 +236,9 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
     const list = states === null ? "" : statesSql(states);
     let stmt = counts.get(list);
     if (!stmt) {
-      const where = states === null ? "" : `WHERE state IN (${list})`;
+      const where = states === null ? "" : `WHERE ${unsettledScope(states).where}state IN (${list})`;
       stmt = db.prepare<[], { state: string; n: number }>(
-        `SELECT state, COUNT(*) AS n FROM commands ${where} GROUP BY state`,
+        `SELECT state, COUNT(*) AS n FROM commands ${states === null ? "" : unsettledScope(states).from} ${where} GROUP BY state`,
       );
       counts.set(list, stmt);
     }
