@@ -71,8 +71,10 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
     }
     rec.state = to;
     if (isTerminal(to) && sensitive.delete(rec.id)) {
+      // H2: a sensitive command keeps no bodies once settled — neither its request nor its response.
       rec.body = null;
       rec.bodyPruned = true;
+      if (rec.response) rec.response = { status: rec.response.status, body: null };
     }
   };
   const inStates = (states: readonly CommandState[]) => {

@@ -139,7 +139,8 @@ async function backfillPg(pool: pg.Pool, s: string): Promise<void> {
       }
       await c.query(
         `UPDATE ${s}.commands t SET fingerprint = u.fp, body_sensitive = u.sens,
-           body = CASE WHEN u.drop THEN NULL ELSE t.body END, body_pruned = t.body_pruned OR u.drop
+           body = CASE WHEN u.drop THEN NULL ELSE t.body END, body_pruned = t.body_pruned OR u.drop,
+           response_body = CASE WHEN u.drop THEN NULL ELSE t.response_body END
          FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[]) AS u(id, fp, sens, drop)
          WHERE t.id = u.id`,
         [ids, prints, sensitive, drop],
@@ -315,7 +316,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3,
          lock_held = CASE WHEN $4 THEN false ELSE lock_held END,
          order_uuid = $5, domain_uuid = $6, operation_uuid = $7, response_status = $8,
-         response_body = $9::json, reconciliation = $10, manual_check = $11::json,
+         response_body = CASE WHEN $14 AND body_sensitive THEN NULL ELSE $9::json END, reconciliation = $10, manual_check = $11::json,
          body = CASE WHEN $14 AND body_sensitive THEN NULL ELSE body END,
          body_pruned = body_pruned OR ($14 AND body_sensitive),
          owner = COALESCE($13, owner),
@@ -551,7 +552,8 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
            lease_until = NULL, reconciliation = $4,
            manual_check = (COALESCE(manual_check::jsonb, '{"reason":"manual check","requestIds":[]}'::jsonb)
              || jsonb_build_object('resolution', $5::jsonb))::json,
-           body = CASE WHEN body_sensitive THEN NULL ELSE body END, body_pruned = body_pruned OR body_sensitive
+           body = CASE WHEN body_sensitive THEN NULL ELSE body END, body_pruned = body_pruned OR body_sensitive,
+           response_body = CASE WHEN body_sensitive THEN NULL ELSE response_body END
          WHERE id = $1 AND state = 'needs_manual_check' RETURNING *`,
         [id, r.as, clock.now(), patch.reconciliation, JSON.stringify(r)],
       );

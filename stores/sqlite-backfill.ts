@@ -34,7 +34,8 @@ export function backfillSqlite(db: SqliteDatabase): number {
   );
   const fill = db.prepare(
     `UPDATE commands SET fingerprint = ?, body_sensitive = ?,
-       body = CASE WHEN ? = 1 THEN NULL ELSE body END, body_pruned = CASE WHEN ? = 1 THEN 1 ELSE body_pruned END
+       body = CASE WHEN ? = 1 THEN NULL ELSE body END, response_body = CASE WHEN ? = 1 THEN NULL ELSE response_body END,
+       body_pruned = CASE WHEN ? = 1 THEN 1 ELSE body_pruned END
      WHERE id = ?`,
   );
   const run = db.transaction(() => {
@@ -48,7 +49,7 @@ export function backfillSqlite(db: SqliteDatabase): number {
           body: r.body,
         });
         const drop = sensitive && isCommandState(r.state) && isTerminal(r.state) ? 1 : 0;
-        fill.run(fingerprintSync(r.method, r.path, r.query, r.body), sensitive ? 1 : 0, drop, drop, r.id);
+        fill.run(fingerprintSync(r.method, r.path, r.query, r.body), sensitive ? 1 : 0, drop, drop, drop, r.id);
       }
       done += rows.length;
     }

@@ -168,7 +168,11 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
       } else if (leased) set.push("lease_until = ?");
       if (leased) set.push("owner = ?");
       for (const [k] of p.resources) set.push(`${RESOURCE_COLUMNS[k]} = ?`);
-      if (p.response !== undefined) set.push("response_status = ?", "response_body = ?");
+      // H2: a sensitive command keeps no bodies once settled — neither its request nor its response.
+      const dropped = (value: string) =>
+        isTerminal(to) ? `CASE WHEN body_sensitive = 1 THEN NULL ELSE ${value} END` : value;
+      if (p.response !== undefined) set.push("response_status = ?", `response_body = ${dropped("?")}`);
+      else if (isTerminal(to)) set.push(`response_body = ${dropped("response_body")}`);
       if (p.reconciliation !== undefined) set.push("reconciliation = ?");
       if (p.manualCheck !== undefined) set.push("manual_check = ?");
       const fence = leased ? " AND (owner IS NULL OR owner = ?)" : "";
@@ -285,6 +289,7 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
        reconciliation = ?,
        manual_check = json_set(COALESCE(manual_check, '{"reason":"manual check","requestIds":[]}'), '$.resolution', json(?)),
        body = CASE WHEN body_sensitive = 1 THEN NULL ELSE body END,
+       response_body = CASE WHEN body_sensitive = 1 THEN NULL ELSE response_body END,
        body_pruned = CASE WHEN body_sensitive = 1 THEN 1 ELSE body_pruned END
      WHERE id = ? AND state = 'needs_manual_check' RETURNING version, body_sensitive`,
   );

@@ -120,6 +120,7 @@ export function createSqliteWrites(statements: SqliteStatements, clock: JournalC
     if (p.response !== undefined) Object.assign(row, { response_status: responseStatus, response_body: responseBody });
     if (p.reconciliation !== undefined) row.reconciliation = p.reconciliation;
     if (p.manualCheck !== undefined) row.manual_check = manualCheck;
+    if (isTerminal(to) && row.body_sensitive) row.response_body = null; // H2: as the UPDATE did
     return { row, attempts: hit.attempts, exact: true };
   };
 
@@ -189,6 +190,9 @@ export function createSqliteWrites(statements: SqliteStatements, clock: JournalC
       const moved = applyMove(id, to, p, false, lease);
       if (moved) {
         remember(moved.row, moved.attempts);
+        // H2: a settle that dropped a sensitive command's bodies returns what is stored, not the patch.
+        if (isTerminal(to) && moved.row.body_sensitive && known.response)
+          known.response = { status: known.response.status, body: null };
         return rowToRecord(moved.row, moved.attempts, true, known);
       }
       cache.delete(id);

@@ -158,13 +158,23 @@ export function defineHistorySuite(label: string, harness: JournalHarness): void
       await journal.transition(c.id, "reconciling");
       expect(Array.from((await journal.get(c.id))!.body!)).toEqual(Array.from(body)); // the resend's exact bytes (D3)
       if (raw) expect(await raw()).toContain("EPP-AUTH-Zq9#x");
-      const settled = await journal.transition(c.id, "succeeded");
+      const settled = await journal.transition(c.id, "succeeded", {
+        response: { status: 201, body: { data: { echo: "ECHOED-PERSONAL-TEXT" } } },
+        resources: { orderUuid: "22222222-2222-4222-8222-222222222222" },
+      });
       expect(settled.body).toBeNull();
+      expect(settled.response).toEqual({ status: 201, body: null }); // its response goes too
+      expect(settled.resources.orderUuid).toBe("22222222-2222-4222-8222-222222222222");
       expect(settled.bodyPruned).toBe(true);
       const got = (await journal.get(c.id))!;
       expect(got.body).toBeNull();
       expect(got.fingerprint).toBe(c.fingerprint);
-      if (raw) expect(await raw()).not.toContain("EPP-AUTH-Zq9#x");
+      expect(got.response).toEqual({ status: 201, body: null });
+      if (raw) {
+        const dump = await raw();
+        expect(dump).not.toContain("EPP-AUTH-Zq9#x");
+        expect(dump).not.toContain("ECHOED-PERSONAL-TEXT");
+      }
       // An ordinary body is kept after its settle (until prune).
       const plain = newCommand({ body: enc('{"period":2}') });
       await journal.record(plain);
