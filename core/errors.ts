@@ -37,7 +37,8 @@ export type ResellerErrorCode =
   | "lease_lost"
   | "journal_closed"
   | "journal_contention"
-  | "journal_corrupt";
+  | "journal_corrupt"
+  | "store_unavailable";
 
 /** Base class of every error the package throws. */
 export class ResellerClientError extends Error {
@@ -223,6 +224,15 @@ export class ResponseTooLargeError extends ResellerClientError {
   }
 }
 
+/** A shared store (Redis) cannot be reached or is closed; the caller paces locally or retries. */
+export class StoreUnavailableError extends ResellerClientError {
+  override readonly name = "StoreUnavailableError";
+  override readonly code = "store_unavailable" as const;
+  constructor(message: string) {
+    super(message);
+  }
+}
+
 /** Guards by class; each also recognises errors from a duplicate copy of the package. */
 export const isInvalidOptionsError = errorGuard<InvalidOptionsError>("invalid_options");
 export const isInvalidArgumentError = errorGuard<InvalidArgumentError>("invalid_argument");
@@ -236,3 +246,4 @@ export const isTimeoutError = errorGuard<TimeoutError>("timeout");
 export const isMissingDependencyError = errorGuard<MissingDependencyError>("missing_dependency");
 export const isDeadlineExceededError = errorGuard<DeadlineExceededError>("deadline_exceeded");
 export const isResponseTooLargeError = errorGuard<ResponseTooLargeError>("response_too_large");
+export const isStoreUnavailableError = errorGuard<StoreUnavailableError>("store_unavailable");

@@ -43,6 +43,8 @@ export {
   MissingDependencyError,
   DeadlineExceededError,
   ResponseTooLargeError,
+  StoreUnavailableError,
+  isStoreUnavailableError,
   isResellerClientError,
   isInvalidOptionsError,
   isInvalidArgumentError,
