@@ -228,9 +228,6 @@ export class ResponseTooLargeError extends ResellerClientError {
 export class StoreUnavailableError extends ResellerClientError {
   override readonly name = "StoreUnavailableError";
   override readonly code = "store_unavailable" as const;
-  constructor(message: string) {
-    super(message);
-  }
 }
 
 /** Guards by class; each also recognises errors from a duplicate copy of the package. */

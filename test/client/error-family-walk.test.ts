@@ -23,7 +23,7 @@ async function thrown(fn: () => unknown): Promise<unknown> {
 const cases: [string, () => unknown, string, RegExp][] = [
   [
     "reseller-api: retry.budget.capacity = -1",
-    () => api.createResellerClient({ token: TOKEN, retry: { budget: { capacity: -1 } } }),
+    () => api.createResellerClient({ token: TOKEN, retry: { budget: { capacity: -1 } } } as never),
     "invalid_options",
     /retry\.budget\.capacity must be a finite number ≥ 0/,
   ],
