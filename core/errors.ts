@@ -34,7 +34,11 @@ export type ResellerErrorCode =
   | "unknown_command"
   | "sensitive_data"
   | "missing_dependency"
-  | "lease_lost";
+  | "lease_lost"
+  | "journal_closed"
+  | "journal_contention"
+  | "journal_corrupt"
+  | "store_unavailable";
 
 /** Base class of every error the package throws. */
 export class ResellerClientError extends Error {
@@ -220,6 +224,12 @@ export class ResponseTooLargeError extends ResellerClientError {
   }
 }
 
+/** A shared store (Redis) cannot be reached or is closed; the caller paces locally or retries. */
+export class StoreUnavailableError extends ResellerClientError {
+  override readonly name = "StoreUnavailableError";
+  override readonly code = "store_unavailable" as const;
+}
+
 /** Guards by class; each also recognises errors from a duplicate copy of the package. */
 export const isInvalidOptionsError = errorGuard<InvalidOptionsError>("invalid_options");
 export const isInvalidArgumentError = errorGuard<InvalidArgumentError>("invalid_argument");
@@ -233,3 +243,4 @@ export const isTimeoutError = errorGuard<TimeoutError>("timeout");
 export const isMissingDependencyError = errorGuard<MissingDependencyError>("missing_dependency");
 export const isDeadlineExceededError = errorGuard<DeadlineExceededError>("deadline_exceeded");
 export const isResponseTooLargeError = errorGuard<ResponseTooLargeError>("response_too_large");
+export const isStoreUnavailableError = errorGuard<StoreUnavailableError>("store_unavailable");

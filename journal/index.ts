@@ -22,8 +22,11 @@ export type {
   CommandState,
   Journal,
   Lease,
+  ListCommandsFilter,
   ManualCheck,
+  ManualResolution,
   NewCommand,
+  PruneOptions,
   WriteOptions,
 } from "./journal";
 export {
@@ -39,7 +42,15 @@ export {
   isLeaseLostError,
   isSensitiveDataError,
   isUnknownCommandError,
+  JournalClosedError,
+  JournalContentionError,
+  JournalCorruptError,
+  isJournalClosedError,
+  isJournalContentionError,
+  isJournalCorruptError,
 } from "./errors";
+export { commandFingerprint, fingerprintInput, isFingerprint, toHex } from "./fingerprint";
+export { requestSensitiveFields } from "./sensitive";
 export { createLeaseKeeper } from "./lease-keeper";
 export type { LeaseKeeper } from "./lease-keeper";
 export { createCommandHolders } from "./holders";

@@ -8,6 +8,7 @@ import type { Middleware } from "openapi-fetch";
 import type { Clock } from "../runtime/clock";
 import { callContextOf, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
+import { commandFingerprint } from "../journal";
 import type { CallHold, CommandHolders, CommandRecord, CommandState, Journal, LeaseKeeper } from "../journal";
 import type { EventSink, Outcome } from "../core";
 import {
@@ -47,27 +48,19 @@ const RESUMABLE: ReadonlySet<CommandState> = new Set<CommandState>([
   "reconciling",
 ]);
 
-function sameBytes(a: Uint8Array | null, b: Uint8Array | null | undefined): boolean {
-  if (a === null || b === null || b === undefined) return a === null && (b === null || b === undefined);
-  return a.byteLength === b.byteLength && a.every((v, i) => v === b[i]);
-}
-
 /** What a call would send, compared with a journalled command under the same key. */
 interface RequestShape {
   method: string;
   path: string;
   query: string;
   body: Uint8Array | null;
+  /** D4: the server's fingerprint of method, path with query and the exact body bytes. */
+  fingerprint: string;
 }
 
-/** D4/D5: whether the journalled command is the same request (method, path, query, exact bytes). */
+/** D4/D5: the same request as the journalled command — by fingerprint, so it holds after a prune. */
 function isSameRequest(existing: CommandRecord, request: RequestShape): boolean {
-  return (
-    existing.method === request.method &&
-    existing.path === request.path &&
-    existing.query === request.query &&
-    sameBytes(existing.body, request.body)
-  );
+  return existing.fingerprint === request.fingerprint;
 }
 
 function keyReused(existing: CommandRecord): InvalidArgumentError {
@@ -143,7 +136,13 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
     const url = new URL(request.url);
     const basePath = new URL(merged.baseUrl).pathname.replace(/\/+$/, "");
     const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
-    const shape: RequestShape = { method: ctx.op.method, path, query: url.search, body: ctx.body };
+    const shape: RequestShape = {
+      method: ctx.op.method,
+      path,
+      query: url.search,
+      body: ctx.body,
+      fingerprint: await commandFingerprint(ctx.op.method, path, url.search, ctx.body),
+    };
     // recover()'s own resend of a command it holds: it is the one mover already (recovery/recover.ts).
     const recovering = ctx.priority === "recovery";
 
@@ -232,6 +231,7 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
           path,
           query: url.search,
           body: ctx.body!,
+          fingerprint: shape.fingerprint,
           idempotencyKey: key,
           externalId: typeof externalId === "string" ? externalId : null,
           lockKey: lockKeyOf(ctx.op.operationId, params.path, parsed),

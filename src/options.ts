@@ -252,6 +252,7 @@ export function checkOptions(options: ResellerClientOptions): void {
   ) {
     throw new InvalidOptionsError("retry.maxRateLimitRetries must be an integer ≥ 0.", "retry.maxRateLimitRetries");
   }
+  checkRetryBudget(options.retry?.budget);
   positive("pacing.windowMs", options.pacing?.windowMs);
   positive("pacing.maxConcurrency", options.pacing?.maxConcurrency, true);
   positive("pacing.initialLimit", options.pacing?.initialLimit, true);
@@ -305,4 +306,23 @@ function checkFleet(options: ResellerClientOptions): void {
 /** A deadline is a positive number of ms; Infinity means none. */
 export function isDeadline(value: unknown): value is number {
   return typeof value === "number" && value > 0 && !Number.isNaN(value);
+}
+
+/** retry.budget: an object of finite numbers ≥ 0 (checked here so a bad one is an InvalidOptionsError, not a RangeError). */
+function checkRetryBudget(budget: unknown): void {
+  if (budget === undefined) return;
+  if (budget === null || typeof budget !== "object") {
+    throw new InvalidOptionsError(
+      "retry.budget must be an object like { capacity: 500, retryCost: 5, timeoutCost: 10, refillPerSuccess: 1 }.",
+      "retry.budget",
+    );
+  }
+  for (const [k, v] of Object.entries(budget)) {
+    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v >= 0)) {
+      throw new InvalidOptionsError(
+        `retry.budget.${k} must be a finite number ≥ 0 (got ${JSON.stringify(v)}); leave it out for the default.`,
+        `retry.budget.${k}`,
+      );
+    }
+  }
 }

@@ -11,6 +11,7 @@
  */
 import type { Redis, RedisOptions } from "ioredis";
 import { loadPeer } from "./optional-peer";
+import { InvalidOptionsError, StoreUnavailableError } from "../core";
 import {
   applyConfirm,
   applyObserve,
@@ -95,9 +96,20 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
  * the optional peer `ioredis` (`npm install ioredis`); throws MissingDependencyError without it.
  */
 export function createRedisWindowStore(options: RedisWindowStoreOptions): WindowStore {
+  if (options === null || typeof options !== "object" || !options.redis) {
+    throw new InvalidOptionsError(
+      'createRedisWindowStore() needs { redis: "redis://127.0.0.1:6379" } (a URL, Redis options or a client).',
+      "redis",
+    );
+  }
   const prefix = options.keyPrefix ?? "reseller-api:";
   const share = options.failover?.share ?? 1 / 4;
-  if (!(share > 0 && share <= 1)) throw new RangeError("failover.share must be in (0, 1].");
+  if (!(share > 0 && share <= 1)) {
+    throw new InvalidOptionsError(
+      "failover.share must be in (0, 1]: this process's share of the limit while Redis is away (1/N for N processes).",
+      "failover.share",
+    );
+  }
   const timeoutMs = options.failover?.commandTimeoutMs ?? 1000;
   const retryMs = options.failover?.retryIntervalMs ?? 1000;
   const grace = options.ttlGraceMs ?? 3_600_000;
@@ -178,12 +190,12 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
       everReady = true;
       return;
     }
-    throw new Error(`Redis connection is ${redis.status}.`);
+    throw new StoreUnavailableError(`Redis connection is ${redis.status}; pacing locally until it is back.`);
   }
 
   /** Runs `op` against Redis, or returns undefined when the caller must pace locally. */
   async function viaRedis<T>(op: () => Promise<T>): Promise<T | undefined> {
-    if (closed) throw new Error("The window store is closed.");
+    if (closed) throw new StoreUnavailableError("The window store is closed: create a new one.");
     if (failedOver) {
       if (Date.now() - lastTry < retryMs && redis.status !== "ready") return undefined;
       lastTry = Date.now();
@@ -345,8 +357,21 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
 }
 
 function parseUrl(url: string): RedisOptions {
-  const u = new URL(url);
-  if (u.protocol !== "redis:") throw new TypeError("Only redis:// URLs are supported.");
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new InvalidOptionsError(
+      "RedisWindowStoreOptions.redis must be a redis:// URL, Redis options or a client.",
+      "redis",
+    );
+  }
+  if (u.protocol !== "redis:") {
+    throw new InvalidOptionsError(
+      "RedisWindowStoreOptions.redis as a URL must be redis:// (rediss:// is not supported).",
+      "redis",
+    );
+  }
   const out: RedisOptions = { host: u.hostname, port: u.port ? Number(u.port) : 6379 };
   if (u.password) out.password = decodeURIComponent(u.password);
   if (u.username) out.username = decodeURIComponent(u.username);
