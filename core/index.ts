@@ -21,6 +21,7 @@ export {
   RequestAbortedError,
   ResellerClientError,
   ResponseTooLargeError,
+  StoreUnavailableError,
   TimeoutError,
   errorGuard,
   isDeadlineExceededError,
@@ -35,6 +36,7 @@ export {
   isRequestAbortedError,
   isResellerClientError,
   isResponseTooLargeError,
+  isStoreUnavailableError,
   isTimeoutError,
 } from "./errors";
 export type { ResellerErrorCode } from "./errors";

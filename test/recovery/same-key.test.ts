@@ -4,7 +4,7 @@
 // In-process emulator (short replay TTL) and one VirtualClock for clients, emulator and journal.
 import { describe, expect, it } from "vitest";
 import { createMemoryJournal } from "../../stores/memory-journal";
-import { InvalidTransitionError, type Journal } from "../../journal";
+import { InvalidTransitionError, commandFingerprint, type Journal } from "../../journal";
 import { requestsTo, setup, type Harness } from "../client/harness";
 
 const TTL = 2_000;
@@ -88,6 +88,7 @@ describe("same key, settled command: a local replay from the journal", () => {
         path: "/orders",
         query: "",
         body: bytes(body),
+        fingerprint: await commandFingerprint("POST", "/orders", "", bytes(body)),
         idempotencyKey: key,
         externalId: null,
         lockKey: null,
