@@ -77,10 +77,17 @@ export async function handleControl(control: EmulatorControl, request: Request):
       case "POST /resellers/:/status":
         control.setResellerStatus(id, body.status as never);
         return json(204, null);
+      case "POST /resellers/:/api":
+        control.setResellerApi(id, body as never);
+        return json(204, null);
       case "GET /domains":
         return json(200, { data: control.domains(bearer(request)) });
       case "POST /domains":
         return json(201, { data: control.createDomain(body as never) });
+      case "POST /domains/bulk": {
+        const { created, names } = control.seedDomains(body as never);
+        return json(201, { data: { created, first: names[0] ?? null, last: names.at(-1) ?? null } });
+      }
       case "GET /faults":
         return json(200, { data: control.faults() });
       case "POST /faults":
