@@ -85,7 +85,7 @@ export async function handleControl(control: EmulatorControl, request: Request):
       case "POST /domains":
         return json(201, { data: control.createDomain(body as never) });
       case "POST /domains/bulk": {
-        const { created, names } = control.seedDomains(body as never);
+        const { created, names } = control.seedDomains(body);
         return json(201, { data: { created, first: names[0] ?? null, last: names.at(-1) ?? null } });
       }
       case "GET /faults":

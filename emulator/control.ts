@@ -169,6 +169,7 @@ export function seedDomains(state: State, input: SeedDomainsInput): SeededDomain
   let names: string[];
   if (input.names !== undefined) {
     if (!Array.isArray(input.names)) throw new ControlError(422, "names must be an array of domain names.");
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- a control request's JSON may carry non-strings
     names = input.names.map((n) => String(n).toLowerCase());
   } else {
     const count = input.count;
