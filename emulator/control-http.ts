@@ -19,7 +19,7 @@ function problem(status: number, message: string): Response {
       ? "resource_not_found"
       : status === 409
         ? "conflict"
-        : status === 405
+        : status === 405 || status === 415
           ? "request_failed"
           : "validation_failed";
   return json(status, { error: { code, message, details: [], request_id: null } });
@@ -50,6 +50,10 @@ export async function handleControl(control: EmulatorControl, request: Request):
   const route = `${method} /${parts.map((p, i) => (withId && i === 1 ? ":" : p)).join("/")}`;
   try {
     let body: Record<string, unknown> = {};
+    // A cross-origin form can send text/plain or form-urlencoded without a preflight: only JSON is read.
+    const type = request.headers.get("content-type");
+    if (type !== null && type.split(";")[0].trim().toLowerCase() !== "application/json")
+      return problem(415, "The control API accepts only application/json bodies.");
     if (method !== "GET" && method !== "HEAD" && method !== "DELETE") {
       try {
         body = await readJson(request);
