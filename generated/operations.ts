@@ -39,6 +39,12 @@ export type UnknownOutcomePolicy = "resend" | "reconcile" | "report";
 /** Pagination shape of a list operation (spec extension `x-pagination`, H1). */
 export type PaginationKind = "links" | "meta-only";
 
+/**
+ * Spec extension `x-lock-key` (I6): the lock key is `${prefix}:${value}` with the value (lower-cased) of
+ * `field` in the path parameters or the JSON body.
+ */
+export type LockKeySpec = { readonly from: "path" | "body"; readonly field: string; readonly prefix: string };
+
 /** Machine-readable facts about one operation, read from the spec by the generator. */
 export interface OperationMeta {
   /** The spec's operationId, e.g. "domains.renew". */
@@ -71,6 +77,10 @@ export interface OperationMeta {
   readonly unknownOutcome: UnknownOutcomePolicy | null;
   /** A9: the status a malformed (non-UUID) path parameter gets today, 422 or 500; null without one. */
   readonly malformedUuidStatus: 422 | 500 | null;
+  /** I6 (x-lock-key): where the per-domain lock key comes from — one in-flight command per domain; null = no lock. */
+  readonly lockKey: LockKeySpec | null;
+  /** A5/C1 (x-teaches-limit): a success carries the key's `credential.rate_limit_per_minute`, learned by the client. */
+  readonly teachesLimit: boolean;
 }
 
 /** The operations table, keyed by operationId. */
@@ -91,6 +101,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: true,
   },
   "domains.list": {
     operationId: "domains.list",
@@ -108,6 +120,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.get": {
     operationId: "domains.get",
@@ -125,6 +139,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.check": {
     operationId: "domains.check",
@@ -142,6 +158,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: "resend",
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.renew": {
     operationId: "domains.renew",
@@ -159,6 +177,8 @@ export const operationTable = {
     successStatuses: [202],
     unknownOutcome: "resend",
     malformedUuidStatus: 422,
+    lockKey: { from: "path", field: "domainUuid", prefix: "domain" },
+    teachesLimit: false,
   },
   "domains.sync": {
     operationId: "domains.sync",
@@ -176,6 +196,8 @@ export const operationTable = {
     successStatuses: [202],
     unknownOutcome: "resend",
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.setNameservers": {
     operationId: "domains.setNameservers",
@@ -193,6 +215,8 @@ export const operationTable = {
     successStatuses: [202],
     unknownOutcome: "resend",
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.getAuthCode": {
     operationId: "domains.getAuthCode",
@@ -210,6 +234,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "quotes.create": {
     operationId: "quotes.create",
@@ -227,6 +253,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: "resend",
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "orders.create": {
     operationId: "orders.create",
@@ -244,6 +272,8 @@ export const operationTable = {
     successStatuses: [201],
     unknownOutcome: "reconcile",
     malformedUuidStatus: null,
+    lockKey: { from: "body", field: "domain", prefix: "domain-name" },
+    teachesLimit: false,
   },
   "orders.list": {
     operationId: "orders.list",
@@ -261,6 +291,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "orders.get": {
     operationId: "orders.get",
@@ -278,6 +310,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "operations.list": {
     operationId: "operations.list",
@@ -295,6 +329,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "operations.get": {
     operationId: "operations.get",
@@ -312,6 +348,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "balance.get": {
     operationId: "balance.get",
@@ -329,6 +367,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "ledger.list": {
     operationId: "ledger.list",
@@ -346,6 +386,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.list": {
     operationId: "webhooks.list",
@@ -363,6 +405,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.create": {
     operationId: "webhooks.create",
@@ -380,6 +424,8 @@ export const operationTable = {
     successStatuses: [201],
     unknownOutcome: "report",
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.get": {
     operationId: "webhooks.get",
@@ -397,6 +443,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.update": {
     operationId: "webhooks.update",
@@ -414,6 +462,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: "resend",
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.delete": {
     operationId: "webhooks.delete",
@@ -431,6 +481,8 @@ export const operationTable = {
     successStatuses: [204],
     unknownOutcome: "resend",
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.test": {
     operationId: "webhooks.test",
@@ -448,6 +500,8 @@ export const operationTable = {
     successStatuses: [202],
     unknownOutcome: "resend",
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.rotateSecret": {
     operationId: "webhooks.rotateSecret",
@@ -465,6 +519,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: "report",
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "tickets.list": {
     operationId: "tickets.list",
@@ -482,6 +538,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "tickets.create": {
     operationId: "tickets.create",
@@ -499,6 +557,8 @@ export const operationTable = {
     successStatuses: [201],
     unknownOutcome: "report",
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "tickets.get": {
     operationId: "tickets.get",
@@ -516,6 +576,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "tickets.addMessage": {
     operationId: "tickets.addMessage",
@@ -533,6 +595,8 @@ export const operationTable = {
     successStatuses: [201],
     unknownOutcome: "report",
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
 } as const satisfies Record<OperationId, OperationMeta>;
 

@@ -5,6 +5,7 @@
  * BEFORE the first byte is sent — a rejected record() aborts the send (G1).
  */
 import type { Middleware } from "openapi-fetch";
+import type { OperationMeta } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import { callContextOf, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
@@ -29,15 +30,12 @@ function sameBytes(a: Uint8Array | null, b: Uint8Array | null | undefined): bool
   return a.byteLength === b.byteLength && a.every((v, i) => v === b[i]);
 }
 
-/** I6: the domain a purchase acts on — one in-flight command per domain. */
-function lockKeyOf(operationId: string, path: Record<string, unknown> | undefined, body: unknown): string | null {
-  if (operationId === "orders.create") {
-    const domain = (body as { domain?: unknown } | null)?.domain;
-    return typeof domain === "string" ? `domain-name:${domain.toLowerCase()}` : null;
-  }
-  if (operationId === "domains.renew" && typeof path?.domainUuid === "string")
-    return `domain:${path.domainUuid.toLowerCase()}`;
-  return null;
+/** I6: the domain a purchase acts on — one in-flight command per domain; where it is, the spec's x-lock-key says. */
+function lockKeyOf(op: OperationMeta, path: Record<string, unknown> | undefined, body: unknown): string | null {
+  if (op.lockKey === null) return null;
+  const source = op.lockKey.from === "path" ? path : (body as Record<string, unknown> | null | undefined);
+  const value = source?.[op.lockKey.field];
+  return typeof value === "string" ? `${op.lockKey.prefix}:${value.toLowerCase()}` : null;
 }
 
 export function createIdempotencyMiddleware(options: IdempotencyOptions): Middleware {
@@ -104,7 +102,7 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
         body: ctx.body,
         idempotencyKey: key,
         externalId: typeof externalId === "string" ? externalId : null,
-        lockKey: lockKeyOf(ctx.op.operationId, params.path, parsed),
+        lockKey: lockKeyOf(ctx.op, params.path, parsed),
         createdAt: options.clock.now(),
       },
       options.leases?.lease,

@@ -271,7 +271,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     }
     const outcome = ctx.outcome;
     if (!outcome) throw wrapBroken();
-    if (operationId === "context.get" && outcome.kind === "succeeded") {
+    if (op.teachesLimit && outcome.kind === "succeeded") {
       // A5: learn the key's limit from the first call a client makes.
       const limit = (outcome.data as { data?: { credential?: { rate_limit_per_minute?: unknown } } })?.data?.credential
         ?.rate_limit_per_minute;
