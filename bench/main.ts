@@ -8,6 +8,7 @@
  */
 import { printTable, writeResult } from "./lib";
 import { reportEmulatorLoad, runEmulatorLoad } from "./emulator-load";
+import { runEmulatorScale } from "./emulator-scale";
 import { reportOutageBench, runOutageBench } from "./outage";
 import { reportOverheadBench, reportSocketOverheadBench, runOverheadBench, runSocketOverheadBench } from "./overhead";
 import { reportOtelBench, runOtelBench } from "./otel";
@@ -33,6 +34,28 @@ interface Bench {
 }
 
 const benches: Bench[] = [
+  {
+    name: "emulator-scale",
+    async run() {
+      const r = await runEmulatorScale();
+      return [
+        {
+          bench: "emulator-scale",
+          measure: "seed 100k domains (seedDomains), ms",
+          value: r.seed100kMs.toFixed(0),
+          target: "≤ 5000",
+          pass: r.seed100kMs <= 5000,
+        },
+        {
+          bench: "emulator-scale",
+          measure: "list page at 100k / at 1k (ms per page)",
+          value: `${(r.page100kMs / r.page1kMs).toFixed(2)}× (${r.page100kMs.toFixed(2)} / ${r.page1kMs.toFixed(2)})`,
+          target: "≤ 2×",
+          pass: r.page100kMs <= 2 * r.page1kMs,
+        },
+      ];
+    },
+  },
   {
     name: "load",
     async run() {

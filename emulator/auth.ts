@@ -48,18 +48,26 @@ export function authenticate(state: State, headers: Headers, tr: Translate): { k
   return { key, reseller };
 }
 
-/** A7: IP allowlist and reseller status. Restricted resellers keep the safe methods only. */
+/**
+ * A7: API disabled for the reseller (404 everywhere, seed 000: "возможно отключение API"), IP
+ * allowlist, API mode, tariff and reseller status. Restricted resellers and read-only keys keep the
+ * safe methods only.
+ */
 export function checkAccess(
   key: ApiKey,
   reseller: Reseller,
   method: string,
+  operationId: string,
   remoteAddress: string,
   tr: Translate,
 ): void {
+  if (!reseller.apiEnabled) throw new ApiError(404, "resource_not_found", tr("not_found"));
   if (key.ipAllowlist.length > 0 && !key.ipAllowlist.some((entry) => ipMatches(entry, remoteAddress))) {
     throw new ApiError(403, "forbidden", tr("ip_forbidden"));
   }
   const safe = method === "GET" || method === "HEAD";
+  if (key.apiMode === "read_only" && !safe) throw new ApiError(403, "forbidden", tr("api_mode_forbidden"));
+  if (key.tariff?.excluded.has(operationId)) throw new ApiError(403, "forbidden", tr("tariff_forbidden"));
   if (reseller.status === "restricted" && !safe) {
     throw new ApiError(403, "forbidden", tr("reseller_restricted"));
   }

@@ -5,7 +5,7 @@ import { readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { currentParentage, onParentExit } from "./parent-watch";
-import { isLoopbackAddress, startEmulatorServer, type EmulatorServerOptions } from "./server";
+import { startEmulatorServer, type EmulatorServerOptions } from "./server";
 import type { EmulatorSeed } from "./types";
 
 const USAGE = `Usage: reseller-emulator [options]
@@ -142,14 +142,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     throw error;
   }
 
-  if (
-    serverOptions.host !== undefined &&
-    !isLoopbackAddress(serverOptions.host) &&
-    serverOptions.host !== "localhost"
-  ) {
-    // The control API still answers loopback callers only, but the API port is now reachable from outside.
-    process.stderr.write(`reseller-emulator: warning: binding ${serverOptions.host}, not a loopback address\n`);
-  }
+  // A non-loopback --host: serveEmulator() prints the warning (for the CLI and for code alike).
   const server = await startEmulatorServer({ ...serverOptions, seed, withDefaultKeys: seed === undefined });
   const keys = server.emulator.control.keys().map((key) => ({
     token: key.token,

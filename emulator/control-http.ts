@@ -19,7 +19,7 @@ function problem(status: number, message: string): Response {
       ? "resource_not_found"
       : status === 409
         ? "conflict"
-        : status === 405
+        : status === 405 || status === 415
           ? "request_failed"
           : "validation_failed";
   return json(status, { error: { code, message, details: [], request_id: null } });
@@ -50,6 +50,10 @@ export async function handleControl(control: EmulatorControl, request: Request):
   const route = `${method} /${parts.map((p, i) => (withId && i === 1 ? ":" : p)).join("/")}`;
   try {
     let body: Record<string, unknown> = {};
+    // A cross-origin form can send text/plain or form-urlencoded without a preflight: only JSON is read.
+    const type = request.headers.get("content-type");
+    if (type !== null && type.split(";")[0].trim().toLowerCase() !== "application/json")
+      return problem(415, "The control API accepts only application/json bodies.");
     if (method !== "GET" && method !== "HEAD" && method !== "DELETE") {
       try {
         body = await readJson(request);
@@ -77,10 +81,17 @@ export async function handleControl(control: EmulatorControl, request: Request):
       case "POST /resellers/:/status":
         control.setResellerStatus(id, body.status as never);
         return json(204, null);
+      case "POST /resellers/:/api":
+        control.setResellerApi(id, body as never);
+        return json(204, null);
       case "GET /domains":
         return json(200, { data: control.domains(bearer(request)) });
       case "POST /domains":
         return json(201, { data: control.createDomain(body as never) });
+      case "POST /domains/bulk": {
+        const { created, names } = control.seedDomains(body);
+        return json(201, { data: { created, first: names[0] ?? null, last: names.at(-1) ?? null } });
+      }
       case "GET /faults":
         return json(200, { data: control.faults() });
       case "POST /faults":

@@ -1,6 +1,6 @@
 // The control API: keys, domains, faults, effects, counters, clock. In-process methods here;
 // control-http.ts exposes the same under /_emulator.
-import { operationList } from "../generated/operations";
+import { operationList, operationTable } from "../generated/operations";
 import { formatToken, parseToken } from "./auth";
 import { addFault } from "./faults";
 import { forceStatus, settle } from "./operations-lifecycle";
@@ -15,7 +15,10 @@ import type {
   EmulatorControl,
   KeyInfo,
   SeedDomain,
+  SeedDomainsInput,
+  SeededDomains,
   SeedKey,
+  TariffInput,
   UpdateKeyInput,
 } from "./types";
 import { addYears, iso, keySecret, parseTime, publicKeyId, uuidV4 } from "./util";
@@ -40,6 +43,25 @@ function checkLimit(limit: number): number {
   return limit;
 }
 
+const API_MODES = ["full", "read_only"] as const;
+
+function checkMode(mode: unknown): ApiKey["apiMode"] {
+  if (!(API_MODES as readonly unknown[]).includes(mode))
+    throw new ControlError(422, "api_mode must be full or read_only.");
+  return mode as ApiKey["apiMode"];
+}
+
+/** A7: a tariff names the operations it leaves out; they must be real operationIds. */
+function checkTariff(input: TariffInput | null | undefined): ApiKey["tariff"] {
+  if (input === null || input === undefined) return null;
+  const excluded = Array.isArray(input.excluded_operations) ? input.excluded_operations : null;
+  if (typeof input.name !== "string" || !input.name || !excluded)
+    throw new ControlError(422, "tariff must be {name, excluded_operations: [operationId, …]}.");
+  const unknown = excluded.filter((id) => !Object.hasOwn(operationTable, id));
+  if (unknown.length > 0) throw new ControlError(422, `tariff.excluded_operations: unknown ${unknown.join(", ")}.`);
+  return { name: input.name, excluded: new Set(excluded) };
+}
+
 function keyOr404(state: State, publicKeyId: string): ApiKey {
   const key = state.keys.get(publicKeyId);
   if (!key) throw new ControlError(404, `No API key ${publicKeyId}.`);
@@ -58,6 +80,9 @@ function keyInfo(state: State, key: ApiKey): KeyInfo {
     expires_at: key.expiresAt === null ? null : iso(key.expiresAt),
     revoked: key.revoked,
     reseller_status: state.resellers.get(key.resellerUuid)?.status ?? "active",
+    api_mode: key.apiMode,
+    tariff: key.tariff && { name: key.tariff.name, excluded_operations: [...key.tariff.excluded] },
+    reseller_api_enabled: state.resellers.get(key.resellerUuid)?.apiEnabled ?? true,
   };
 }
 
@@ -71,7 +96,11 @@ export function createKey(state: State, input: SeedKey): CreatedKey {
   if (state.keys.has(id)) throw new ControlError(409, `API key ${id} exists.`);
   let resellerUuid = input.reseller_uuid?.toLowerCase();
   resellerUuid ??= uuidV4(random);
-  const reseller = state.resellers.get(resellerUuid) ?? { uuid: resellerUuid, status: "active" as const };
+  const reseller = state.resellers.get(resellerUuid) ?? {
+    uuid: resellerUuid,
+    status: "active" as const,
+    apiEnabled: true,
+  };
   if (input.reseller_status) reseller.status = input.reseller_status;
   state.resellers.set(resellerUuid, reseller);
   const key: ApiKey = {
@@ -84,6 +113,8 @@ export function createKey(state: State, input: SeedKey): CreatedKey {
     ipAllowlist: [...(input.ip_allowlist ?? [])],
     expiresAt: input.expires_at ? parseTime(input.expires_at) : null,
     revoked: false,
+    apiMode: checkMode(input.api_mode ?? "full"),
+    tariff: checkTariff(input.tariff),
   };
   state.keys.set(id, key);
   ensureDeposit(state, key);
@@ -110,7 +141,7 @@ export function createDomain(state: State, input: SeedDomain): DomainInfo {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- a control request's JSON may carry a non-string name
   const name = String(input.name ?? "").toLowerCase();
   if (!isDomainName(name)) throw new ControlError(422, "name must be a domain name.");
-  if ([...state.domains.values()].some((d) => d.environment === key.environment && d.name === name)) {
+  if (state.domains.byName(key.environment, name)) {
     throw new ControlError(409, `${name} is already registered in ${key.environment}.`);
   }
   const now = state.now();
@@ -128,6 +159,52 @@ export function createDomain(state: State, input: SeedDomain): DomainInfo {
   };
   state.domains.set(domain.uuid, domain);
   return presentDomain(domain, now) as unknown as DomainInfo;
+}
+
+const SEED_LIMIT = 1_000_000;
+
+/** Bulk seeding: validate everything first (nothing is created on a 409/422), then O(1) inserts. */
+export function seedDomains(state: State, input: SeedDomainsInput): SeededDomains {
+  const key = keyForToken(state, input.token, input.public_key_id);
+  let names: string[];
+  if (input.names !== undefined) {
+    if (!Array.isArray(input.names)) throw new ControlError(422, "names must be an array of domain names.");
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- a control request's JSON may carry non-strings
+    names = input.names.map((n) => String(n).toLowerCase());
+  } else {
+    const count = input.count;
+    if (!Number.isSafeInteger(count) || count! < 1 || count! > SEED_LIMIT)
+      throw new ControlError(422, `count must be 1..${SEED_LIMIT} (or give names).`);
+    const prefix = input.prefix ?? "bulk-";
+    const zone = input.zone ?? ".kz";
+    names = Array.from({ length: count! }, (_, i) => `${prefix}${i + 1}${zone}`.toLowerCase());
+  }
+  if (names.length > SEED_LIMIT) throw new ControlError(422, `at most ${SEED_LIMIT} names at once.`);
+  const fresh = new Set<string>();
+  for (const name of names) {
+    if (!isDomainName(name)) throw new ControlError(422, `${name} is not a domain name.`);
+    if (fresh.has(name) || state.domains.byName(key.environment, name))
+      throw new ControlError(409, `${name} is already registered in ${key.environment}.`);
+    fresh.add(name);
+  }
+  const now = state.now();
+  const expiresAt = parseTime(input.expires_at) ?? addYears(now, 1);
+  for (const name of names) {
+    const domain: Domain = {
+      seq: state.nextSeq(),
+      resellerUuid: key.resellerUuid,
+      environment: key.environment,
+      uuid: uuidV4(state.config.random),
+      name,
+      expiresAt,
+      autoRenew: false,
+      nameservers: ["ns1.example.kz", "ns2.example.kz"],
+      createdAt: now,
+      updatedAt: now,
+    };
+    state.domains.set(domain.uuid, domain);
+  }
+  return { created: names.length, names };
 }
 
 /** The in-process control object over one State. `reinit` restores the initial state (reset). */
@@ -156,6 +233,8 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
       if (input.ip_allowlist) key.ipAllowlist = [...input.ip_allowlist];
       if (input.expires_at !== undefined)
         key.expiresAt = input.expires_at === null ? null : parseTime(input.expires_at);
+      if (input.api_mode !== undefined) key.apiMode = checkMode(input.api_mode);
+      if (input.tariff !== undefined) key.tariff = checkTariff(input.tariff);
       return keyInfo(state, key);
     },
     setResellerStatus(uuid, status) {
@@ -163,14 +242,19 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
       if (!reseller) throw new ControlError(404, `No reseller ${uuid}.`);
       reseller.status = status;
     },
+    setResellerApi(uuid, input) {
+      const reseller = state.resellers.get(uuid);
+      if (!reseller) throw new ControlError(404, `No reseller ${uuid}.`);
+      if (typeof input?.enabled !== "boolean") throw new ControlError(422, "enabled must be true or false.");
+      reseller.apiEnabled = input.enabled;
+    },
     keys: () => [...state.keys.values()].map((k) => keyInfo(state, k)),
     createDomain: (input) => createDomain(state, input),
+    seedDomains: (input) => seedDomains(state, input),
     domains(token) {
       settle(state);
       const key = keyForToken(state, token, undefined);
-      return state
-        .ownedList(state.domains.values(), key)
-        .map((d) => presentDomain(d, state.now()) as unknown as DomainInfo);
+      return state.domains.owned(key).map((d) => presentDomain(d, state.now()) as unknown as DomainInfo);
     },
     addFault(input) {
       try {

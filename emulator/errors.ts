@@ -1,14 +1,9 @@
 // E1/E2: the API's own error envelope, and the internal response shape the pipeline passes around.
 
-export type ErrorCode =
-  | "request_failed"
-  | "unauthenticated"
-  | "forbidden"
-  | "resource_not_found"
-  | "conflict"
-  | "validation_failed"
-  | "rate_limit_exceeded"
-  | "internal_error";
+import type { ApiErrorCode } from "../generated/errors";
+
+/** The codes come from the spec (generated/errors.ts), never a copy of them. */
+export type ErrorCode = ApiErrorCode;
 
 export type FieldErrors = Record<string, string[]>;
 

@@ -48,6 +48,16 @@ const MESSAGES: Catalog = {
     ru: "Доступ с этого IP-адреса для данного API-ключа запрещён.",
     kk: "Бұл API кілті үшін осы IP мекенжайынан кіруге тыйым салынған.",
   },
+  api_mode_forbidden: {
+    en: "The API mode of this key does not allow this method.",
+    ru: "Режим API этого ключа не разрешает этот метод.",
+    kk: "Бұл кілттің API режимі бұл әдіске рұқсат бермейді.",
+  },
+  tariff_forbidden: {
+    en: "Your tariff does not include this operation.",
+    ru: "Ваш тариф не включает эту операцию.",
+    kk: "Сіздің тарифіңіз бұл операцияны қамтымайды.",
+  },
   reseller_restricted: {
     en: "The reseller account is restricted: only safe methods are allowed.",
     ru: "Аккаунт реселлера ограничен: разрешены только безопасные методы.",

@@ -89,7 +89,7 @@ function settleOrder(state: State, order: Order, now: number): void {
   if (order.settled || (status !== "completed" && status !== "failed" && status !== "cancelled")) return;
   order.settled = true;
   state.unsettledOrders.delete(order.uuid);
-  const taken = [...state.domains.values()].some((d) => d.environment === order.environment && d.name === order.domain);
+  const taken = state.domains.byName(order.environment, order.domain) !== undefined;
   if (status !== "completed" || taken) {
     // A failed, cancelled or duplicate registration gives the money back; the charge stays visible.
     if (status === "completed") order.status = "failed";

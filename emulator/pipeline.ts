@@ -105,7 +105,7 @@ export async function handleApi(
   try {
     ({ key, reseller } = authenticate(state, request.headers, tr));
     log.public_key_id = key.publicKeyId;
-    checkAccess(key, reseller, method, remoteAddress, tr);
+    checkAccess(key, reseller, method, op.operationId, remoteAddress, tr);
   } catch (error) {
     return done(withId(errorResult(error as ApiError, requestId)));
   }

@@ -127,8 +127,12 @@ export interface ServeOptions {
 export async function serveEmulator(handler: EmulatorHandler, options: ServeOptions = {}): Promise<ServedHandler> {
   const controlAllowed = options.controlAllowed ?? isLoopbackAddress;
   const host = options.host ?? "127.0.0.1";
+  if (!isLoopbackAddress(host) && host !== "localhost")
+    // The control API still answers loopback callers only, but the API port is reachable from outside.
+    process.stderr.write(`reseller-emulator: warning: binding ${host}, not a loopback address\n`);
   const sockets = new Set<Socket>();
   let closing = false;
+  let port = -1; // set once listening; requests only arrive after that
 
   // @hono/node-server converts node:http ↔ Fetch Request/Response; this file keeps only what the adapter
   // cannot do: the loopback gate on the control API and the socket faults (reset, hang).
@@ -138,8 +142,20 @@ export async function serveEmulator(handler: EmulatorHandler, options: ServeOpti
       const remoteAddress = incoming.socket.remoteAddress;
       // Gate on the path the emulator will route (dot segments resolved, percent-escapes decoded), so
       // "/x/../_emulator/keys" or "/%5Femulator/keys" cannot slip past the loopback check.
-      if (isControlPath(new URL(request.url).pathname) && !controlAllowed(remoteAddress)) {
-        return jsonResponse(403, "forbidden", "The emulator control API is available only from loopback addresses.");
+      if (isControlPath(new URL(request.url).pathname)) {
+        if (!controlAllowed(remoteAddress))
+          return jsonResponse(403, "forbidden", "The emulator control API is available only from loopback addresses.");
+        // A DNS-rebinding page reaches 127.0.0.1 under its own name (Host: evil.example), and any page
+        // can send a cross-origin POST (it carries Origin): neither may drive the control API.
+        if (!isLoopbackHost(request.headers.get("host"), port))
+          return jsonResponse(
+            403,
+            "forbidden",
+            "The emulator control API answers only Host 127.0.0.1, [::1] or localhost (with its port).",
+          );
+        const origin = request.headers.get("origin");
+        if (origin !== null && !isLoopbackOrigin(origin, port))
+          return jsonResponse(403, "forbidden", "The emulator control API refuses cross-origin requests.");
       }
       const result = await handler.handle(request, { remoteAddress });
       return isSocketFault(result) ? applyFault(result, incoming.socket) : result;
@@ -181,6 +197,7 @@ export async function serveEmulator(handler: EmulatorHandler, options: ServeOpti
     });
   });
   const address = server.address() as AddressInfo;
+  port = address.port;
   const origin = `http://${isIPv6(host) ? `[${host}]` : host}:${address.port}`;
 
   let closed: Promise<void> | undefined;
@@ -203,6 +220,24 @@ export async function serveEmulator(handler: EmulatorHandler, options: ServeOpti
 }
 
 /** True for /_emulator and everything under it, however the path is spelled. */
+const LOOPBACK_NAMES = new Set(["127.0.0.1", "[::1]", "localhost"]);
+
+/** `127.0.0.1`, `[::1]` or `localhost`, optionally with this server's port (a Host header). */
+function isLoopbackHost(host: string | null, port: number): boolean {
+  if (host === null) return false;
+  const m = /^(\[[^\]]*\]|[^:]+)(?::(\d+))?$/.exec(host.trim().toLowerCase());
+  return !!m && LOOPBACK_NAMES.has(m[1]) && (m[2] === undefined || Number(m[2]) === port);
+}
+
+function isLoopbackOrigin(origin: string, port: number): boolean {
+  try {
+    const url = new URL(origin);
+    return url.protocol === "http:" && isLoopbackHost(url.host, port);
+  } catch {
+    return false;
+  }
+}
+
 export function isControlPath(pathname: string): boolean {
   let path = pathname;
   try {

@@ -1,6 +1,7 @@
 // The emulator's whole memory. Resources carry reseller + environment so every lookup can scope (A8).
 import type { Clock } from "../runtime/clock";
 import type {
+  ApiMode,
   Effect,
   Environment,
   FaultInfo,
@@ -9,11 +10,14 @@ import type {
   RequestLogEntry,
   ResellerStatus,
 } from "./types";
+import { DomainMap, MultiIndex, OwnedMap, ownerKeyOf } from "./indexes";
 import type { Random } from "./util";
 
 export interface Reseller {
   uuid: string;
   status: ResellerStatus;
+  /** A7: false = the API is disabled for this reseller (404 everywhere). */
+  apiEnabled: boolean;
 }
 
 export interface ApiKey {
@@ -26,6 +30,10 @@ export interface ApiKey {
   ipAllowlist: string[];
   expiresAt: number | null;
   revoked: boolean;
+  /** A7. */
+  apiMode: ApiMode;
+  /** A7: operationIds the key's tariff does not include; null = everything included. */
+  tariff: { name: string; excluded: Set<string> } | null;
 }
 
 /** Everything owned by one reseller in one environment (A3: test and live never share data). */
@@ -168,10 +176,15 @@ export class State {
   seq = 0;
   resellers = new Map<string, Reseller>();
   keys = new Map<string, ApiKey>();
-  domains = new Map<string, Domain>();
-  operations = new Map<string, Operation>();
-  orders = new Map<string, Order>();
+  domains = new DomainMap<Domain>();
+  /** "owner:external_id" → orders (F5's lookup), domain UUID → operations: list filters cost a page. */
+  ordersByExternalId = new MultiIndex<Order>();
+  operationsByDomain = new MultiIndex<Operation>();
+  operations = new OwnedMap<Operation>((op) => this.operationsByDomain.add(op.domainUuid, op));
+  orders = new OwnedMap<Order>((o) => this.ordersByExternalId.add(`${ownerKeyOf(o)}:${o.externalId}`, o));
   ledger: LedgerEntry[] = [];
+  /** Ledger entries per owner, in seq order. */
+  ledgerByOwner = new MultiIndex<LedgerEntry>();
   /** Latest ledger entry per reseller-environment ("uuid:env"), so balances are O(1). */
   ledgerHead = new Map<string, LedgerEntry>();
   /** Operations and orders whose lifecycle has not reached a final state (settle() walks only these). */
@@ -179,8 +192,8 @@ export class State {
   unsettledOrders = new Set<string>();
   /** Reservations since the last sweep of expired idempotency records. */
   reservationsSinceSweep = 0;
-  webhooks = new Map<string, Webhook>();
-  tickets = new Map<string, Ticket>();
+  webhooks = new OwnedMap<Webhook>();
+  tickets = new OwnedMap<Ticket>();
   effects: Effect[] = [];
   /** The last REQUEST_LOG_LIMIT API requests (control.requests()). */
   requestLog: RequestLogEntry[] = [];
@@ -202,7 +215,10 @@ export class State {
     this.domains.clear();
     this.operations.clear();
     this.orders.clear();
+    this.ordersByExternalId.clear();
+    this.operationsByDomain.clear();
     this.ledger = [];
+    this.ledgerByOwner.clear();
     this.ledgerHead.clear();
     this.unsettledOperations.clear();
     this.unsettledOrders.clear();
@@ -230,8 +246,9 @@ export class State {
     return !!item && item.resellerUuid === key.resellerUuid && item.environment === key.environment;
   }
 
-  ownedList<T extends Owned>(items: Iterable<T>, key: ApiKey): T[] {
-    return [...items].filter((i) => this.owns(i, key)).sort((a, b) => a.seq - b.seq);
+  /** The caller's ledger entries in seq order (A8) — the live index, never mutate it. */
+  ownedLedger(key: ApiKey): readonly LedgerEntry[] {
+    return this.ledgerByOwner.get(ownerKeyOf(key));
   }
 
   idempotencyFor(publicKeyId: string): Map<string, IdempotencyRecord> {

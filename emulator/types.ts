@@ -6,6 +6,18 @@ export type Environment = "test" | "live";
 export type Language = "ru" | "en" | "kk";
 export type ResellerStatus = "active" | "restricted";
 
+/**
+ * A7: the key's API mode. `read_only` keys may use the safe methods (GET/HEAD) only; every write
+ * answers 403 `forbidden` (not counted, C6).
+ */
+export type ApiMode = "full" | "read_only";
+
+/** A7: the key's tariff: operations (by operationId) it does not include answer 403 `forbidden`. */
+export interface TariffInput {
+  name: string;
+  excluded_operations: string[];
+}
+
 /** How an async domain operation moves through its lifecycle (F3), evaluated lazily from the clock. */
 export interface OperationPolicy {
   /** Time spent in `pending` after acceptance (default 1000 ms). */
@@ -27,6 +39,10 @@ export interface CreateKeyInput {
   reseller_status?: ResellerStatus;
   ip_allowlist?: string[];
   expires_at?: string | null;
+  /** A7, default "full". */
+  api_mode?: ApiMode;
+  /** A7, default: a tariff that includes every operation. */
+  tariff?: TariffInput;
   /** Omit to create a new reseller. */
   reseller_uuid?: string;
 }
@@ -45,6 +61,10 @@ export interface KeyInfo extends CreatedKey {
   expires_at: string | null;
   revoked: boolean;
   reseller_status: ResellerStatus;
+  api_mode: ApiMode;
+  tariff: TariffInput | null;
+  /** A7: false when the API is disabled for the key's reseller (every request then answers 404). */
+  reseller_api_enabled: boolean;
 }
 
 export interface UpdateKeyInput {
@@ -52,6 +72,27 @@ export interface UpdateKeyInput {
   rate_limit_per_minute?: number;
   ip_allowlist?: string[];
   expires_at?: string | null;
+  api_mode?: ApiMode;
+  /** null: back to a tariff that includes everything. */
+  tariff?: TariffInput | null;
+}
+
+/** Bulk seeding (tests, benches): `names`, or `count` names `${prefix}${i}${zone}` for i = 1..count. */
+export interface SeedDomainsInput {
+  token?: string;
+  public_key_id?: string;
+  names?: string[];
+  count?: number;
+  /** Default "bulk-". */
+  prefix?: string;
+  /** Default ".kz". */
+  zone?: string;
+  expires_at?: string;
+}
+
+export interface SeededDomains {
+  created: number;
+  names: string[];
 }
 
 /** A seed key may fix its token so that setups are reproducible. */
@@ -213,9 +254,13 @@ export interface EmulatorControl {
   deposit(publicKeyId: string, amountMinor: number): void;
   updateKey(publicKeyId: string, input: UpdateKeyInput): KeyInfo;
   setResellerStatus(resellerUuid: string, status: ResellerStatus): void;
+  /** A7: disable (or re-enable) the API for a reseller: every request of its keys then answers 404. */
+  setResellerApi(resellerUuid: string, input: { enabled: boolean }): void;
   keys(): KeyInfo[];
   createDomain(input: { token: string; name: string; expires_at?: string }): DomainInfo;
   domains(token: string): DomainInfo[];
+  /** Many domains at once for one key (O(1) each; 100k in well under a second or two). */
+  seedDomains(input: SeedDomainsInput): SeededDomains;
   addFault(input: FaultInput): FaultInfo;
   clearFaults(): void;
   faults(): FaultInfo[];

@@ -39,6 +39,12 @@ export type UnknownOutcomePolicy = "resend" | "reconcile" | "report";
 /** Pagination shape of a list operation (spec extension `x-pagination`, H1). */
 export type PaginationKind = "links" | "meta-only";
 
+/**
+ * Spec extension `x-lock-key` (I6): the lock key is `${prefix}:${value}` with the value (lower-cased) of
+ * `field` in the path parameters or the JSON body.
+ */
+export type LockKeySpec = { readonly from: "path" | "body"; readonly field: string; readonly prefix: string };
+
 /** Machine-readable facts about one operation, read from the spec by the generator. */
 export interface OperationMeta {
   /** The spec's operationId, e.g. "domains.renew". */
@@ -73,6 +79,10 @@ export interface OperationMeta {
   readonly unknownOutcome: UnknownOutcomePolicy | null;
   /** A9: the status a malformed (non-UUID) path parameter gets today, 422 or 500; null without one. */
   readonly malformedUuidStatus: 422 | 500 | null;
+  /** I6 (x-lock-key): where the per-domain lock key comes from — one in-flight command per domain; null = no lock. */
+  readonly lockKey: LockKeySpec | null;
+  /** A5/C1 (x-teaches-limit): a success carries the key's `credential.rate_limit_per_minute`, learned by the client. */
+  readonly teachesLimit: boolean;
 }
 
 /** The operations table, keyed by operationId. */
@@ -94,13 +104,15 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: true,
   },
   "domains.list": {
     operationId: "domains.list",
     method: "GET",
     path: "/domains",
     pathParams: [],
-    queryParams: ["cursor", "per_page"],
+    queryParams: ["cursor", "per_page", "name"],
     scopes: ["domains.read"],
     idempotencyRequired: false,
     hasBody: false,
@@ -112,6 +124,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.get": {
     operationId: "domains.get",
@@ -130,6 +144,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.check": {
     operationId: "domains.check",
@@ -148,6 +164,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: "resend",
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.renew": {
     operationId: "domains.renew",
@@ -166,6 +184,8 @@ export const operationTable = {
     successStatuses: [202],
     unknownOutcome: "resend",
     malformedUuidStatus: 422,
+    lockKey: { from: "path", field: "domainUuid", prefix: "domain" },
+    teachesLimit: false,
   },
   "domains.sync": {
     operationId: "domains.sync",
@@ -184,6 +204,8 @@ export const operationTable = {
     successStatuses: [202],
     unknownOutcome: "resend",
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.setNameservers": {
     operationId: "domains.setNameservers",
@@ -202,6 +224,8 @@ export const operationTable = {
     successStatuses: [202],
     unknownOutcome: "resend",
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "domains.getAuthCode": {
     operationId: "domains.getAuthCode",
@@ -220,6 +244,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "quotes.create": {
     operationId: "quotes.create",
@@ -238,6 +264,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: "resend",
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "orders.create": {
     operationId: "orders.create",
@@ -256,6 +284,8 @@ export const operationTable = {
     successStatuses: [201],
     unknownOutcome: "reconcile",
     malformedUuidStatus: null,
+    lockKey: { from: "body", field: "domain", prefix: "domain-name" },
+    teachesLimit: false,
   },
   "orders.list": {
     operationId: "orders.list",
@@ -274,6 +304,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "orders.get": {
     operationId: "orders.get",
@@ -292,6 +324,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "operations.list": {
     operationId: "operations.list",
@@ -310,6 +344,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "operations.get": {
     operationId: "operations.get",
@@ -328,6 +364,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "balance.get": {
     operationId: "balance.get",
@@ -346,6 +384,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "ledger.list": {
     operationId: "ledger.list",
@@ -364,6 +404,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.list": {
     operationId: "webhooks.list",
@@ -382,6 +424,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.create": {
     operationId: "webhooks.create",
@@ -400,6 +444,8 @@ export const operationTable = {
     successStatuses: [201],
     unknownOutcome: "report",
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.get": {
     operationId: "webhooks.get",
@@ -418,6 +464,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.update": {
     operationId: "webhooks.update",
@@ -436,6 +484,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: "resend",
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.delete": {
     operationId: "webhooks.delete",
@@ -454,6 +504,8 @@ export const operationTable = {
     successStatuses: [204],
     unknownOutcome: "resend",
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.test": {
     operationId: "webhooks.test",
@@ -472,6 +524,8 @@ export const operationTable = {
     successStatuses: [202],
     unknownOutcome: "resend",
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "webhooks.rotateSecret": {
     operationId: "webhooks.rotateSecret",
@@ -490,6 +544,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: "report",
     malformedUuidStatus: 500,
+    lockKey: null,
+    teachesLimit: false,
   },
   "tickets.list": {
     operationId: "tickets.list",
@@ -508,6 +564,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "tickets.create": {
     operationId: "tickets.create",
@@ -526,6 +584,8 @@ export const operationTable = {
     successStatuses: [201],
     unknownOutcome: "report",
     malformedUuidStatus: null,
+    lockKey: null,
+    teachesLimit: false,
   },
   "tickets.get": {
     operationId: "tickets.get",
@@ -544,6 +604,8 @@ export const operationTable = {
     successStatuses: [200],
     unknownOutcome: null,
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
   "tickets.addMessage": {
     operationId: "tickets.addMessage",
@@ -562,6 +624,8 @@ export const operationTable = {
     successStatuses: [201],
     unknownOutcome: "report",
     malformedUuidStatus: 422,
+    lockKey: null,
+    teachesLimit: false,
   },
 } as const satisfies Record<OperationId, OperationMeta>;
 

@@ -53,6 +53,15 @@ function addVocabulary(file: SourceFile): void {
       docs: ["Pagination shape of a list operation (spec extension `x-pagination`, H1)."],
       type: `"links" | "meta-only"`,
     },
+    {
+      isExported: true,
+      name: "LockKeySpec",
+      docs: [
+        "Spec extension `x-lock-key` (I6): the lock key is `${prefix}:${value}` with the value (lower-cased) of\n" +
+          "`field` in the path parameters or the JSON body.",
+      ],
+      type: `{ readonly from: "path" | "body"; readonly field: string; readonly prefix: string }`,
+    },
   ]);
 }
 
@@ -88,6 +97,16 @@ const META_FIELDS: readonly (readonly [name: string, type: string, doc: string])
     "malformedUuidStatus",
     "422 | 500 | null",
     "A9: the status a malformed (non-UUID) path parameter gets today, 422 or 500; null without one.",
+  ],
+  [
+    "lockKey",
+    "LockKeySpec | null",
+    "I6 (x-lock-key): where the per-domain lock key comes from — one in-flight command per domain; null = no lock.",
+  ],
+  [
+    "teachesLimit",
+    "boolean",
+    "A5/C1 (x-teaches-limit): a success carries the key's `credential.rate_limit_per_minute`, learned by the client.",
   ],
 ];
 
@@ -143,6 +162,13 @@ function writeOperationEntry(w: CodeBlockWriter, op: OperationModel): void {
     ["successStatuses", list(op.successes.map((s) => Number(s.status)))],
     ["unknownOutcome", JSON.stringify(op.unknownOutcome)],
     ["malformedUuidStatus", JSON.stringify(op.malformedUuidStatus)],
+    [
+      "lockKey",
+      op.lockKey === null
+        ? "null"
+        : `{ from: ${JSON.stringify(op.lockKey.from)}, field: ${JSON.stringify(op.lockKey.field)}, prefix: ${JSON.stringify(op.lockKey.prefix)} }`,
+    ],
+    ["teachesLimit", String(op.teachesLimit)],
   ];
   w.writeLine(`${JSON.stringify(op.operationId)}: {`);
   w.indent(() => fields.forEach(([name, value]) => w.writeLine(`${name}: ${value},`)));

@@ -54,6 +54,8 @@ export interface OperationModel {
   readonly sensitiveFields: readonly string[];
   readonly unknownOutcome: (typeof UNKNOWN_OUTCOME_POLICIES)[number] | null;
   readonly malformedUuidStatus: 422 | 500 | null;
+  readonly lockKey: { readonly from: "path" | "body"; readonly field: string; readonly prefix: string } | null;
+  readonly teachesLimit: boolean;
 }
 
 /** JSON pointer segment escaping (RFC 6901). */
@@ -122,6 +124,8 @@ function readOperation(
     sensitiveFields: readStringList(op, "x-sensitive-fields", pointer),
     unknownOutcome: readEnum(op, "x-unknown-outcome", UNKNOWN_OUTCOME_POLICIES, pointer),
     malformedUuidStatus: readMalformedUuidStatus(op, pointer),
+    lockKey: readLockKey(op, pointer),
+    teachesLimit: readFlag(op, "x-teaches-limit", pointer),
   };
 }
 
@@ -256,4 +260,17 @@ function readMalformedUuidStatus(op: Json, pointer: string): 422 | 500 | null {
     throw new SpecError(`${pointer}/x-malformed-uuid-status`, `expected 422 or 500, got ${JSON.stringify(value)}`);
   }
   return value;
+}
+
+/** I6: `x-lock-key: {from: path | body, field, prefix}` — the lock key is `${prefix}:${lowercased value}`. */
+function readLockKey(op: Json, pointer: string): OperationModel["lockKey"] {
+  const value = op["x-lock-key"];
+  if (value === undefined) return null;
+  const at = `${pointer}/x-lock-key`;
+  if (!isObject(value) || (value.from !== "path" && value.from !== "body"))
+    throw new SpecError(at, "expected {from: path | body, field, prefix}");
+  if (typeof value.field !== "string" || !value.field) throw new SpecError(`${at}/field`, "expected a field name");
+  if (typeof value.prefix !== "string" || !/^[a-z][a-z-]*$/.test(value.prefix))
+    throw new SpecError(`${at}/prefix`, "expected a lower-case prefix such as domain");
+  return { from: value.from, field: value.field, prefix: value.prefix };
 }

@@ -5,6 +5,7 @@
  * BEFORE the first byte is sent — a rejected record() aborts the send (G1).
  */
 import type { Middleware } from "openapi-fetch";
+import type { OperationMeta } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import { callContextOf, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
@@ -76,15 +77,12 @@ const isOutcome = (value: unknown): value is Outcome =>
 /** Start over: the command changed hands in this process while this call waited for it. */
 const AGAIN = Symbol("again");
 
-/** I6: the domain a purchase acts on — one in-flight command per domain. */
-function lockKeyOf(operationId: string, path: Record<string, unknown> | undefined, body: unknown): string | null {
-  if (operationId === "orders.create") {
-    const domain = (body as { domain?: unknown } | null)?.domain;
-    return typeof domain === "string" ? `domain-name:${domain.toLowerCase()}` : null;
-  }
-  if (operationId === "domains.renew" && typeof path?.domainUuid === "string")
-    return `domain:${path.domainUuid.toLowerCase()}`;
-  return null;
+/** I6: the domain a purchase acts on — one in-flight command per domain; where it is, the spec's x-lock-key says. */
+function lockKeyOf(op: OperationMeta, path: Record<string, unknown> | undefined, body: unknown): string | null {
+  if (op.lockKey === null) return null;
+  const source = op.lockKey.from === "path" ? path : (body as Record<string, unknown> | null | undefined);
+  const value = source?.[op.lockKey.field];
+  return typeof value === "string" ? `${op.lockKey.prefix}:${value.toLowerCase()}` : null;
 }
 
 export function createIdempotencyMiddleware(options: IdempotencyOptions): Middleware {
@@ -234,7 +232,7 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
           fingerprint: shape.fingerprint,
           idempotencyKey: key,
           externalId: typeof externalId === "string" ? externalId : null,
-          lockKey: lockKeyOf(ctx.op.operationId, params.path, parsed),
+          lockKey: lockKeyOf(ctx.op, params.path, parsed),
           createdAt: options.clock.now(),
         },
         leases?.lease,

@@ -5,7 +5,7 @@
  * response body only while it is there. Never from the stored request body.
  */
 import type { CommandRecord, CommandState } from "../journal";
-import { isRecord, type LocalReplay, type OperationResource, type Outcome } from "../core";
+import { isRecord, type LocalReplay, type OperationResource, type Outcome, type RejectedOutcome } from "../core";
 import type { ApiError } from "../generated/errors";
 
 /** States answered locally: nothing is sent again for them (settled, or waiting on a human, F4). */
@@ -74,7 +74,7 @@ export function outcomeFromJournal(record: CommandRecord): Outcome {
       return { ...base, kind: "accepted", status: 202, data, operation, operationUuid, replayed: true };
     }
     case "rejected":
-      return { ...base, kind: "rejected", status: status ?? 400, error: errorOf(record) };
+      return { ...base, kind: "rejected", status: status ?? 400, error: errorOf(record) } as RejectedOutcome;
     default:
       // needs_manual_check (F4): it may have happened; a human decides, nothing is sent meanwhile.
       return {

@@ -138,7 +138,7 @@ export function createCall(parts: CallParts): Call {
     const outcome = ctx.outcome;
     // The chain's last step (middleware/attempt-loop.ts) always sets it or throws.
     if (!outcome) throw new ResellerClientError(`${operationId}: the call ended without an outcome.`);
-    if (operationId === "context.get") learnLimit(pacer, apiKeyId, outcome);
+    if (operationTable[operationId].teachesLimit) learnLimit(pacer, apiKeyId, outcome); // A5: x-teaches-limit
     return outcome;
   };
 }

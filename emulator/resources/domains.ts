@@ -1,5 +1,5 @@
 // Domains: list/get/check/auth-code, and the three async domain operations (F1: 202 + Operation).
-import { ApiError } from "../errors";
+import { ApiError, validationError } from "../errors";
 import type { Handler, HandlerContext } from "../handler";
 import { paginate, readPage } from "../pagination";
 import type { Domain, Operation, OperationAction } from "../state";
@@ -41,9 +41,22 @@ function ownedDomain(ctx: HandlerContext): Domain {
   return domain;
 }
 
+/** `?name=` (repeatable, 1..100): the caller's domains with those names, via the name index. */
+function namedDomains(ctx: HandlerContext, names: string[]): Domain[] {
+  if (names.length > 100 || names.some((n) => n.length < 1 || n.length > 253))
+    throw validationError({ name: [ctx.tr("v.items", { field: "name", min: 1, max: 100 })] });
+  const found = new Set<Domain>();
+  for (const raw of names) {
+    const d = ctx.state.domains.byName(ctx.key.environment, raw.trim().toLowerCase());
+    if (d && ctx.state.owns(d, ctx.key)) found.add(d);
+  }
+  return [...found].sort((a, b) => a.seq - b.seq);
+}
+
 export const listDomains: Handler = (ctx) => {
   const page = readPage(ctx.query, ctx.tr);
-  const items = ctx.state.ownedList(ctx.state.domains.values(), ctx.key);
+  const names = ctx.query.getAll("name");
+  const items = names.length > 0 ? namedDomains(ctx, names) : ctx.state.domains.owned(ctx.key);
   return {
     status: 200,
     body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, (d) => presentDomain(d, ctx.now)),
@@ -56,13 +69,11 @@ export const checkDomains: Handler = (ctx) => {
   const v = new Validator(ctx.body, ctx.tr);
   const names = v.stringArray("names", 1, 50, (n) => (isDomainName(n) ? null : "v.domain"));
   v.done();
-  const taken = new Set(
-    [...ctx.state.domains.values()].filter((d) => d.environment === ctx.key.environment).map((d) => d.name),
-  );
   const data = names!.map((raw) => {
     const name = raw.toLowerCase();
     const price = priceFor(name);
-    return { name, available: price !== null && !taken.has(name), price: price === null ? null : money(price) };
+    const taken = ctx.state.domains.byName(ctx.key.environment, name) !== undefined;
+    return { name, available: price !== null && !taken, price: price === null ? null : money(price) };
   });
   return { status: 200, body: { data } };
 };

@@ -64,6 +64,7 @@ function addEntry(
     createdAt: state.now(),
   };
   state.ledger.push(entry);
+  state.ledgerByOwner.add(ownerKey(owner), entry);
   state.ledgerHead.set(ownerKey(owner), entry);
   return entry;
 }
@@ -120,7 +121,7 @@ export const listLedger: Handler = (ctx) => {
   const owner = { resellerUuid: ctx.key.resellerUuid, environment: ctx.key.environment };
   ensureDeposit(ctx.state, owner);
   const page = readPage(ctx.query, ctx.tr);
-  const items = ctx.state.ownedList(ctx.state.ledger, ctx.key);
+  const items = ctx.state.ownedLedger(ctx.key);
   return { status: 200, body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, presentLedger) };
 };
 

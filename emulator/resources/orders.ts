@@ -3,7 +3,8 @@
 import { ApiError, validationError } from "../errors";
 import type { Handler } from "../handler";
 import { paginate, readPage } from "../pagination";
-import type { Order } from "../state";
+import { ownerKeyOf } from "../indexes";
+import type { Operation, Order } from "../state";
 import { iso, money, uuidV4 } from "../util";
 import { isDomainName, Validator } from "../validation";
 import { presentOperation } from "./domains";
@@ -58,9 +59,7 @@ export const createOrder: Handler = (ctx) => {
   const nameservers = v.stringArray("nameservers", 2, 13, (n) => (isDomainName(n) ? null : "v.domain"), false);
   const unit = zonePrice(v, domain);
   v.done();
-  const registered = [...state.domains.values()].some(
-    (d) => d.environment === ctx.key.environment && d.name === domain,
-  );
+  const registered = state.domains.byName(ctx.key.environment, domain!) !== undefined;
   if (registered) throw validationError({ domain: [ctx.tr("v.unavailable", { field: domain! })] });
   const order: Order = {
     seq: state.nextSeq(),
@@ -99,9 +98,10 @@ export const createOrder: Handler = (ctx) => {
 export const listOrders: Handler = (ctx) => {
   const page = readPage(ctx.query, ctx.tr);
   const externalId = ctx.query.get("external_id");
-  const items = ctx.state
-    .ownedList(ctx.state.orders.values(), ctx.key)
-    .filter((o) => externalId === null || o.externalId === externalId);
+  const items =
+    externalId === null
+      ? ctx.state.orders.owned(ctx.key)
+      : ctx.state.ordersByExternalId.get(`${ownerKeyOf(ctx.key)}:${externalId}`);
   return { status: 200, body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, presentOrder) };
 };
 
@@ -115,13 +115,16 @@ export const listOperations: Handler = (ctx) => {
   const page = readPage(ctx.query, ctx.tr);
   const domainUuid = ctx.query.get("domain_uuid");
   const status = ctx.query.get("status");
-  const items = ctx.state
-    .ownedList(ctx.state.operations.values(), ctx.key)
-    .filter(
-      (o) =>
-        (domainUuid === null || o.domainUuid === domainUuid.toLowerCase()) && (status === null || o.status === status),
-    );
-  return { status: 200, body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, presentOperation) };
+  const items =
+    domainUuid === null
+      ? ctx.state.operations.owned(ctx.key)
+      : ctx.state.operationsByDomain.get(domainUuid.toLowerCase());
+  const keep = (o: Operation) =>
+    (domainUuid === null || ctx.state.owns(o, ctx.key)) && (status === null || o.status === status);
+  return {
+    status: 200,
+    body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, presentOperation, keep),
+  };
 };
 
 export const getOperation: Handler = (ctx) => {

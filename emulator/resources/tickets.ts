@@ -28,7 +28,7 @@ function owned(ctx: HandlerContext): Ticket {
 
 export const listTickets: Handler = (ctx) => {
   const page = readPage(ctx.query, ctx.tr);
-  const items = ctx.state.ownedList(ctx.state.tickets.values(), ctx.key);
+  const items = ctx.state.tickets.owned(ctx.key);
   return { status: 200, body: paginate(items, page, ctx.op.pagination ?? "links", ctx.url, present) };
 };
 

@@ -41,8 +41,9 @@ const eventRule = (e: string) => ((WEBHOOK_EVENTS as readonly string[]).includes
 
 export const listWebhooks: Handler = (ctx) => {
   const page = readPage(ctx.query, ctx.tr);
-  const items = ctx.state.ownedList(ctx.state.webhooks.values(), ctx.key).filter((w) => !w.deleted);
-  return { status: 200, body: paginate(items, page, ctx.op.pagination ?? "meta-only", ctx.url, present) };
+  const items = ctx.state.webhooks.owned(ctx.key);
+  const body = paginate(items, page, ctx.op.pagination ?? "meta-only", ctx.url, present, (w) => !w.deleted);
+  return { status: 200, body };
 };
 
 export const getWebhook: Handler = (ctx) => ({ status: 200, body: { data: present(owned(ctx)) } });
