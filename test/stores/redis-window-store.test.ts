@@ -190,7 +190,8 @@ describe("redis WindowStore: shared across processes", () => {
       expect(keys.sort()).toEqual([`test-prefix:window-seq:{${key}}`, `test-prefix:window:{${key}}`]);
       const ttl = await probe.pttl(`test-prefix:window:{${key}}`);
       // Unconfirmed window: deadline T0 + 2W + G, so TTL ≈ 2W + G + grace.
-      expect(ttl).toBeGreaterThan(60_000 + 2 * W);
+      // (Between 2W + G and a confirmed window's W + G: the formula, not how fast this test ran.)
+      expect(ttl).toBeGreaterThan(60_000 + 1.5 * W);
       expect(ttl).toBeLessThanOrEqual(60_000 + 2 * W + G);
       // Deleting the hash (an expiry) never reuses a windowId: the sequence key survives.
       await probe.del(`test-prefix:window:{${key}}`);
