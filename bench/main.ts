@@ -50,7 +50,10 @@ async function pacingShapeVerdicts(): Promise<Verdict[]> {
       pass: i.idleP95Ms <= 2,
     });
     const shapes = await runShapes(server);
-    printTable(shapes, { title: "shape of the sends (L = 60 per 3 s): in flight, sends per tenth of a server window" });
+    printTable(
+      shapes.map((r) => ({ ...r })),
+      { title: "shape of the sends (L = 60 per 3 s): in flight, sends per tenth of a server window" },
+    );
     for (const r of shapes) {
       verdicts.push({
         bench: "pacing",
@@ -64,9 +67,12 @@ async function pacingShapeVerdicts(): Promise<Verdict[]> {
     await server.close();
   }
   const restart = await runRestart();
-  printTable(restart, {
-    title: "restart phase: a new process started before a predecessor's 4 s window ends (L = 40)",
-  });
+  printTable(
+    restart.map((r) => ({ ...r })),
+    {
+      title: "restart phase: a new process started before a predecessor's 4 s window ends (L = 40)",
+    },
+  );
   for (const r of restart) {
     verdicts.push({
       bench: "pacing",
