@@ -19,6 +19,15 @@ export interface WindowRecord {
   guardMs: number;
   nextSlotAt: number;
   pausedUntil: number;
+  /** Grants ever made on this key (monotonic); each grant's ordinal is the value after it. */
+  ord: number;
+  /** Ordinal of the request the open window is dated from (its opener, or the one that re-dated it). */
+  firstOrd: number;
+  /**
+   * The server's count is known to be ours from the window's first send: it opened at the confirmed
+   * end of our previous window or after a 429 pause. While closed: what the next window inherits.
+   */
+  trusted: boolean;
 }
 
 export function emptyRecord(): WindowRecord {
@@ -33,6 +42,9 @@ export function emptyRecord(): WindowRecord {
     guardMs: 0,
     nextSlotAt: 0,
     pausedUntil: 0,
+    ord: 0,
+    firstOrd: 0,
+    trusted: false,
   };
 }
 
@@ -58,6 +70,31 @@ function pollMs(spacingMs: number): number {
   return Math.max(1, Math.min(spacingMs, 250));
 }
 
+/**
+ * When `r` would grant a send asked for at `p.now`, and whether that opens a new window (no mutation).
+ * null: refused. C8 with a burst allowance: the spacing cursor is a token bucket of `burst` sends
+ * refilled at one per spacingMs (L per window) — a send may go up to (burst − 1) spacings ahead of the
+ * cursor, but only in a window an answer has confirmed (its count is then the server's, not a guess).
+ */
+function grantAt(r: WindowRecord, p: ReserveParams): { t: number; opens: boolean; trusted: boolean } | null {
+  const { now } = p;
+  // C8: even spacing.
+  const t0 = Math.max(now, r.nextSlotAt);
+  // C4: the window resets when it ends — but only at its CONFIRMED end (I3).
+  const over = r.open && (r.windowEnd !== null ? t0 >= r.windowEnd : t0 >= unconfirmedDeadline(r));
+  // C3: the first send opens the window; it is trusted when the server's window is known to be over.
+  if (!r.open) return { t: t0, opens: true, trusted: r.trusted };
+  if (over) return { t: t0, opens: true, trusted: r.windowEnd !== null };
+  const burst = Math.max(1, Math.floor(p.burst ?? 1));
+  const t =
+    burst > 1 && (r.windowEnd !== null || r.trusted)
+      ? Math.max(now, r.windowStart, r.nextSlotAt - (burst - 1) * p.spacingMs)
+      : t0;
+  // Room in the window, and the send still lands inside the server's window.
+  if (r.count < p.limit && t < r.windowStart + r.windowMs - r.guardMs) return { t, opens: false, trusted: r.trusted };
+  return null;
+}
+
 /** WindowStore.reserve, as a pure transition. Mutates and returns `r`. */
 export function applyReserve(r: WindowRecord, p: ReserveParams): ReserveDecision {
   const { now } = p;
@@ -65,37 +102,48 @@ export function applyReserve(r: WindowRecord, p: ReserveParams): ReserveDecision
   if (now < r.pausedUntil) {
     return { granted: false, retryAt: r.pausedUntil, state: toSnapshot(r, now) };
   }
-  // 2. C8: even spacing.
-  const t = Math.max(now, r.nextSlotAt);
-  // 3. C4: the window resets when it ends — but only at its CONFIRMED end (I3).
-  if (r.open) {
-    const over = r.windowEnd !== null ? t >= r.windowEnd : t >= unconfirmedDeadline(r);
-    if (over) r.open = false;
-  }
-  // 4. C3: the first send opens the window.
-  if (!r.open) {
+  const g = grantAt(r, p);
+  if (g !== null) return commitGrant(r, p, g);
+  // 6. Full (or past the safe send interval): wait for the confirmed end, or poll for it.
+  r.limit = p.limit;
+  const retryAt =
+    r.windowEnd !== null ? Math.max(r.windowEnd, now) : Math.min(now + pollMs(p.spacingMs), unconfirmedDeadline(r));
+  return { granted: false, retryAt: Math.max(retryAt, now), state: toSnapshot(r, now) };
+}
+
+function commitGrant(
+  r: WindowRecord,
+  p: ReserveParams,
+  g: { t: number; opens: boolean; trusted: boolean },
+): ReserveDecision {
+  const { t } = g;
+  r.ord += 1;
+  if (g.opens) {
+    r.trusted = g.trusted;
     r.seq += 1;
     r.open = true;
     r.windowStart = t;
     r.windowEnd = null;
     r.count = 1;
-    r.limit = p.limit;
     r.windowMs = p.windowMs;
     r.guardMs = p.guardMs;
-    r.nextSlotAt = t + p.spacingMs;
-    return { granted: true, sendAt: t, windowId: String(r.seq), state: toSnapshot(r, now) };
-  }
-  // 5. Room in the window, and the send still lands inside the server's window.
-  r.limit = p.limit;
-  if (r.count < p.limit && t < r.windowStart + r.windowMs - r.guardMs) {
+    r.firstOrd = r.ord;
+  } else {
     r.count += 1;
-    r.nextSlotAt = t + p.spacingMs;
-    return { granted: true, sendAt: t, windowId: String(r.seq), state: toSnapshot(r, now) };
   }
-  // 6. Full (or past the safe send interval): wait for the confirmed end, or poll for it.
-  const retryAt =
-    r.windowEnd !== null ? Math.max(r.windowEnd, now) : Math.min(now + pollMs(p.spacingMs), unconfirmedDeadline(r));
-  return { granted: false, retryAt: Math.max(retryAt, now), state: toSnapshot(r, now) };
+  r.limit = p.limit;
+  r.nextSlotAt = Math.max(r.nextSlotAt, t) + p.spacingMs;
+  return { granted: true, sendAt: t, windowId: String(r.seq), ord: r.ord, state: toSnapshot(r, p.now) };
+}
+
+/**
+ * reserve() only when it would grant a send at `p.now` exactly (no pause, spacing or allowance due);
+ * otherwise null and nothing changes. The in-process pacer's fast path.
+ */
+export function applyReserveNow(r: WindowRecord, p: ReserveParams): ReserveDecision | null {
+  if (p.now < r.pausedUntil) return null;
+  const g = grantAt(r, p);
+  return g !== null && g.t === p.now ? commitGrant(r, p, g) : null;
 }
 
 function isCurrent(r: WindowRecord, windowId: string): boolean {
@@ -115,10 +163,36 @@ export function applyConfirm(r: WindowRecord, windowId: string, receivedAt: numb
   r.windowEnd = r.windowEnd === null ? end : Math.min(r.windowEnd, end);
 }
 
+/**
+ * Remaining = L − 1 on a later request than the window's first, sent after the window's earliest
+ * answer arrived: the server counted it first in a window that began after the one our first request
+ * was counted in (a request sent before that answer may simply have overtaken our first one).
+ */
+function provesNewWindow(r: WindowRecord, ord: number, sentAt: number, remaining: number, limit: number): boolean {
+  if (ord <= r.firstOrd || limit < 2 || remaining !== limit - 1 || r.windowEnd === null) return false;
+  return sentAt > r.windowEnd - r.windowMs - r.guardMs;
+}
+
 /** WindowStore.observe as a pure transition. */
 export function applyObserve(r: WindowRecord, p: ObserveParams): void {
   if (!isCurrent(r, p.windowId)) return;
   if (!Number.isFinite(p.remaining) || !Number.isFinite(p.limit)) return;
+  const ord = p.ord !== undefined && Number.isFinite(p.ord) ? p.ord : null;
+  // Sent before the request the window is dated from: an answer about the server's previous window.
+  if (ord !== null && ord < r.firstOrd) return;
+  if (ord !== null && p.sentAt !== undefined && provesNewWindow(r, ord, p.sentAt, p.remaining, p.limit)) {
+    // C3, C10: Remaining back at L − 1 means this request was the FIRST the server counted in a new
+    // window, which therefore started between its send and this answer. Re-date the window from it:
+    // the sends it holds are this one and every later grant (plus the ones in flight when it was
+    // sent, which may land after it), and it ends one window after this answer.
+    const later = r.ord - ord + 1;
+    const slack = Math.max(0, Math.min(p.slack ?? 0, ord - r.firstOrd));
+    r.firstOrd = ord;
+    r.windowStart = Math.max(r.windowStart, p.sentAt);
+    r.windowEnd = Math.max(p.now, r.windowStart) + r.windowMs + r.guardMs;
+    r.count = later + slack;
+    return;
+  }
   // C10: a snapshot raises the known used count, never lowers it.
   const used = Math.max(0, p.limit - p.remaining);
   r.count = Math.max(r.count, used);
@@ -129,7 +203,10 @@ export function applyPause(r: WindowRecord, until: number, windowId: string | nu
   if (Number.isFinite(until)) r.pausedUntil = Math.max(r.pausedUntil, until);
   r.nextSlotAt = Math.max(r.nextSlotAt, r.pausedUntil);
   // C12: the next window starts fresh after the pause; a late 429 of an old window leaves it be.
-  if (windowId === null || isCurrent(r, windowId)) r.open = false;
+  if (windowId === null || isCurrent(r, windowId)) {
+    r.open = false;
+    r.trusted = true; // the server's window has reset by the pause's end (C11's Retry-After)
+  }
 }
 
 /**
@@ -159,10 +236,7 @@ export class MemoryWindowStore implements WindowStore {
    * otherwise null and nothing changes (the pacer then queues as usual).
    */
   reserveNowSync(key: string, params: ReserveParams): ReserveDecision | null {
-    const r = this.record(key);
-    if (params.now < r.pausedUntil || r.nextSlotAt > params.now) return null;
-    const d = applyReserve(r, params);
-    return d.granted ? d : null; // a refusal mutates nothing (applyReserve steps 1 and 6)
+    return applyReserveNow(this.record(key), params);
   }
 
   refundSync(key: string, windowId: string): WindowSnapshot {

@@ -25,6 +25,14 @@ export interface PacerOptions {
    * @default DEFAULT_PACING.maxConcurrency (4)
    */
   maxConcurrency?: number;
+  /**
+   * Sends an idle key may make at once, ahead of the even spacing (C8): a token bucket of `burst`
+   * sends refilled at `limit` per window, used only in a window whose first answer has arrived.
+   * Beyond it, and whenever a backlog exists, sends are spread evenly; the window's count still
+   * caps them at the limit. Capped at the limit.
+   * @default maxConcurrency
+   */
+  burst?: number;
   clock?: Clock;
   /** Uniform in [0, 1), for the 429 margin and backoff jitter (default Math.random). */
   random?: () => number;

@@ -9,7 +9,10 @@ import type { MemoryWindowStore } from "./memory-window-store";
 import type { WaitEnds, WaitQueue } from "./pacer-queue";
 import type { PacerOptions, PacerWaitReason, PacingTicket, ReleaseResult } from "./pacer-types";
 import { parseRetryAfter, pauseAfter429 } from "./retry-timing";
-import type { WindowSnapshot, WindowStore } from "./window-store";
+import type { ObserveParams, ReserveDecision, WindowSnapshot, WindowStore } from "./window-store";
+
+/** What a ticket remembers of its grant. */
+type Grant = Pick<Extract<ReserveDecision, { granted: true }>, "windowId" | "ord" | "sendAt">;
 
 const MAX_LIMIT = 10_000; // C1
 
@@ -74,12 +77,14 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
   function makeTicket(
     apiKeyId: string,
     s: KeyState,
-    windowId: string,
+    grant: Grant,
     waitedMs: number,
     waitReason?: PacerWaitReason,
   ): PacingTicket {
     let released = false;
     const sentAt = clock.now();
+    // C8: requests already in flight when this one left may reach the server after it.
+    const inFlightBefore = s.inFlight - 1;
     return {
       waitedMs,
       waitReason,
@@ -92,13 +97,24 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
           s.rtts.push(rtt);
           if (s.rtts.length > 16) s.rtts.shift();
         }
-        onRelease(apiKeyId, s, windowId, result);
+        onRelease(apiKeyId, s, grant, inFlightBefore, result);
         wake(s);
       },
     };
   }
 
-  function onRelease(apiKeyId: string, s: KeyState, windowId: string, r: ReleaseResult): void {
+  function onRelease(apiKeyId: string, s: KeyState, grant: Grant, inFlightBefore: number, r: ReleaseResult): void {
+    const { windowId } = grant;
+    /** C10, and C3's re-dating: the answer with what proves which server window it was counted in. */
+    const observed = (remaining: number): ObserveParams => ({
+      windowId,
+      remaining,
+      limit: r.limit != null && Number.isFinite(r.limit) ? r.limit : s.limit,
+      now: r.receivedAt,
+      ord: grant.ord,
+      sentAt: grant.sendAt,
+      slack: inFlightBefore,
+    });
     if (r.limit != null) learn(apiKeyId, s, r.limit);
     const rateLimited = r.isRateLimit === true || r.status === 429;
     // C3 starts the server's window at the first COUNTED request, so only an answer known to have
@@ -115,8 +131,7 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
       if (!passedLimiter) return;
       s.view = memory.confirmWindowStartSync(apiKeyId, windowId, r.receivedAt);
       if (r.remaining != null && Number.isFinite(r.remaining)) {
-        const limit = r.limit != null && Number.isFinite(r.limit) ? r.limit : s.limit;
-        s.view = memory.observeSync(apiKeyId, { windowId, remaining: r.remaining, limit, now: r.receivedAt });
+        s.view = memory.observeSync(apiKeyId, observed(r.remaining));
       }
       return; // release() wakes the pump right after
     }
@@ -136,8 +151,7 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
       // I3: the server's window started no later than this answer.
       ops.push(store.confirmWindowStart(apiKeyId, windowId, r.receivedAt));
       if (r.remaining != null && Number.isFinite(r.remaining)) {
-        const limit = r.limit != null && Number.isFinite(r.limit) ? r.limit : s.limit;
-        ops.push(store.observe(apiKeyId, { windowId, remaining: r.remaining, limit, now: r.receivedAt }));
+        ops.push(store.observe(apiKeyId, observed(r.remaining)));
       }
     }
     for (const op of ops) {

@@ -27,6 +27,8 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   const windowMs = options.windowMs ?? DEFAULT_PACING.windowMs;
   const initialLimit = options.initialLimit ?? DEFAULT_PACING.initialLimit;
   const maxConcurrency = Math.max(1, options.maxConcurrency ?? DEFAULT_PACING.maxConcurrency);
+  // C8: an idle key may send up to `burst` calls at once (never more than can be in flight anyway).
+  const burst = Math.max(1, Math.floor(options.burst ?? maxConcurrency));
   const guardMs = options.guardMs ?? Math.min(1000, Math.max(25, windowMs / 200));
   const random = options.random ?? Math.random;
   const emit = (e: PacingEvent) => {
@@ -88,6 +90,11 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     });
   }
 
+  /** The allowance is never more than the window holds (a limit-3 key bursts at most 3). */
+  function burstFor(s: KeyState): number {
+    return Math.min(burst, s.limit);
+  }
+
   /** Last resort if the pump itself breaks: nobody may wait forever. */
   function failAll(s: KeyState, error: unknown): void {
     for (const w of s.queue.drain()) {
@@ -124,7 +131,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
         let d: ReserveDecision;
         try {
-          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, now };
+          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, burst: burstFor(s), now };
           d = memory ? memory.reserveSync(apiKeyId, params) : await store.reserve(apiKeyId, params);
         } catch (e) {
           // The store is down: fail the head request rather than send unpaced.
@@ -182,9 +189,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         s.queue.shift();
         head.cleanup();
         s.inFlight += 1;
-        head.resolve(
-          makeTicket(apiKeyId, s, d.windowId, clock.now() - head.enqueuedAt, reasonFor(s.waitEnds, head.enqueuedAt)),
-        );
+        head.resolve(makeTicket(apiKeyId, s, d, clock.now() - head.enqueuedAt, reasonFor(s.waitEnds, head.enqueuedAt)));
       }
     } finally {
       s.pumping = false;
@@ -212,11 +217,12 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         if (now >= s.pausedUntil) {
           const guard = guardFor(s);
           const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
-          const d = memory.reserveNowSync(apiKeyId, { limit: s.limit, windowMs, spacingMs, guardMs: guard, now });
+          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, burst: burstFor(s), now };
+          const d = memory.reserveNowSync(apiKeyId, params);
           if (d?.granted) {
             s.view = d.state;
             s.inFlight += 1;
-            return Promise.resolve(makeTicket(apiKeyId, s, d.windowId, 0));
+            return Promise.resolve(makeTicket(apiKeyId, s, d, 0));
           }
         }
       }

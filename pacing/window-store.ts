@@ -18,7 +18,14 @@
  *     (every answer was lost or uncounted, so nothing is known about it).
  *   - `pausedUntil`: after a 429 (C12) nothing is granted before it; the pause also CLOSES the
  *     open window, so the next window starts fresh after the pause (the server reset meanwhile).
- *   - `nextSlotAt`: even-spacing cursor, shared by every process on the key.
+ *   - `nextSlotAt`: even-spacing cursor, shared by every process on the key. With a burst
+ *     allowance B (`ReserveParams.burst`) it is a token bucket of B sends refilled at one per
+ *     `spacingMs` (L per window): in a window an answer has confirmed, a send may go out up to
+ *     (B − 1)·spacingMs ahead of the cursor, so an idle key sends its next B calls at once, while a
+ *     backlog (an empty bucket) is spread evenly (C8). The count still caps the window at `limit`.
+ *   - `ord` / `firstOrd`: every grant gets an ordinal; the window is dated from the request with
+ *     `firstOrd`. An answer with X-RateLimit-Remaining = limit − 1 to a LATER request proves that
+ *     request opened a new server window (C3), and `observe` re-dates the window from it.
  *
  * All times are ms since the epoch from the CALLER's clock (`now` is always passed in, so tests
  * can share one VirtualClock; a Redis store must not use Redis TIME). Every method is atomic per
@@ -38,6 +45,11 @@ export interface ReserveParams {
   readonly spacingMs: number;
   /** Safety margin for latency and clock granularity (see the model above). */
   readonly guardMs: number;
+  /**
+   * Sends that may go out at once ahead of the spacing in a confirmed window (C8: at most the
+   * pacer's maxConcurrency). 1 or absent: strict even spacing.
+   */
+  readonly burst?: number;
   /** The caller's current time. */
   readonly now: number;
 }
@@ -68,6 +80,8 @@ export type ReserveDecision =
       readonly sendAt: number;
       /** The window the send belongs to; pass it to confirmWindowStart/observe/pauseUntil/refund. */
       readonly windowId: string;
+      /** This grant's ordinal on the key (pass it to observe); absent from stores that keep none. */
+      readonly ord?: number;
       readonly state: WindowSnapshot;
     }
   | {
@@ -88,7 +102,14 @@ export interface ObserveParams {
   readonly remaining: number;
   /** X-RateLimit-Limit (or the limit the pacer knows when the header is missing). */
   readonly limit: number;
+  /** When the answer arrived. */
   readonly now: number;
+  /** The request's grant ordinal (ReserveDecision.ord); without it no re-dating happens. */
+  readonly ord?: number;
+  /** The request's granted sendAt (the earliest its server window can have started). */
+  readonly sentAt?: number;
+  /** Requests of this key already in flight when this one was sent (they may land after it, C8). */
+  readonly slack?: number;
 }
 
 export interface WindowStore {
@@ -100,8 +121,11 @@ export interface WindowStore {
    *    unconfirmed and `t >= windowStart + 2·windowMs + guardMs` → it is closed.
    * 4. No open window → open one: new windowId, windowStart = t, windowEnd = null, count = 1,
    *    limit = params.limit; nextSlotAt = t + spacingMs; granted with sendAt = t.
-   * 5. Open window with `count < params.limit` and `t < windowStart + windowMs − guardMs` →
-   *    count += 1, limit = params.limit, nextSlotAt = t + spacingMs; granted with sendAt = t.
+   * 5. Open window with `count < params.limit` and `t' < windowStart + windowMs − guardMs`, where
+   *    t' = t, or — when the window is confirmed (windowEnd known) and burst B > 1 —
+   *    t' = max(now, windowStart, nextSlotAt − (B − 1)·spacingMs) →
+   *    count += 1, limit = params.limit, nextSlotAt = max(nextSlotAt, t') + spacingMs; granted with
+   *    sendAt = t'. Every grant (steps 4 and 5) increments `ord`; step 4 sets firstOrd = ord.
    * 6. Otherwise refused: retryAt = windowEnd (confirmed) or a short poll (see ReserveDecision).
    */
   reserve(key: string, params: ReserveParams): Promise<ReserveDecision>;
@@ -124,7 +148,13 @@ export interface WindowStore {
 
   /**
    * X-RateLimit-Remaining snapshot (C10): used = limit − remaining; count = max(count, used).
-   * Raises, never lowers (a snapshot is not a reservation; other clients may share the key).
+   * Raises, never lowers (a snapshot is not a reservation; other clients may share the key) —
+   * except when it proves the server's window moved: `remaining === limit − 1` for a request with
+   * `ord > firstOrd`, sent after the window's earliest answer arrived (`sentAt > windowEnd − windowMs
+   * − guardMs`), was the first the server counted in a NEW window (C3), so the window is re-dated
+   * from it: firstOrd = ord, windowStart = max(windowStart, sentAt), windowEnd = now + windowMs +
+   * guardMs, count = (grants since ord, inclusive) + min(slack, ord − old firstOrd).
+   * An answer to a request with `ord < firstOrd` is about the server's previous window: ignored.
    * No-op for a stale windowId.
    */
   observe(key: string, params: ObserveParams): Promise<WindowSnapshot>;

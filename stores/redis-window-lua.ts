@@ -5,7 +5,8 @@
  * one atomic decision (I1). Times come from the caller (ARGV), never from Redis TIME.
  *
  * Every script replies with the record after the operation:
- *   { flag, at, open, seq, windowStart, windowEnd|"", count, limit, windowMs, guardMs, nextSlotAt, pausedUntil }
+ *   { flag, at, open, seq, windowStart, windowEnd|"", count, limit, windowMs, guardMs, nextSlotAt, pausedUntil,
+ *     ord, firstOrd, trusted }
  * numbers formatted with %.17g so fractional spacing survives exactly.
  */
 
@@ -14,11 +15,13 @@ local H, SEQ = KEYS[1], KEYS[2]
 local function num(s) if s == false or s == nil or s == '' then return nil end return tonumber(s) end
 local function f(x) if x == nil then return '' end return string.format('%.17g', x) end
 local function load()
-  local h = redis.call('HMGET', H, 'open', 'ws', 'we', 'count', 'limit', 'wms', 'gms', 'next', 'paused', 'lastNow')
+  local h = redis.call('HMGET', H, 'open', 'ws', 'we', 'count', 'limit', 'wms', 'gms', 'next', 'paused', 'lastNow',
+    'ord', 'ford', 'trust')
   return {
     open = h[1] == '1', ws = num(h[2]) or 0, we = num(h[3]), count = num(h[4]) or 0, limit = num(h[5]) or 0,
     wms = num(h[6]) or 0, gms = num(h[7]) or 0, next = num(h[8]) or 0, paused = num(h[9]) or 0,
-    lastNow = num(h[10]) or 0, seq = num(redis.call('GET', SEQ)) or 0,
+    lastNow = num(h[10]) or 0, ord = num(h[11]) or 0, ford = num(h[12]) or 0, trust = h[13] == '1',
+    seq = num(redis.call('GET', SEQ)) or 0,
   }
 end
 -- Keys may expire once every time in them has passed (window-store.ts); grace covers clock drift.
@@ -26,7 +29,8 @@ local function save(r, now, grace)
   if now ~= nil and now > r.lastNow then r.lastNow = now end
   redis.call('HSET', H, 'open', r.open and '1' or '0', 'ws', f(r.ws), 'we', f(r.we), 'count', f(r.count),
     'limit', f(r.limit), 'wms', f(r.wms), 'gms', f(r.gms), 'next', f(r.next), 'paused', f(r.paused),
-    'lastNow', f(r.lastNow))
+    'lastNow', f(r.lastNow), 'ord', f(r.ord), 'ford', f(r.ford),
+    'trust', r.trust and '1' or '0')
   local last = math.max(r.paused, r.next)
   if r.open then last = math.max(last, r.we or (r.ws + 2 * r.wms + r.gms)) end
   local ttl = math.floor(math.max(last - r.lastNow, 0) + grace)
@@ -35,39 +39,46 @@ local function save(r, now, grace)
 end
 local function reply(r, flag, at)
   return { tostring(flag), f(at), r.open and '1' or '0', f(r.seq), f(r.ws), f(r.we), f(r.count), f(r.limit),
-    f(r.wms), f(r.gms), f(r.next), f(r.paused) }
+    f(r.wms), f(r.gms), f(r.next), f(r.paused), f(r.ord), f(r.ford), r.trust and '1' or '0' }
 end
 local function current(r, id) return r.open and f(r.seq) == id end
 `;
 
-/** ARGV: limit, windowMs, spacingMs, guardMs, now, graceMs. flag 1 = granted (at = sendAt), 0 = refused (at = retryAt). */
+/**
+ * ARGV: limit, windowMs, spacingMs, guardMs, now, graceMs, burst. flag 1 = granted (at = sendAt),
+ * 0 = refused (at = retryAt). The grant's ordinal is the reply's `ord`.
+ */
 export const RESERVE_LUA = `${PRELUDE}
-local limit, wms, spacing, gms, now, grace =
-  tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local limit, wms, spacing, gms, now, grace, burst =
+  tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
+  math.max(1, math.floor(tonumber(ARGV[7]) or 1))
 local r = load()
 if now < r.paused then return reply(r, 0, r.paused) end
 local t = math.max(now, r.next)
 local deadline = r.ws + 2 * r.wms + r.gms
+local opens = not r.open
+local trusted = r.trust
 if r.open then
-  local over
-  if r.we ~= nil then over = t >= r.we else over = t >= deadline end
-  if over then r.open = false end
+  if r.we ~= nil then opens = t >= r.we else opens = t >= deadline end
+  if opens then trusted = r.we ~= nil end
 end
-if not r.open then
-  r.seq = redis.call('INCR', SEQ)
-  r.open = true; r.ws = t; r.we = nil; r.count = 1; r.limit = limit; r.wms = wms; r.gms = gms
-  r.next = t + spacing
+if not opens and burst > 1 and (r.we ~= nil or r.trust) then
+  t = math.max(now, r.ws, r.next - (burst - 1) * spacing)
+end
+if opens or (r.count < limit and t < r.ws + r.wms - r.gms) then
+  r.ord = r.ord + 1
+  if opens then
+    r.seq = redis.call('INCR', SEQ)
+    r.open = true; r.ws = t; r.we = nil; r.count = 1; r.wms = wms; r.gms = gms; r.ford = r.ord; r.trust = trusted
+  else
+    r.count = r.count + 1
+  end
+  r.limit = limit
+  r.next = math.max(r.next, t) + spacing
   save(r, now, grace)
   return reply(r, 1, t)
 end
 r.limit = limit
-if r.count < limit and t < r.ws + r.wms - r.gms then
-  r.count = r.count + 1
-  r.next = t + spacing
-  save(r, now, grace)
-  return reply(r, 1, t)
-end
-deadline = r.ws + 2 * r.wms + r.gms
 local retry
 if r.we ~= nil then retry = math.max(r.we, now)
 else retry = math.min(now + math.max(1, math.min(spacing, 250)), deadline) end
@@ -97,13 +108,28 @@ end
 return reply(r, -1, nil)
 `;
 
-/** ARGV: windowId, remaining, limit, now, graceMs, valid ("1" when remaining and limit are finite). */
+/**
+ * ARGV: windowId, remaining, limit, now, graceMs, valid ("1" when remaining and limit are finite),
+ * ord ("" when unknown), sentAt, slack. Mirrors applyObserve, including the re-dating.
+ */
 export const OBSERVE_LUA = `${PRELUDE}
 local r = load()
-if current(r, ARGV[1]) and ARGV[6] == '1' then
-  local used = math.max(0, tonumber(ARGV[3]) - tonumber(ARGV[2]))
-  r.count = math.max(r.count, used)
-  save(r, tonumber(ARGV[4]), tonumber(ARGV[5]))
+local ord = num(ARGV[7])
+if current(r, ARGV[1]) and ARGV[6] == '1' and not (ord ~= nil and ord < r.ford) then
+  local remaining, limit, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+  local sentAt = num(ARGV[8])
+  if ord ~= nil and sentAt ~= nil and ord > r.ford and limit >= 2 and remaining == limit - 1 and r.we ~= nil
+    and sentAt > r.we - r.wms - r.gms then
+    local later = r.ord - ord + 1
+    local slack = math.max(0, math.min(num(ARGV[9]) or 0, ord - r.ford))
+    r.ford = ord
+    r.ws = math.max(r.ws, sentAt)
+    r.we = math.max(now, r.ws) + r.wms + r.gms
+    r.count = later + slack
+  else
+    r.count = math.max(r.count, math.max(0, limit - remaining))
+  end
+  save(r, now, tonumber(ARGV[5]))
 end
 return reply(r, -1, nil)
 `;
@@ -114,7 +140,7 @@ local r = load()
 local untilMs = num(ARGV[1])
 if untilMs ~= nil then r.paused = math.max(r.paused, untilMs) end
 r.next = math.max(r.next, r.paused)
-if ARGV[3] == '0' or current(r, ARGV[2]) then r.open = false end
+if ARGV[3] == '0' or current(r, ARGV[2]) then r.open = false; r.trust = true end
 save(r, nil, tonumber(ARGV[4]))
 return reply(r, -1, nil)
 `;

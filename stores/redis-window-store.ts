@@ -63,7 +63,7 @@ const num = (s: string | undefined) => (s === undefined || s === "" ? null : Num
 
 /** The reply of every script → the same WindowRecord the memory store keeps. */
 function parseReply(r: Reply): { flag: number; at: number | null; record: WindowRecord } {
-  const [flag, at, open, seq, ws, we, count, limit, wms, gms, next, paused] = r;
+  const [flag, at, open, seq, ws, we, count, limit, wms, gms, next, paused, ord, firstOrd, trusted] = r;
   return {
     flag: Number(flag),
     at: num(at),
@@ -78,6 +78,9 @@ function parseReply(r: Reply): { flag: number; at: number | null; record: Window
       guardMs: num(gms) ?? 0,
       nextSlotAt: num(next) ?? 0,
       pausedUntil: num(paused) ?? 0,
+      ord: num(ord) ?? 0,
+      firstOrd: num(firstOrd) ?? 0,
+      trusted: trusted === "1",
     },
   };
 }
@@ -254,7 +257,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
   const fromRedis = (key: string, reply: Reply, snapshotNow: number) => {
     const { flag, at, record } = parseReply(reply);
     lastKnown.set(key, record);
-    return { flag, at, snapshot: toSnapshot(record, snapshotNow) };
+    return { flag, at, record, snapshot: toSnapshot(record, snapshotNow) };
   };
   // A local windowId sent to Redis never matches (Redis ids are plain digits): a stale id, a no-op.
   const redisId = (id: string) => id;
@@ -262,12 +265,22 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
   return {
     async reserve(key, p: ReserveParams): Promise<ReserveDecision> {
       const reply = await viaRedis(() =>
-        redis.rwsReserve(hashKey(key), seqKey(key), p.limit, p.windowMs, p.spacingMs, p.guardMs, p.now, grace),
+        redis.rwsReserve(
+          hashKey(key),
+          seqKey(key),
+          p.limit,
+          p.windowMs,
+          p.spacingMs,
+          p.guardMs,
+          p.now,
+          grace,
+          p.burst ?? 1,
+        ),
       );
       if (reply) {
-        const { flag, at, snapshot } = fromRedis(key, reply, p.now);
+        const { flag, at, record, snapshot } = fromRedis(key, reply, p.now);
         return flag === 1
-          ? { granted: true, sendAt: at!, windowId: snapshot.windowId!, state: snapshot }
+          ? { granted: true, sendAt: at!, windowId: snapshot.windowId!, ord: record.ord, state: snapshot }
           : { granted: false, retryAt: at!, state: snapshot };
       }
       // Local pacing at `share` of the limit, spaced so no window-length interval holds more (I3).
@@ -280,7 +293,8 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
         blocked.add(key);
         applyPause(r, p.now + p.windowMs + p.guardMs, null);
       }
-      const d = applyReserve(r, { ...p, limit: localLimit, spacingMs });
+      // No burst allowance here: the spacing alone keeps every window-length interval within the share.
+      const d = applyReserve(r, { ...p, limit: localLimit, spacingMs, burst: 1 });
       if (!d.granted) return { ...d, state: wrap(d.state) };
       const prev = lastLocalSend.get(key)?.at ?? Number.NEGATIVE_INFINITY;
       lastLocalSend.set(key, { at: Math.max(prev, d.sendAt), span: p.windowMs + p.guardMs });
@@ -317,6 +331,9 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
           p.now,
           grace,
           valid,
+          p.ord !== undefined && Number.isFinite(p.ord) ? p.ord : "",
+          p.sentAt !== undefined && Number.isFinite(p.sentAt) ? p.sentAt : "",
+          p.slack !== undefined && Number.isFinite(p.slack) ? p.slack : 0,
         ),
       );
       if (reply) return fromRedis(key, reply, p.now).snapshot;

@@ -89,6 +89,7 @@ function runCommand(
     let stderr = "";
     let checking = false;
     let stillRunning = false;
+    // A hang guard only (it decides nothing): a command that neither exits nor prints a line.
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(new Error(`${argv.join(" ")}: no exit and no stdout line within 30 s\n${stderr}`));
@@ -97,27 +98,35 @@ function runCommand(
     child.stdout.on("data", (b: Buffer) => {
       stdout += b.toString();
       const nl = stdout.indexOf("\n");
-      // Only a server is checked while it runs; a job that prints results line by line is waited for.
+      // Only a server (known from its command line, see isServer) is checked while it runs; every
+      // other command — a help printer, a job that prints results line by line — is waited for.
       if (nl < 0 || checking || !whileRunning) return;
       checking = true;
-      // The process may be a help printer that is about to exit; give it a moment before treating it as a server.
-      setTimeout(() => {
-        if (child.exitCode !== null) return;
-        stillRunning = true;
-        whileRunning(stdout.slice(0, nl)).then(
-          () => child.kill("SIGTERM"),
-          (e: unknown) => {
-            child.kill("SIGKILL");
-            reject(e);
-          },
-        );
-      }, 300);
+      clearTimeout(timer);
+      stillRunning = true;
+      whileRunning(stdout.slice(0, nl)).then(
+        () => child.kill("SIGTERM"),
+        (e: unknown) => {
+          child.kill("SIGKILL");
+          reject(e);
+        },
+      );
     });
     child.on("exit", (code) => {
       clearTimeout(timer);
       resolve({ code, stdout, stderr, stillRunning });
     });
   });
+}
+
+/**
+ * The emulator's bin serves until stopped and prints its JSON line first — unless its arguments ask
+ * for a one-shot answer (`--help`/`-h` prints the usage and exits, as its help says). Decided from
+ * the command line, never from how soon the process exits.
+ */
+function isServer(head: string): boolean {
+  if (!/reseller-emulator|npm run emulator/.test(head)) return false;
+  return !head.split(/\s+/).some((w) => w === "--help" || w === "-h");
 }
 
 const found = commands();
@@ -158,7 +167,7 @@ describe("J1: guide shell commands run", () => {
       const argv = translate(head.split(/\s+/))!;
       const cwd = mkdtempSync(join(tmpdir(), "guide-shell-"));
       try {
-        const server = /reseller-emulator|npm run emulator/.test(head);
+        const server = isServer(head);
         const ran = await runCommand(
           argv,
           cwd,

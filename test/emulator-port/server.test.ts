@@ -161,11 +161,11 @@ describe("serveEmulator adapter", () => {
     expect(timedOut.name).toBe("TimeoutError");
     const pending = networkFailure(fetch(`${served.baseUrl}/hang`));
     while (seen.length < 2) await new Promise((r) => setTimeout(r, 10));
-    const started = performance.now();
+    // The hung request never ends by itself: that close() resolves and the request fails at all is
+    // the proof that close() destroyed its socket instead of waiting for it.
     await served.close();
     const dropped = await pending;
     expect(dropped.message).toBe("fetch failed");
-    expect(performance.now() - started).toBeLessThan(5_000); // not waiting for the hung request
   });
 
   it("control API: /_emulator/* from a caller the gate refuses → 403 envelope; the handler never runs", async () => {

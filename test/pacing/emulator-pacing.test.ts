@@ -15,6 +15,7 @@ interface Sent {
   receivedAt: number;
   status: number;
   retryAfter: string | null;
+  remaining: number | null;
 }
 
 /** Deterministic one-way network latency in [0, maxMs): a small LCG, reproducible run to run. */
@@ -79,7 +80,7 @@ async function pacedCommand(w: World, token: string, keyId: string, maxAttempts 
       isRateLimit: res.status === 429,
       attempt,
     });
-    w.log.push({ sentAt, receivedAt, status: res.status, retryAfter });
+    w.log.push({ sentAt, receivedAt, status: res.status, retryAfter, remaining: num(res, "x-ratelimit-remaining") });
     if (res.status !== 429 || attempt + 1 >= maxAttempts) return res.status;
   }
 }
@@ -111,8 +112,11 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
     expect(statuses.every((s) => s === 200)).toBe(true);
     expect(served429(w.emu)).toBe(0);
     expect(w.log.filter((s) => s.status === 429)).toHaveLength(0);
-    // Utilisation = accepted ÷ (L × elapsed / W), elapsed = first send … last send + its W/L slot.
-    const elapsed = Math.max(...w.log.map((s) => s.sentAt)) + W / L - tFirst;
+    // Utilisation = accepted ÷ (L × elapsed / W), elapsed = first send … end of the last server window
+    // used (its first request, the one answered Remaining = L − 1, + W).
+    const openers = w.log.filter((s) => s.remaining === L - 1).map((s) => s.sentAt);
+    expect(openers).toHaveLength(2); // the /context call opened the first window
+    const elapsed = Math.max(...openers) + W - tFirst;
     const utilisation = (3 * L) / ((L * elapsed) / W);
     expect(utilisation).toBeGreaterThanOrEqual(0.97);
     expect(utilisation).toBeLessThanOrEqual(1);

@@ -5,7 +5,7 @@
  * Times are plain numbers: a store must only use the `now` it is given.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import type { ReserveParams, WindowStore } from "../../pacing";
+import type { ReserveDecision, ReserveParams, WindowStore } from "../../pacing";
 
 export interface StoreFixture {
   store: WindowStore;
@@ -16,8 +16,14 @@ const W = 3000;
 const G = 25;
 const T0 = 1_000_000;
 
-function params(now: number, limit = 3, spacingMs = 0): ReserveParams {
-  return { limit, windowMs: W, spacingMs, guardMs: G, now };
+function params(now: number, limit = 3, spacingMs = 0, burst?: number): ReserveParams {
+  return { limit, windowMs: W, spacingMs, guardMs: G, now, ...(burst === undefined ? {} : { burst }) };
+}
+
+type Grant = Extract<ReserveDecision, { granted: true }>;
+function granted(d: ReserveDecision): Grant {
+  if (!d.granted) throw new Error(`expected a grant, got a refusal until ${d.retryAt}`);
+  return d;
 }
 
 export function describeWindowStore(name: string, make: () => Promise<StoreFixture>): void {
@@ -158,6 +164,119 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       await store.reserve(key, params(T0, 1));
       expect((await store.reserve(`${key}-other`, params(T0, 1))).granted).toBe(true);
       expect(await store.peek(`${key}-never`, T0)).toMatchObject({ windowId: null, count: 0, pausedUntil: null });
+    });
+
+    it("C8: in a confirmed window the next burst − 1 sends go at once, then one per spacing", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10, 100, 3)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      const at: number[] = [a.sendAt];
+      for (const now of [T0 + 6, T0 + 7, T0 + 8, T0 + 9])
+        at.push(granted(await store.reserve(key, params(now, 10, 100, 3))).sendAt);
+      expect(at).toEqual([T0, T0 + 6, T0 + 7, T0 + 100, T0 + 200]);
+      expect(a.ord).toBeDefined();
+    });
+
+    it("C8: a never-seen key's window does not burst before its first answer (the server may hold others' sends)", async () => {
+      const { store, key } = await setup();
+      granted(await store.reserve(key, params(T0, 10, 100, 3)));
+      expect(granted(await store.reserve(key, params(T0 + 1, 10, 100, 3))).sendAt).toBe(T0 + 100);
+    });
+
+    it("C8/C12: the window after a 429 pause, or after a confirmed end, bursts from its first send", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10, 100, 3)));
+      await store.pauseUntil(key, T0 + 5000, a.windowId);
+      const after: number[] = [];
+      for (let i = 0; i < 4; i++) after.push(granted(await store.reserve(key, params(T0 + 5000, 10, 100, 3))).sendAt);
+      expect(after).toEqual([T0 + 5000, T0 + 5000, T0 + 5000, T0 + 5100]);
+      const b = granted(await store.reserve(key, params(T0 + 5100, 10, 100, 3)));
+      await store.confirmWindowStart(key, b.windowId, T0 + 5010);
+      const end = T0 + 5010 + W + G;
+      const next: number[] = [];
+      for (let i = 0; i < 3; i++) next.push(granted(await store.reserve(key, params(end, 10, 100, 3))).sendAt);
+      expect(next).toEqual([end, end, end]);
+    });
+
+    it("C3: the allowance never lets a window hold more than `limit` sends", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 2, 100, 4)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 1);
+      expect(granted(await store.reserve(key, params(T0 + 2, 2, 100, 4))).sendAt).toBe(T0 + 2);
+      expect((await store.reserve(key, params(T0 + 3, 2, 100, 4))).granted).toBe(false);
+    });
+
+    it("C3/C10: Remaining back at L − 1 on a later request, sent after the window's first answer, re-dates the window", async () => {
+      const { store, key } = await setup();
+      const grants: Grant[] = [];
+      for (let i = 0; i < 4; i++) grants.push(granted(await store.reserve(key, params(T0 + i * 100, 10, 100))));
+      const [a, b, c] = grants;
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      await store.confirmWindowStart(key, c.windowId, T0 + 210);
+      const s = await store.observe(key, {
+        windowId: c.windowId,
+        remaining: 9,
+        limit: 10,
+        now: T0 + 210,
+        ord: c.ord,
+        sentAt: c.sendAt,
+        slack: 0,
+      });
+      // The server's window started with c: it holds c and d, and ends one window after c's answer.
+      expect(s).toMatchObject({ windowId: a.windowId, windowStart: T0 + 200, windowEnd: T0 + 210 + W + G, count: 2 });
+      // An answer about b (sent before c) is about the server's previous window: ignored.
+      const late = await store.observe(key, {
+        windowId: b.windowId,
+        remaining: 0,
+        limit: 10,
+        now: T0 + 211,
+        ord: b.ord,
+        sentAt: b.sendAt,
+      });
+      expect(late.count).toBe(2);
+      // Eight more fit, and none after the re-dated window's last safe instant.
+      for (let i = 0; i < 8; i++) granted(await store.reserve(key, params(T0 + 400 + i * 100, 10, 100)));
+      expect(await store.reserve(key, params(T0 + 1300, 10, 100))).toMatchObject({
+        granted: false,
+        retryAt: T0 + 210 + W + G,
+      });
+    });
+
+    it("C3: requests still in flight when the re-dating one was sent stay counted (slack)", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 1);
+      const b = granted(await store.reserve(key, params(T0 + 2, 10)));
+      const c = granted(await store.reserve(key, params(T0 + 3, 10)));
+      const s = await store.observe(key, {
+        windowId: c.windowId,
+        remaining: 9,
+        limit: 10,
+        now: T0 + 9,
+        ord: c.ord,
+        sentAt: c.sendAt,
+        slack: 5,
+      });
+      // c itself, plus at most the two requests granted before it (b and a), never the claimed 5.
+      expect(s.count).toBe(3);
+      expect(b.ord).toBeLessThan(c.ord!);
+    });
+
+    it("C3: Remaining L − 1 from a request that overtook the window's first (sent before any answer) does not re-date", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      const b = granted(await store.reserve(key, params(T0, 10)));
+      await store.confirmWindowStart(key, b.windowId, T0 + 3);
+      const s = await store.observe(key, {
+        windowId: b.windowId,
+        remaining: 9,
+        limit: 10,
+        now: T0 + 3,
+        ord: b.ord,
+        sentAt: b.sendAt,
+      });
+      expect(s).toMatchObject({ windowStart: T0, windowEnd: T0 + 3 + W + G, count: 2 });
+      expect(a.windowId).toBe(b.windowId);
     });
   });
 }

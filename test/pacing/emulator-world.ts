@@ -1,0 +1,93 @@
+/**
+ * Shared by the pacing tests on the emulator: one key on an emulator with a VirtualClock, commands
+ * (GET /context, 2 ms each way) through a pacer, and the server's windows as its answers show them.
+ */
+import { createEmulator, type Emulator } from "../../emulator/index";
+import { VirtualClock } from "../../runtime/clock";
+import type { Pacer } from "../../pacing";
+
+const BASE = "http://emulator.test/api/reseller/v1";
+
+export interface Sent {
+  sentAt: number;
+  status: number;
+  remaining: number | null;
+}
+
+export interface Job {
+  clock: VirtualClock;
+  emu: Emulator;
+  token: string;
+  keyId: string;
+  log: Sent[];
+  inFlight: number;
+  peakInFlight: number;
+}
+
+export function world(limit: number, windowMs: number): Job {
+  const clock = new VirtualClock();
+  const emu = createEmulator({ clock, windowMs, defaultRateLimit: limit });
+  const key = emu.control.createKey({ environment: "test", rate_limit_per_minute: limit });
+  return { clock, emu, token: key.token, keyId: key.public_key_id, log: [], inFlight: 0, peakInFlight: 0 };
+}
+
+const header = (res: Response, name: string): number | null => {
+  const v = res.headers.get(name);
+  return v === null ? null : Number(v);
+};
+
+/** One command: GET /context through `pacer`, 2 ms each way, repeated after a 429 (C12). */
+export async function command(j: Job, pacer: Pacer, signal?: AbortSignal): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const ticket = await pacer.acquire(j.keyId, signal);
+    const sentAt = j.clock.now();
+    j.peakInFlight = Math.max(j.peakInFlight, ++j.inFlight);
+    await j.clock.sleep(2);
+    const res = await j.emu.fetch(`${BASE}/context`, { headers: { authorization: `Bearer ${j.token}` } });
+    await res.arrayBuffer();
+    await j.clock.sleep(2);
+    j.inFlight -= 1;
+    const remaining = header(res, "x-ratelimit-remaining");
+    j.log.push({ sentAt, status: res.status, remaining });
+    ticket.release({
+      receivedAt: j.clock.now(),
+      status: res.status,
+      limit: header(res, "x-ratelimit-limit"),
+      remaining,
+      retryAfter: res.headers.get("retry-after"),
+      isRateLimit: res.status === 429,
+      attempt,
+    });
+    if (res.status !== 429) return res.status;
+  }
+}
+
+/**
+ * The server's windows as the answers show them: a 200 with Remaining = L − 1 was the first request
+ * of a window (C3), which opened when it arrived (2 ms after its send). Sends are assigned to the
+ * window whose span holds their arrival.
+ */
+export function serverWindows(j: Job, limit: number, windowMs: number): { start: number; arrivals: number[] }[] {
+  const windows: { start: number; arrivals: number[] }[] = [];
+  for (const s of [...j.log].sort((a, b) => a.sentAt - b.sentAt)) {
+    if (s.status !== 200) continue;
+    const arrival = s.sentAt + 2;
+    if (s.remaining === limit - 1) windows.push({ start: arrival, arrivals: [] });
+    const w = [...windows].reverse().find((x) => x.start <= arrival && arrival < x.start + windowMs);
+    w?.arrivals.push(arrival);
+  }
+  return windows;
+}
+
+/** Most sends that reached the server within one tenth of any of its windows. */
+export function maxPerTenth(j: Job, limit: number, windowMs: number): number {
+  let max = 0;
+  for (const w of serverWindows(j, limit, windowMs)) {
+    const bins = new Array<number>(10).fill(0);
+    for (const a of w.arrivals) bins[Math.floor(((a - w.start) * 10) / windowMs)] += 1;
+    max = Math.max(max, ...bins);
+  }
+  return max;
+}
+
+export const served429 = (emu: Emulator) => emu.control.requests().filter((r) => r.status === 429).length;

@@ -1,0 +1,172 @@
+// The burst allowance (C8) and the re-dating of the window from the server's answers (C3, C10),
+// against the reference emulator on one VirtualClock: how the pacer behaves, never how long it took.
+import { describe, expect, it } from "vitest";
+import { createEmulator } from "../../emulator/index";
+import { VirtualClock } from "../../runtime/clock";
+import { createPacer, type Pacer, type PacingSnapshot } from "../../pacing";
+import { createResellerClient } from "../../src/index";
+import { command, maxPerTenth, served429, serverWindows, world, type Job } from "./emulator-world";
+
+describe("pacer: burst allowance (C8) on the emulator", () => {
+  it("C8: a checkout (domains.check, quotes.create, orders.create) on an idle key at 120 per 60 s waits 0 ms per call", async () => {
+    const clock = new VirtualClock();
+    const emu = createEmulator({ clock });
+    const key = emu.control.createKey({ environment: "test" }); // C1: 120 per 60 s
+    const client = createResellerClient({
+      baseUrl: "http://127.0.0.1/api/reseller/v1",
+      token: key.token,
+      fetch: emu.fetch,
+      clock,
+    });
+    const outcomes = [
+      await client.domains.check({ body: { names: ["shop.kz"] } }),
+      await client.quotes.create({ body: { action: "register", domain: "shop.kz", period: 1 } } as never),
+      await client.orders.create({
+        body: { external_id: "checkout-1", action: "register", domain: "shop.kz", period: 1 },
+      } as never),
+    ];
+    expect(outcomes.map((o) => o.attempts.length)).toEqual([1, 1, 1]);
+    expect(outcomes.flatMap((o) => o.attempts.map((a) => a.delayMs))).toEqual([0, 0, 0]);
+    // The allowance is spent once maxConcurrency (4) sends went out together; the next waits its turn.
+    const more = [];
+    for (let i = 0; i < 3; i++) more.push(await client.context.get());
+    const waits = more.map((o) => o.attempts[0].delayMs);
+    expect(waits[0]).toBe(0);
+    expect(waits[1]).toBeGreaterThan(0);
+    expect(waits[1]).toBeLessThanOrEqual(Math.floor((60_000 - 300) / 120));
+    await emu.close();
+  });
+
+  it("C8: an idle key's send is granted synchronously — no timer, not even a 0 ms one", async () => {
+    const clock = new VirtualClock();
+    const pacer = createPacer({ clock, windowMs: 60_000, initialLimit: 120 });
+    for (let i = 0; i < 4; i++) {
+      const before = clock.now();
+      const ticket = await pacer.acquire("k");
+      expect(clock.pending).toBe(0);
+      expect(clock.now()).toBe(before);
+      ticket.release({ receivedAt: clock.now(), status: 200, limit: 120, remaining: 119 - i });
+    }
+  });
+
+  it("C8: a fresh key sends one request and bursts only once its answer confirmed the window", async () => {
+    const j = world(60, 3000);
+    const pacer = createPacer({ clock: j.clock, windowMs: 3000, initialLimit: 60, maxConcurrency: 4 });
+    await Promise.all(Array.from({ length: 3 }, () => command(j, pacer)));
+    const at = j.log.map((s) => s.sentAt - j.log[0].sentAt).sort((a, b) => a - b);
+    // The second waits for a spacing (the first answer came 4 ms in); the third then goes with it.
+    expect(at).toEqual([0, 49, 49]);
+  });
+
+  it("C3/C8: 3×L commands at once — ≤ maxConcurrency in flight, ≤ allowance + L/10 sends per tenth of a server window, 0 × 429", async () => {
+    const [L, W] = [60, 3000];
+    const j = world(L, W);
+    const pacer = createPacer({ clock: j.clock, windowMs: W, initialLimit: L, maxConcurrency: 4 });
+    const statuses = await Promise.all(Array.from({ length: 3 * L }, () => command(j, pacer)));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(served429(j.emu)).toBe(0);
+    expect(j.peakInFlight).toBeLessThanOrEqual(4);
+    expect(maxPerTenth(j, L, W)).toBeLessThanOrEqual(4 + L / 10);
+    const windows = serverWindows(j, L, W);
+    expect(windows.map((w) => w.arrivals.length)).toEqual([L, L, L]);
+  });
+
+  it("C3/C8: a sequential loop of L calls — one in flight, ≤ allowance + L/10 sends per tenth of a server window", async () => {
+    const [L, W] = [60, 3000];
+    const j = world(L, W);
+    const pacer = createPacer({ clock: j.clock, windowMs: W, initialLimit: L, maxConcurrency: 4 });
+    for (let i = 0; i < 2 * L; i++) expect(await command(j, pacer)).toBe(200);
+    expect(served429(j.emu)).toBe(0);
+    expect(j.peakInFlight).toBe(1);
+    expect(maxPerTenth(j, L, W)).toBeLessThanOrEqual(4 + L / 10);
+  });
+});
+
+describe("pacer: re-synchronising with the server's window (C3, C10)", () => {
+  const [L, W] = [40, 4000];
+
+  /**
+   * A predecessor spends half of a server window and stops; `offset` ms before that window ends a
+   * new process (a fresh pacer, knowing nothing) starts a 3×L job on the same key.
+   */
+  async function restart(offset: number) {
+    const j = world(L, W);
+    const old = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const t0 = j.clock.now();
+    await Promise.all(Array.from({ length: L / 2 }, () => command(j, old)));
+    const serverEnd = t0 + 2 + W; // the predecessor's first request opened the server's window
+    await j.clock.sleep(serverEnd - offset - j.clock.now());
+    const predecessor = j.log.length;
+    const pacer = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const start = j.clock.now();
+    const statuses = await Promise.all(Array.from({ length: 3 * L }, () => command(j, pacer)));
+    const ours = j.log.slice(predecessor);
+    const windows = serverWindows(j, L, W).filter((w) => w.start >= start);
+    return {
+      statuses,
+      job: j.clock.now() - start,
+      count429: served429(j.emu),
+      lastSend: Math.max(...ours.map((s) => s.sentAt)),
+      fills: windows.map((w) => w.arrivals.length),
+      snapshot: pacer.snapshot(j.keyId),
+    };
+  }
+
+  for (const offset of [100, 600, 2000]) {
+    it(`C3: a process started ${offset} ms before a predecessor's window ends converges within one window — 3×L in ⌈N/L⌉ + 1 windows, 0 × 429`, async () => {
+      const r = await restart(offset);
+      expect(r.statuses.every((s) => s === 200)).toBe(true);
+      expect(r.count429).toBe(0);
+      expect(r.job).toBeLessThanOrEqual((3 + 1) * W);
+      // Every server window after the one it started in is filled (up to the few sends in flight
+      // when the window moved, counted twice to be safe), except the job's last.
+      for (const fill of r.fills.slice(0, -1)) expect(fill).toBeGreaterThanOrEqual(L - 4);
+    });
+  }
+
+  it("C3/C10: without the re-dating (the old rule: Remaining may only raise the count) the same restart splits every window", async () => {
+    // The control: the server's windows seen by a pacer that never re-dates are half-filled —
+    // the rule the tests above rely on is what fills them.
+    const j = world(L, W);
+    const pacer = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const t0 = j.clock.now();
+    await Promise.all(Array.from({ length: L / 2 }, () => command(j, pacer)));
+    await j.clock.sleep(t0 + 2 + W - 600 - j.clock.now());
+    const fresh = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const before = j.log.length;
+    const blind: Job = { ...j, log: j.log };
+    const strip = (p: Pacer): Pacer => ({
+      ...p,
+      acquire: async (...args) => {
+        const t = await p.acquire(...args);
+        return { ...t, release: (r) => t.release({ ...r, remaining: r.remaining === L - 1 ? null : r.remaining }) };
+      },
+    });
+    await Promise.all(Array.from({ length: 3 * L }, () => command(blind, strip(fresh))));
+    const start = j.log[before].sentAt;
+    const fills = serverWindows(j, L, W)
+      .filter((w) => w.start >= start)
+      .map((w) => w.arrivals.length);
+    expect(Math.min(...fills.slice(0, -1))).toBeLessThan(L - 4);
+  });
+
+  it("C3: the re-dated window is visible in snapshot(): it ends one window after the answer that proved it", async () => {
+    const j = world(L, W);
+    const old = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const t0 = j.clock.now();
+    await Promise.all(Array.from({ length: L / 2 }, () => command(j, old)));
+    await j.clock.sleep(t0 + 2 + W - 300 - j.clock.now());
+    const pacer = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const snaps: PacingSnapshot[] = [];
+    const ac = new AbortController();
+    const job = Promise.allSettled(Array.from({ length: L }, () => command(j, pacer, ac.signal)));
+    await j.clock.sleep(2000);
+    snaps.push(pacer.snapshot(j.keyId));
+    ac.abort();
+    await job;
+    const opener = j.log.find((s) => s.sentAt > t0 + W && s.remaining === L - 1);
+    expect(opener).toBeDefined();
+    // The window now ends one window (+ guard) after the answer that opened the server's new one.
+    expect(snaps[0].windowEndsAt).toBe(opener!.sentAt + 4 + W + 25);
+  });
+});
