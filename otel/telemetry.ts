@@ -31,7 +31,7 @@ import type {
   TelemetrySource,
   WaitKind,
 } from "../src/index";
-import { createInstruments, type Instruments } from "./instruments";
+import { instrumentsFor, type Instruments } from "./instruments";
 import { ATTR, HTTP, INSTRUMENTATION_NAME, SPAN_EVENT } from "./names";
 import { formatTraceparent } from "./traceparent";
 
@@ -68,9 +68,9 @@ const headerSetter = {
 /** Telemetry for `createResellerClient({ telemetry })`. One instance may serve several clients. */
 export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemetry {
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME);
-  const meter = (options.meterProvider ?? metricsApi.getMeterProvider()).getMeter(INSTRUMENTATION_NAME);
+  const meterProvider = options.meterProvider ?? metricsApi.getMeterProvider();
   const clientName = options.clientName ?? OTEL_TELEMETRY_DEFAULTS.clientName;
-  const instruments = createInstruments(meter);
+  const instruments = instrumentsFor(meterProvider, () => meterProvider.getMeter(INSTRUMENTATION_NAME));
   const spans: SpanIndex = { byRequestId: new Map(), deadlines: new Map() };
   // The client hands events to the telemetry it was given (before bind), so one handler serves all views.
   const onEvent = (event: ClientEvent): void => {
@@ -84,7 +84,14 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemet
   };
   const forClient = (source?: TelemetrySource): ClientTelemetry => {
     // Without a source (a ClientTelemetry used before bind), attempt spans have no server address.
-    const shared: Shared = { tracer, instruments, propagator: options.propagator, source, spans };
+    const shared: Shared = {
+      tracer,
+      instruments,
+      propagator: options.propagator,
+      source,
+      spans,
+      durationAttrs: new Map(),
+    };
     return {
       onEvent,
       startCommand(info) {
@@ -114,6 +121,8 @@ interface Shared {
   propagator?: TextMapPropagator;
   readonly source?: TelemetrySource;
   spans: SpanIndex;
+  /** durationAttrs()' cache, per client view (the server address and port are the view's). */
+  durationAttrs: Map<string, Attributes>;
 }
 
 /**
@@ -268,16 +277,41 @@ class AttemptSpan implements AttemptTelemetry {
     }
     span.end();
     // One histogram for duration AND request counts: its count by status class is "requests by status class".
-    const attrs: Attributes = {
-      [HTTP.method]: this.method,
-      [HTTP.urlTemplate]: this.template,
-      [ATTR.statusClass]: statusClass(e.status),
-    };
-    if (this.shared.source) attrs[HTTP.serverAddress] = this.shared.source.serverAddress;
-    if (e.status !== undefined) attrs[HTTP.statusCode] = e.status;
-    if (errorType !== undefined) attrs[HTTP.errorType] = errorType;
-    this.shared.instruments.requestDuration.record(seconds, attrs);
+    this.shared.instruments.requestDuration.record(
+      seconds,
+      durationAttrs(this.shared, this.method, this.template, e.status, errorType),
+    );
   }
+}
+
+/**
+ * The duration histogram's attributes, built once per (method, template, status or error) of a client
+ * and reused: the set is bounded (operations × statuses), and nothing per request is in it.
+ */
+function durationAttrs(
+  shared: Shared,
+  method: string,
+  template: string,
+  status: number | undefined,
+  errorType: string | undefined,
+): Attributes {
+  const key = `${method} ${template} ${status ?? errorType}`;
+  let attrs = shared.durationAttrs.get(key);
+  if (attrs) return attrs;
+  const a: Attributes = {
+    [HTTP.method]: method,
+    [HTTP.urlTemplate]: template,
+    [ATTR.statusClass]: statusClass(status),
+  };
+  const source = shared.source;
+  if (source) {
+    a[HTTP.serverAddress] = source.serverAddress;
+    a[HTTP.serverPort] = source.serverPort; // Required by the stable HTTP client metric conventions
+  }
+  if (status !== undefined) a[HTTP.statusCode] = status;
+  if (errorType !== undefined) a[HTTP.errorType] = errorType;
+  shared.durationAttrs.set(key, (attrs = Object.freeze(a)));
+  return attrs;
 }
 
 const WAIT_ATTRS = new Map<string, Attributes>();

@@ -104,7 +104,7 @@ export async function runAttemptLoop(
           if (isWrite) sent = true;
         },
         telemetry,
-        attemptOfCommand: attempts.length + 1,
+        attemptOfCommand: pathTemplate === undefined ? attempts.length + 1 : attemptNo + 1, // a lookup counts its own sends
         pathTemplate,
         priority: ctx.priority,
       });

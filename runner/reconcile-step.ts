@@ -76,7 +76,12 @@ export async function reconcileStep(
   let found;
   for (let i = 0; ; i++) {
     try {
-      found = await lookupOrder((r) => paced(r, i, "/orders"), req, externalId, redactor);
+      found = await lookupOrder(
+        (r) => lookupAttempt(deps, ctx, paced(r, i, "/orders"), i + 1),
+        req,
+        externalId,
+        redactor,
+      );
     } catch (error) {
       if (signal?.aborted) return aborted(signal.reason);
       if (isDeadlineExceededError(error)) return atDeadline(error.retryAt, error.waitingFor);
@@ -121,4 +126,30 @@ export async function reconcileStep(
   loop.spend(cost);
   await move("sending");
   return undefined;
+}
+
+/** I7: the lookup is an HTTP request of its own, so it gets its own `attempt` event (one per request). */
+async function lookupAttempt(
+  deps: RunnerDeps,
+  ctx: CallContext,
+  sent: Promise<PacedAttemptResult>,
+  attempt: number,
+): Promise<PacedAttemptResult> {
+  const r = await sent;
+  if (deps.events.enabled) {
+    const { transport } = r;
+    deps.events.emit({
+      type: "attempt",
+      operationId: ctx.op.operationId,
+      lookup: "orders.list",
+      attempt,
+      status: transport.ok ? transport.raw.status : undefined,
+      requestId: (transport.ok && transport.raw.headers.get("x-request-id")) || r.requestId,
+      delayMs: r.waitedMs,
+      error: transport.ok ? undefined : transport.error,
+      idempotencyKey: ctx.sentIdempotencyKey,
+      commandId: ctx.commandId,
+    });
+  }
+  return r;
 }
