@@ -7,7 +7,9 @@
  */
 import {
   context,
+  createNoopMeter,
   metrics as metricsApi,
+  INVALID_SPAN_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -51,9 +53,30 @@ export interface OtelTelemetryOptions {
    * @default "default"
    */
   clientName?: string;
+  /**
+   * `false`: no spans and no `traceparent` header — metrics only, without the SDK's per-span cost.
+   * @default true
+   */
+  traces?: boolean;
+  /**
+   * `false`: no instruments — spans only, without the SDK's per-record cost.
+   * @default true
+   */
+  metrics?: boolean;
 }
 
-export const OTEL_TELEMETRY_DEFAULTS = { clientName: "default" } as const;
+export const OTEL_TELEMETRY_DEFAULTS = { clientName: "default", traces: true, metrics: true } as const;
+
+/** What `traces: false` / `metrics: false` use: the API's own no-op implementations. */
+const NOOP_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+const NOOP_TRACER_PROVIDER: TracerProvider = {
+  // Only startSpan is ever called here; the span is the API's non-recording one.
+  getTracer: () => ({ startSpan: () => NOOP_SPAN }) as unknown as Tracer,
+};
+const noopMeterProvider = (): MeterProvider => {
+  const meter = createNoopMeter();
+  return { getMeter: () => meter };
+};
 
 const STATUS_CLASS = ["1xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
 const statusClass = (status: number | undefined): string =>
@@ -67,8 +90,13 @@ const headerSetter = {
 
 /** Telemetry for `createResellerClient({ telemetry })`. One instance may serve several clients. */
 export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemetry {
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME);
-  const meterProvider = options.meterProvider ?? metricsApi.getMeterProvider();
+  const traces = options.traces ?? OTEL_TELEMETRY_DEFAULTS.traces;
+  const tracerProvider = traces ? (options.tracerProvider ?? trace.getTracerProvider()) : NOOP_TRACER_PROVIDER;
+  const tracer = tracerProvider.getTracer(INSTRUMENTATION_NAME);
+  const meterProvider =
+    (options.metrics ?? OTEL_TELEMETRY_DEFAULTS.metrics)
+      ? (options.meterProvider ?? metricsApi.getMeterProvider())
+      : noopMeterProvider();
   const clientName = options.clientName ?? OTEL_TELEMETRY_DEFAULTS.clientName;
   const instruments = instrumentsFor(meterProvider, () => meterProvider.getMeter(INSTRUMENTATION_NAME));
   const spans: SpanIndex = { byRequestId: new Map(), deadlines: new Map() };
@@ -88,6 +116,7 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemet
       tracer,
       instruments,
       propagator: options.propagator,
+      traces,
       source,
       spans,
       durationAttrs: new Map(),
@@ -121,6 +150,8 @@ interface Shared {
   propagator?: TextMapPropagator;
   readonly source?: TelemetrySource;
   spans: SpanIndex;
+  /** false: spans are the API's no-ops and no trace header is sent. */
+  traces: boolean;
   /** durationAttrs()' cache, per client view (the server address and port are the view's). */
   durationAttrs: Map<string, Attributes>;
 }
@@ -202,7 +233,9 @@ class CommandSpan implements CommandTelemetry {
       this.ctx,
     );
     const propagator = this.shared.propagator;
-    if (propagator) propagator.inject(trace.setSpan(this.ctx, span), setHeader, headerSetter);
+    if (!this.shared.traces) {
+      // traces: false — nothing to continue, so no header (not even an active parent's).
+    } else if (propagator) propagator.inject(trace.setSpan(this.ctx, span), setHeader, headerSetter);
     else {
       const tp = formatTraceparent(span.spanContext());
       if (tp) setHeader("traceparent", tp);

@@ -101,6 +101,25 @@ describe("OpenTelemetry metric naming", () => {
   });
 });
 
+describe("turning parts off", () => {
+  it("I7: traces: false — metrics only, no traceparent; metrics: false — spans only", async () => {
+    const kit = otelKit();
+    kits.push(kit);
+    const h = setup();
+    const providers = { tracerProvider: kit.tracerProvider, meterProvider: kit.meterProvider };
+    const metricsOnly = h.makeClient({ telemetry: otelTelemetry({ ...providers, traces: false }) });
+    expect((await metricsOnly.context.get()).kind).toBe("succeeded");
+    expect(kit.spans()).toEqual([]);
+    expect(h.captured.at(-1)!.headers.traceparent).toBeUndefined();
+    expect(total(metric(await kit.metrics(), METRIC_HTTP_CLIENT_REQUEST_DURATION))).toBe(1);
+    const spansOnly = h.makeClient({ telemetry: otelTelemetry({ ...providers, metrics: false }) });
+    expect((await spansOnly.context.get()).kind).toBe("succeeded");
+    expect(kit.spans().map((s) => s.kind)).toEqual([SpanKind.CLIENT, SpanKind.INTERNAL]);
+    expect(h.captured.at(-1)!.headers.traceparent).toMatch(/^00-/);
+    expect(total(metric(await kit.metrics(), METRIC_HTTP_CLIENT_REQUEST_DURATION))).toBe(1);
+  });
+});
+
 describe("I7: one reseller.attempt line per HTTP request", () => {
   it("I4: the reconcile lookup has its own attempt line, and it is a first send (no resend_count)", async () => {
     const { kit, h, client, lines } = logged();
