@@ -34,7 +34,10 @@ export type ResellerErrorCode =
   | "unknown_command"
   | "sensitive_data"
   | "missing_dependency"
-  | "lease_lost";
+  | "lease_lost"
+  | "journal_closed"
+  | "journal_contention"
+  | "journal_corrupt";
 
 /** Base class of every error the package throws. */
 export class ResellerClientError extends Error {
