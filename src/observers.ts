@@ -76,11 +76,9 @@ const COUNTERS = new WeakMap<Journal, () => Promise<Counts>>();
 function journalCountsOf(journal: Journal): () => Promise<Counts> {
   let count = COUNTERS.get(journal);
   if (!count) {
-    const counted = journal as Journal & { countByState?: () => Promise<Counts> };
     count = async () => {
-      const all: Counts = {};
-      if (counted.countByState) Object.assign(all, await counted.countByState());
-      else for (const r of await journal.listByState(LOCK_HOLDING_STATES)) all[r.state] = (all[r.state] ?? 0) + 1;
+      // Over the unsettled states only: the stores read their unsettled index, never the history.
+      const all = await journal.countByState({ states: LOCK_HOLDING_STATES });
       const counts: Counts = {};
       for (const state of LOCK_HOLDING_STATES) counts[state] = all[state] ?? 0;
       return counts;

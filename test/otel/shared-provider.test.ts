@@ -78,4 +78,32 @@ describe("otel: one meter provider, several clients and otelTelemetry instances"
       expect(points.map((p) => p.value)).toEqual([2]);
     }
   });
+
+  it("G1: the journal gauge is the store's own count (countByState over unsettled states), never rows loaded", async () => {
+    const kit = otelKit();
+    kits.push(kit);
+    const h = setup({ environment: "live" });
+    const calls: string[] = [];
+    const memory = createMemoryJournal();
+    const journal = new Proxy(memory, {
+      get(target, prop, receiver) {
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        if (typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          calls.push(String(prop));
+          return (value as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    const client = h.makeClient({
+      journal,
+      telemetry: otelTelemetry({ tracerProvider: kit.tracerProvider, meterProvider: kit.meterProvider }),
+    });
+    h.emulator.control.addFault({ method: "POST", path: "/webhooks", kind: "reset_after" });
+    await client.webhooks.create({ body: { url: "https://hooks.example/c", events: ["operation.completed"] } });
+    calls.length = 0;
+    const points = metric(await kit.metrics(), METRIC.journalCommandCount).dataPoints;
+    expect(points.find((p) => p.attributes[ATTR.commandState] === "unknown")?.value).toBe(1);
+    expect(calls).toEqual(["countByState"]);
+  });
 });
