@@ -105,7 +105,7 @@ export async function collectMonitoringRun(options: { minutes?: number; seed?: n
         pacerWaitS: sumOf(metrics, METRIC.pacerWait, {}, "sum"),
         pacerWaits: sumOf(metrics, METRIC.pacerWait, {}, "count"),
         unknown: sumOf(metrics, METRIC.outcomes, { [ATTR.outcomeKind]: "unknown" }),
-        manualChecks: sumOf(metrics, METRIC.journalCommands, { [ATTR.commandState]: "needs_manual_check" }),
+        manualChecks: sumOf(metrics, METRIC.journalCommandCount, { [ATTR.commandState]: "needs_manual_check" }),
         rateLimited: sumOf(metrics, METRIC.rateLimited),
       });
       if (stopped) return;

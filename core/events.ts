@@ -29,6 +29,8 @@ export type RecoveryEvent =
       type: "recovery-result";
       commandId: string;
       operationId: string;
+      /** The command's Idempotency-Key: a support ticket quotes it with the request ids (F4). */
+      idempotencyKey: string;
       from: CommandState;
       to: CommandState;
       note?: string;
@@ -49,6 +51,9 @@ export type ClientEvent =
   | {
       type: "attempt";
       operationId: OperationId;
+      /** Set when the request is the command's reconcile lookup (GET /orders?external_id=…, I4), not the command itself. */
+      lookup?: "orders.list";
+      /** 1-based: the command's attempt, or the lookup's own for a lookup. */
       attempt: number;
       status?: number;
       requestId?: string;

@@ -2,8 +2,13 @@
  * The client's metric instruments (names.ts lists them). Counters and histograms are recorded by
  * the span hooks and the client's events; gauges are observed from each bound client when the
  * meter collects: the pacer's window, the retry budget and the journal's non-terminal states.
+ *
+ * One set per meter provider (I7): every otelTelemetry() on a provider — one per key, or one per
+ * client on the sdk-node global provider — shares these instruments and their ONE callback each, so
+ * an asynchronous instrument never sees the same attributes observed twice in a collection (which
+ * the SDK would not sum, and which made the cumulative counts drift between idle collections).
  */
-import { ValueType, type Attributes, type Histogram, type Meter } from "@opentelemetry/api";
+import { ValueType, type Attributes, type Histogram, type Meter, type MeterProvider } from "@opentelemetry/api";
 import type { ClientEvent, TelemetrySource } from "../src/index";
 import { ATTR, DURATION_BUCKETS, METRIC, WAIT_BUCKETS } from "./names";
 
@@ -25,7 +30,23 @@ function retryReason(reason: string): string {
   return m[1] === "5" ? "server_error" : `status_${m[1]}xx`;
 }
 
-export function createInstruments(meter: Meter): Instruments {
+const BY_PROVIDER = new WeakMap<MeterProvider, Instruments>();
+
+/** The instruments of this provider's `reseller-api` meter, created on first use. */
+export function instrumentsFor(provider: MeterProvider, meter: () => Meter): Instruments {
+  let instruments = BY_PROVIDER.get(provider);
+  if (!instruments) BY_PROVIDER.set(provider, (instruments = createInstruments(meter())));
+  return instruments;
+}
+
+/** One bound client as the gauges see it; clients of one name and environment share one point. */
+interface Bound {
+  source: TelemetrySource;
+  key: string;
+  attrs: Attributes;
+}
+
+function createInstruments(meter: Meter): Instruments {
   const requestDuration = meter.createHistogram(METRIC.requestDuration, {
     description:
       "Duration of HTTP client requests, one per attempt; its count by reseller.status_class is the request count.",
@@ -74,7 +95,7 @@ export function createInstruments(meter: Meter): Instruments {
     description: "Sends counted in the key's open rate-limit window divided by its limit, as the pacer sees it.",
     unit: "1",
   });
-  const used = meter.createObservableGauge(METRIC.windowUsed, {
+  const used = meter.createObservableGauge(METRIC.windowUsage, {
     description: "Sends counted in the key's open rate-limit window.",
     unit: "{request}",
     valueType: ValueType.INT,
@@ -88,7 +109,7 @@ export function createInstruments(meter: Meter): Instruments {
     description: "Tokens left in the client's retry budget; at 0 every command makes one attempt only.",
     unit: "{token}",
   });
-  const journal = meter.createObservableUpDownCounter(METRIC.journalCommands, {
+  const journal = meter.createObservableUpDownCounter(METRIC.journalCommandCount, {
     description: "Journalled commands of this key in each non-terminal state; needs_manual_check waits for a human.",
     unit: "{command}",
     valueType: ValueType.INT,
@@ -101,25 +122,47 @@ export function createInstruments(meter: Meter): Instruments {
     for (const { n, attrs } of outcomeCounts.values()) result.observe(n, attrs);
   });
 
-  const sources: { source: TelemetrySource; attrs: Attributes }[] = [];
+  const bound: Bound[] = [];
+  // Clients of one (environment, name) are one series: the fullest window and the emptiest budget
+  // among them (they are one key, by the guide's advice), and each of their journals counted once.
   meter.addBatchObservableCallback(
     (result) => {
-      for (const { source, attrs } of sources) {
+      const points = new Map<string, { attrs: Attributes; used: number; limit: number; budget: number }>();
+      for (const { source, key, attrs } of bound) {
         const w = source.window();
-        result.observe(used, w.used, attrs);
-        result.observe(limit, w.limit, attrs);
-        result.observe(utilization, w.limit > 0 ? w.used / w.limit : 0, attrs);
-        result.observe(budget, source.retryBudget().available, attrs);
+        const available = source.retryBudget().available;
+        const p = points.get(key);
+        if (!p) points.set(key, { attrs, used: w.used, limit: w.limit, budget: available });
+        else {
+          if (w.limit > 0 && (p.limit === 0 || w.used / w.limit > p.used / p.limit))
+            [p.used, p.limit] = [w.used, w.limit];
+          p.budget = Math.min(p.budget, available);
+        }
+      }
+      for (const p of points.values()) {
+        result.observe(used, p.used, p.attrs);
+        result.observe(limit, p.limit, p.attrs);
+        result.observe(utilization, p.limit > 0 ? p.used / p.limit : 0, p.attrs);
+        result.observe(budget, p.budget, p.attrs);
       }
     },
     [used, limit, utilization, budget],
   );
   journal.addCallback(async (result) => {
-    for (const { source, attrs } of sources) {
-      if (!source.journalCounts) continue;
-      const counts = await source.journalCounts();
-      for (const [state, n] of Object.entries(counts)) result.observe(n ?? 0, { ...attrs, [ATTR.commandState]: state });
+    const points = new Map<string, { attrs: Attributes; counted: Set<unknown>; counts: Map<string, number> }>();
+    for (const { source, key, attrs } of bound) {
+      const count = source.journalCounts;
+      if (!count) continue;
+      let p = points.get(key);
+      if (!p) points.set(key, (p = { attrs, counted: new Set(), counts: new Map() }));
+      // The same function means the same journal (src/observers.ts keeps one per journal).
+      if (p.counted.has(count)) continue;
+      p.counted.add(count);
+      for (const [state, n] of Object.entries(await count()))
+        p.counts.set(state, (p.counts.get(state) ?? 0) + (n ?? 0));
     }
+    for (const p of points.values())
+      for (const [state, n] of p.counts) result.observe(n, { ...p.attrs, [ATTR.commandState]: state });
   });
 
   return {
@@ -136,7 +179,8 @@ export function createInstruments(meter: Meter): Instruments {
     },
     pacerWait,
     observe(source, clientName) {
-      sources.push({ source, attrs: { [ATTR.environment]: source.environment, [ATTR.clientName]: clientName } });
+      const attrs = { [ATTR.environment]: source.environment, [ATTR.clientName]: clientName };
+      bound.push({ source, key: `${source.environment}\n${clientName}`, attrs });
     },
     onEvent: (event) => {
       switch (event.type) {

@@ -2,7 +2,9 @@
  * Metric and attribute names, in one place so dashboards, the guide and the tests agree. They follow
  * the OpenTelemetry naming rules: dot-separated lowercase namespaces, UCUM units set on the
  * instrument (never in the name), no `_total` suffix, and only bounded attributes — never a domain,
- * a UUID, an Idempotency-Key or a key id on a metric.
+ * a UUID, an Idempotency-Key or a key id on a metric. An amount in use, its limit and their ratio are
+ * `.usage`, `.limit` and `.utilization` (as `system.memory.*`); an UpDownCounter of things is the
+ * singular `.count`, never a plural; counters of discrete events (retries, outcomes) are plural.
  */
 
 export const INSTRUMENTATION_NAME = "reseller-api";
@@ -71,13 +73,13 @@ export const METRIC = {
   /** Gauge, 1: sends counted in the key's open window ÷ its limit, as the pacer sees it. */
   windowUtilization: "reseller.client.window.utilization",
   /** Gauge, {request}: sends counted in the open window. */
-  windowUsed: "reseller.client.window.used",
+  windowUsage: "reseller.client.window.usage",
   /** Gauge, {request}: the key's limit per window. */
   windowLimit: "reseller.client.window.limit",
   /** Gauge, {token}: tokens left in the retry budget. */
   retryBudget: "reseller.client.retry_budget.tokens",
   /** UpDownCounter (observable), {command}: journalled commands in each non-terminal state. */
-  journalCommands: "reseller.client.journal.commands",
+  journalCommandCount: "reseller.client.journal.command.count",
   /** Counter, {command}: recovery results by target state (needs_manual_check included). */
   recoveries: "reseller.client.recoveries",
   /**

@@ -7,7 +7,9 @@
  */
 import {
   context,
+  createNoopMeter,
   metrics as metricsApi,
+  INVALID_SPAN_CONTEXT,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -31,7 +33,7 @@ import type {
   TelemetrySource,
   WaitKind,
 } from "../src/index";
-import { createInstruments, type Instruments } from "./instruments";
+import { instrumentsFor, type Instruments } from "./instruments";
 import { ATTR, HTTP, INSTRUMENTATION_NAME, SPAN_EVENT } from "./names";
 import { formatTraceparent } from "./traceparent";
 
@@ -51,9 +53,30 @@ export interface OtelTelemetryOptions {
    * @default "default"
    */
   clientName?: string;
+  /**
+   * `false`: no spans and no `traceparent` header — metrics only, without the SDK's per-span cost.
+   * @default true
+   */
+  traces?: boolean;
+  /**
+   * `false`: no instruments — spans only, without the SDK's per-record cost.
+   * @default true
+   */
+  metrics?: boolean;
 }
 
-export const OTEL_TELEMETRY_DEFAULTS = { clientName: "default" } as const;
+export const OTEL_TELEMETRY_DEFAULTS = { clientName: "default", traces: true, metrics: true } as const;
+
+/** What `traces: false` / `metrics: false` use: the API's own no-op implementations. */
+const NOOP_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+const NOOP_TRACER_PROVIDER: TracerProvider = {
+  // Only startSpan is ever called here; the span is the API's non-recording one.
+  getTracer: () => ({ startSpan: () => NOOP_SPAN }) as unknown as Tracer,
+};
+const noopMeterProvider = (): MeterProvider => {
+  const meter = createNoopMeter();
+  return { getMeter: () => meter };
+};
 
 const STATUS_CLASS = ["1xx", "1xx", "2xx", "3xx", "4xx", "5xx"];
 const statusClass = (status: number | undefined): string =>
@@ -67,10 +90,15 @@ const headerSetter = {
 
 /** Telemetry for `createResellerClient({ telemetry })`. One instance may serve several clients. */
 export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemetry {
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME);
-  const meter = (options.meterProvider ?? metricsApi.getMeterProvider()).getMeter(INSTRUMENTATION_NAME);
+  const traces = options.traces ?? OTEL_TELEMETRY_DEFAULTS.traces;
+  const tracerProvider = traces ? (options.tracerProvider ?? trace.getTracerProvider()) : NOOP_TRACER_PROVIDER;
+  const tracer = tracerProvider.getTracer(INSTRUMENTATION_NAME);
+  const meterProvider =
+    (options.metrics ?? OTEL_TELEMETRY_DEFAULTS.metrics)
+      ? (options.meterProvider ?? metricsApi.getMeterProvider())
+      : noopMeterProvider();
   const clientName = options.clientName ?? OTEL_TELEMETRY_DEFAULTS.clientName;
-  const instruments = createInstruments(meter);
+  const instruments = instrumentsFor(meterProvider, () => meterProvider.getMeter(INSTRUMENTATION_NAME));
   const spans: SpanIndex = { byRequestId: new Map(), deadlines: new Map() };
   // The client hands events to the telemetry it was given (before bind), so one handler serves all views.
   const onEvent = (event: ClientEvent): void => {
@@ -84,7 +112,15 @@ export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemet
   };
   const forClient = (source?: TelemetrySource): ClientTelemetry => {
     // Without a source (a ClientTelemetry used before bind), attempt spans have no server address.
-    const shared: Shared = { tracer, instruments, propagator: options.propagator, source, spans };
+    const shared: Shared = {
+      tracer,
+      instruments,
+      propagator: options.propagator,
+      traces,
+      source,
+      spans,
+      durationAttrs: new Map(),
+    };
     return {
       onEvent,
       startCommand(info) {
@@ -114,6 +150,10 @@ interface Shared {
   propagator?: TextMapPropagator;
   readonly source?: TelemetrySource;
   spans: SpanIndex;
+  /** false: spans are the API's no-ops and no trace header is sent. */
+  traces: boolean;
+  /** durationAttrs()' cache, per client view (the server address and port are the view's). */
+  durationAttrs: Map<string, Attributes>;
 }
 
 /**
@@ -193,7 +233,9 @@ class CommandSpan implements CommandTelemetry {
       this.ctx,
     );
     const propagator = this.shared.propagator;
-    if (propagator) propagator.inject(trace.setSpan(this.ctx, span), setHeader, headerSetter);
+    if (!this.shared.traces) {
+      // traces: false — nothing to continue, so no header (not even an active parent's).
+    } else if (propagator) propagator.inject(trace.setSpan(this.ctx, span), setHeader, headerSetter);
     else {
       const tp = formatTraceparent(span.spanContext());
       if (tp) setHeader("traceparent", tp);
@@ -268,16 +310,41 @@ class AttemptSpan implements AttemptTelemetry {
     }
     span.end();
     // One histogram for duration AND request counts: its count by status class is "requests by status class".
-    const attrs: Attributes = {
-      [HTTP.method]: this.method,
-      [HTTP.urlTemplate]: this.template,
-      [ATTR.statusClass]: statusClass(e.status),
-    };
-    if (this.shared.source) attrs[HTTP.serverAddress] = this.shared.source.serverAddress;
-    if (e.status !== undefined) attrs[HTTP.statusCode] = e.status;
-    if (errorType !== undefined) attrs[HTTP.errorType] = errorType;
-    this.shared.instruments.requestDuration.record(seconds, attrs);
+    this.shared.instruments.requestDuration.record(
+      seconds,
+      durationAttrs(this.shared, this.method, this.template, e.status, errorType),
+    );
   }
+}
+
+/**
+ * The duration histogram's attributes, built once per (method, template, status or error) of a client
+ * and reused: the set is bounded (operations × statuses), and nothing per request is in it.
+ */
+function durationAttrs(
+  shared: Shared,
+  method: string,
+  template: string,
+  status: number | undefined,
+  errorType: string | undefined,
+): Attributes {
+  const key = `${method} ${template} ${status ?? errorType}`;
+  let attrs = shared.durationAttrs.get(key);
+  if (attrs) return attrs;
+  const a: Attributes = {
+    [HTTP.method]: method,
+    [HTTP.urlTemplate]: template,
+    [ATTR.statusClass]: statusClass(status),
+  };
+  const source = shared.source;
+  if (source) {
+    a[HTTP.serverAddress] = source.serverAddress;
+    a[HTTP.serverPort] = source.serverPort; // Required by the stable HTTP client metric conventions
+  }
+  if (status !== undefined) a[HTTP.statusCode] = status;
+  if (errorType !== undefined) a[HTTP.errorType] = errorType;
+  shared.durationAttrs.set(key, (attrs = Object.freeze(a)));
+  return attrs;
 }
 
 const WAIT_ATTRS = new Map<string, Attributes>();

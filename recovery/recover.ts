@@ -394,6 +394,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       type: "recovery-result",
       commandId: record.id,
       operationId: record.operationId,
+      idempotencyKey: record.idempotencyKey,
       from,
       to: "needs_manual_check",
       note: reason,
@@ -404,12 +405,12 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   function report(record: CommandRecord, from: CommandState, to: CommandState, note?: string): void {
     if (TERMINAL.includes(to)) summary.resolved.push(base(record, from, to));
     else summary.stillPending.push({ ...base(record, from, to), reason: note ?? to });
-    emit({ type: "recovery-result", commandId: record.id, operationId: record.operationId, from, to, note });
+    emit({ type: "recovery-result", ...base(record, from, to), note });
   }
 
   function pending(record: CommandRecord, from: CommandState, to: CommandState, reason: string): void {
     summary.stillPending.push({ ...base(record, from, to), reason });
-    emit({ type: "recovery-result", commandId: record.id, operationId: record.operationId, from, to, note: reason });
+    emit({ type: "recovery-result", ...base(record, from, to), note: reason });
   }
 }
 

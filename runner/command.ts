@@ -110,7 +110,8 @@ export class Command {
         if (this.isWrite) this.sent = true;
       },
       telemetry: this.telemetry,
-      attemptOfCommand: this.attempts.length + 1,
+      // A reconcile lookup counts its own sends (http.request.resend_count of that request only).
+      attemptOfCommand: pathTemplate === undefined ? this.attempts.length + 1 : attemptNo + 1,
       pathTemplate,
       priority: this.ctx.priority,
     });

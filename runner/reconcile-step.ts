@@ -10,6 +10,7 @@ import type { Command } from "./command";
 import { externalIdOf, lookupOrder, lookupRequest } from "./reconcile";
 import { isDeadlineExceededError } from "../core";
 import type { RunResult } from "./runner-types";
+import type { PacedAttemptResult } from "./paced-attempt";
 
 /**
  * I4/F5: look the order up by external_id; undefined means "resend now with the same key and bytes".
@@ -46,7 +47,12 @@ export async function reconcileStep(command: Command): Promise<RunResult | undef
   let found;
   for (let i = 0; ; i++) {
     try {
-      found = await lookupOrder((r) => command.attempt(r, i, "/orders"), req, externalId, redactor);
+      found = await lookupOrder(
+        (r) => lookupAttempt(command, command.attempt(r, i, "/orders"), i + 1),
+        req,
+        externalId,
+        redactor,
+      );
     } catch (error) {
       if (signal?.aborted) return command.aborted(signal.reason);
       if (isDeadlineExceededError(error)) return command.atDeadline(error.retryAt, error.waitingFor);
@@ -95,4 +101,30 @@ export async function reconcileStep(command: Command): Promise<RunResult | undef
   command.spent += cost;
   await command.move("sending");
   return undefined;
+}
+
+/** I7: the lookup is an HTTP request of its own, so it gets its own `attempt` event (one per request). */
+async function lookupAttempt(
+  command: Command,
+  sent: Promise<PacedAttemptResult>,
+  attempt: number,
+): Promise<PacedAttemptResult> {
+  const { deps, ctx } = command;
+  const r = await sent;
+  if (deps.events.enabled) {
+    const { transport } = r;
+    deps.events.emit({
+      type: "attempt",
+      operationId: ctx.op.operationId,
+      lookup: "orders.list",
+      attempt,
+      status: transport.ok ? transport.raw.status : undefined,
+      requestId: (transport.ok && transport.raw.headers.get("x-request-id")) || r.requestId,
+      delayMs: r.waitedMs,
+      error: transport.ok ? undefined : transport.error,
+      idempotencyKey: ctx.sentIdempotencyKey,
+      commandId: ctx.commandId,
+    });
+  }
+  return r;
 }

@@ -66,10 +66,13 @@ function lineOf(event: ClientEvent): Line | undefined {
     case "attempt":
       return {
         level: "debug",
-        msg: `${event.operationId} attempt ${event.attempt}: ${event.status ?? event.error ?? "no response"}`,
+        msg: `${event.operationId}${event.lookup ? ` lookup (${event.lookup})` : ""} attempt ${event.attempt}: ${
+          event.status ?? event.error ?? "no response"
+        }`,
         fields: {
           event: "reseller.attempt",
           operationId: event.operationId,
+          lookup: event.lookup,
           attempt: event.attempt,
           status: event.status,
           error: event.error,
@@ -346,8 +349,9 @@ function recoveryLine(e: RecoveryEvent): Line {
           : `recovery: ${e.operationId} ${e.from} → ${e.to}`,
         fields: {
           event: manual ? "reseller.manual_check" : "reseller.recovery.result",
-          commandId: e.commandId,
           operationId: e.operationId,
+          idempotencyKey: e.idempotencyKey,
+          commandId: e.commandId,
           from: e.from,
           to: e.to,
           note: e.note,

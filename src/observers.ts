@@ -3,7 +3,7 @@
  * with none of them, the event sink is disabled and the runner skips every observation (I7).
  */
 import { DEFAULT_RETRY_BUDGET, type ClientTelemetry, type EventHandler } from "../core";
-import { LOCK_HOLDING_STATES, type Journal } from "../journal";
+import { LOCK_HOLDING_STATES, type CommandState, type Journal } from "../journal";
 import type { Pacer } from "../pacing";
 import type { RetryBudget } from "../runner";
 import type { Logger } from "./logging";
@@ -65,6 +65,29 @@ function fanOut(handlers: EventHandler[]): EventHandler {
   };
 }
 
+type Counts = Partial<Record<CommandState, number>>;
+const COUNTERS = new WeakMap<Journal, () => Promise<Counts>>();
+
+/**
+ * The journal's commands in each non-terminal state, zero-filled. One function per journal, so that
+ * telemetry counts a journal shared by several clients once (otel/instruments.ts relies on it); the
+ * count is the store's own (`countByState`), no rows are loaded.
+ */
+function journalCountsOf(journal: Journal): () => Promise<Counts> {
+  let count = COUNTERS.get(journal);
+  if (!count) {
+    count = async () => {
+      // Over the unsettled states only: the stores read their unsettled index, never the history.
+      const all = await journal.countByState({ states: LOCK_HOLDING_STATES });
+      const counts: Counts = {};
+      for (const state of LOCK_HOLDING_STATES) counts[state] = all[state] ?? 0;
+      return counts;
+    };
+    COUNTERS.set(journal, count);
+  }
+  return count;
+}
+
 /**
  * What the telemetry's observable instruments read: the pacer's window, the budget, the journal.
  * Returns the telemetry this client uses (bind() may hand back one of its own).
@@ -95,16 +118,7 @@ export function bindTelemetry(
       };
     },
     retryBudget: () => ({ available: budget.available(), capacity }),
-    journalCounts: journal
-      ? async () => {
-          const counts: Partial<Record<(typeof LOCK_HOLDING_STATES)[number], number>> = {};
-          for (const state of LOCK_HOLDING_STATES) counts[state] = 0;
-          for (const record of await journal.listByState(LOCK_HOLDING_STATES)) {
-            if (record.apiKeyId === apiKeyId) counts[record.state] = (counts[record.state] ?? 0) + 1;
-          }
-          return counts;
-        }
-      : undefined,
+    journalCounts: journal ? journalCountsOf(journal) : undefined,
   });
   return bound ?? telemetry;
 }

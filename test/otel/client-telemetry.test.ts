@@ -221,12 +221,12 @@ describe("otel: metrics after a scripted sequence", () => {
     const { kit, client } = await scripted();
     client.retryBudget.tryAcquire("timeout"); // spend 10 tokens, so the gauge has something to show
     const all = await kit.metrics();
-    const journal = metric(all, METRIC.journalCommands);
+    const journal = metric(all, METRIC.journalCommandCount);
     expect(total(journal, { [ATTR.commandState]: "needs_manual_check" })).toBe(1);
     expect(total(journal, { [ATTR.commandState]: "unknown" })).toBe(0);
     const limit = metric(all, METRIC.windowLimit);
     expect(total(limit, { [ATTR.environment]: "live" })).toBe(10_000); // learnt from GET /context
-    const used = total(metric(all, METRIC.windowUsed));
+    const used = total(metric(all, METRIC.windowUsage));
     expect(used).toBeGreaterThan(0);
     const utilization = metric(all, METRIC.windowUtilization);
     expect(utilization.descriptor.unit).toBe("1");
