@@ -21,6 +21,11 @@ export async function runContext(global: GlobalOptions, rt: Runtime): Promise<Ex
       scopes: ctx.scopes,
       rate_limit_per_window: ctx.limit,
       window_ms: session.windowMs,
+      window_source: global.windowFromFlag
+        ? "--window-ms"
+        : global.emulator
+          ? "the in-process emulator's"
+          : "the API's documented window (the server does not report it; --window-ms if yours differs)",
       window: "fixed, starts at the first counted request (C3)",
       key_expires_at: ctx.expiresAt,
       language: ctx.language,

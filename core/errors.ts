@@ -34,7 +34,10 @@ export type ResellerErrorCode =
   | "unknown_command"
   | "sensitive_data"
   | "missing_dependency"
-  | "lease_lost";
+  | "lease_lost"
+  | "cli_usage"
+  | "cli_setup"
+  | "cli_connection";
 
 /** Base class of every error the package throws. */
 export class ResellerClientError extends Error {
