@@ -5,14 +5,7 @@
  * batch keep its key and bytes (D4). `--dry-run` needs no credentials and sends nothing.
  */
 import type { ExitCode } from "./exit-codes";
-import {
-  countDataLines,
-  dataLines,
-  ensureReadable,
-  ensureStdinHasData,
-  openInput,
-  type InputSource,
-} from "./input";
+import { countDataLines, dataLines, ensureReadable, ensureStdinHasData, openInput, type InputSource } from "./input";
 import { withJobSession, type Runtime } from "./job-session";
 import { createJobIo, printSummary, runJob, type JobIo, type RowResult, type SourceItem } from "./jobs";
 import { outputMode } from "./output";

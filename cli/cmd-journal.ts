@@ -192,7 +192,8 @@ export async function runCommandsResolve(
   id: string,
   options: ResolveOptions,
 ): Promise<ExitCode> {
-  if (!options.note.trim()) throw new UsageError('--note needs the words support answered with, e.g. --note "renewed on 2026-12-01".');
+  if (!options.note.trim())
+    throw new UsageError('--note needs the words support answered with, e.g. --note "renewed on 2026-12-01".');
   return withJournal(global, rt, async (queries) => {
     const record = await queries.find(id, keyIdFromEnv(rt.env));
     if (!record)
@@ -261,13 +262,17 @@ export async function runRecover(global: GlobalOptions, rt: Runtime): Promise<Ex
       rt.stdout.write(
         rows.length === 0
           ? "nothing to recover: every journalled command is settled\n"
-          : renderTable(rows, [
-              { header: "command", value: (r) => r.commandId },
-              { header: "operation", value: (r) => r.operationId },
-              { header: "from → to", value: (r) => (r.from ? `${r.from} → ${r.to}` : "") },
-              { header: "result", value: (r) => r.result },
-              { header: "note", value: (r) => r.note },
-            ]),
+          : renderTable(
+              rows,
+              [
+                { header: "command", value: (r) => r.commandId, priority: 2 },
+                { header: "operation", value: (r) => r.operationId },
+                { header: "from → to", value: (r) => (r.from ? `${r.from} → ${r.to}` : ""), priority: 3 },
+                { header: "result", value: (r) => r.result },
+                { header: "note", value: (r) => r.note, priority: 1 },
+              ],
+              { wide: global.wide === true, columns: terminalColumns(rt.stdout) },
+            ),
       );
     }
     const line = `recover: examined ${summary.examined}, settled ${summary.resolved.length}, still pending ${summary.stillPending.length}, manual ${summary.manual.length}, skipped ${summary.skipped.length}`;

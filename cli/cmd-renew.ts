@@ -318,12 +318,8 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       concurrency: options.concurrency,
       onError: options.onError,
       run: renewOne,
-      requestsPerRow: () =>
-        env.progress.counters.finished > 0
-          ? env.progress.counters.requests / env.progress.counters.finished
-          : options.wait
-            ? 3
-            : 1,
+      // Before any row is measured: a send, plus a poll or two when waiting for the operation.
+      requestsPerRow: () => (options.wait && !options.dryRun ? 3 : 1),
       resumeHint:
         "Re-run the same command to resume: finished domains are skipped, in-flight ones are reconciled, none is renewed twice.",
     };

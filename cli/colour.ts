@@ -12,8 +12,8 @@ export function configureColour(flag: boolean, env: NodeJS.ProcessEnv): void {
 }
 
 /** Whether text written to `stream` may carry colour. */
-export function colourOn(stream: { isTTY?: boolean }): boolean {
-  return allowed && stream.isTTY === true;
+export function colourOn(stream: object): boolean {
+  return allowed && (stream as { isTTY?: boolean }).isTTY === true;
 }
 
 const CODES = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, dim: 2, bold: 1 } as const;

@@ -59,7 +59,10 @@ export async function probeConnection(baseUrl: string, timeoutMs: number): Promi
   };
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectionError(connectionMessage("timeout", label, "", timeoutMs), "timeout", label)), timeoutMs);
+    timer = setTimeout(
+      () => reject(new ConnectionError(connectionMessage("timeout", label, "", timeoutMs), "timeout", label)),
+      timeoutMs,
+    );
   });
   let socket: Socket | undefined;
   try {
@@ -76,13 +79,18 @@ export async function probeConnection(baseUrl: string, timeoutMs: number): Promi
       deadline,
       new Promise<void>((resolve, reject) => {
         const s = tls
-          ? tlsConnect({ host: address, port, servername: isIp(hostname) ? undefined : hostname, timeout: left }, resolve)
+          ? tlsConnect(
+              { host: address, port, servername: isIp(hostname) ? undefined : hostname, timeout: left },
+              resolve,
+            )
           : tcpConnect({ host: address, port, timeout: left }, resolve);
         socket = s;
         s.once("error", (error: NodeJS.ErrnoException) => {
           const code = error.code;
           const failure = failureOf(code);
-          reject(new ConnectionError(connectionMessage(failure, label, code ?? error.message, timeoutMs), failure, label));
+          reject(
+            new ConnectionError(connectionMessage(failure, label, code ?? error.message, timeoutMs), failure, label),
+          );
         });
         s.once("timeout", () =>
           reject(new ConnectionError(connectionMessage("timeout", label, "", timeoutMs), "timeout", label)),

@@ -44,7 +44,8 @@ export function openInput(spec: string | undefined, stdin: Readable & { isTTY?: 
         : `Cannot read ${spec}: ${code}.`,
     );
   }
-  if (stat.isDirectory()) throw new UsageError(`Cannot read ${spec}: it is a directory; give a file, or - to read stdin.`);
+  if (stat.isDirectory())
+    throw new UsageError(`Cannot read ${spec}: it is a directory; give a file, or - to read stdin.`);
   const stream = createReadStream(spec);
   return { stream, name: spec, file: spec };
 }

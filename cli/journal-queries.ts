@@ -5,12 +5,7 @@
  * here so that a journal of an older store still works: then the answer is found by streaming pages,
  * or — for a store without any of them — by one listing, built once per run.
  */
-import {
-  COMMAND_STATES,
-  type CommandRecord,
-  type CommandState,
-  type Journal,
-} from "../src/index";
+import { COMMAND_STATES, type CommandRecord, type CommandState, type Journal } from "../src/index";
 
 interface PageFilter {
   apiKeyId?: string;
@@ -46,7 +41,7 @@ export class JournalQueries {
   private fallbackIndex: Promise<Map<string, CommandRecord>> | undefined;
 
   constructor(journal: Journal) {
-    this.j = journal as QueryJournal;
+    this.j = journal;
   }
 
   /** The newest command (any client) this key made for `lockKey`, e.g. `domain:<uuid>`. */

@@ -17,8 +17,25 @@ export function outputMode(json: boolean, stdout: { isTTY?: boolean }, stderr: {
   return { json: json || !stdout.isTTY, ttyErr: !!stderr.isTTY };
 }
 
+/** Field names that hold a point in time (epoch ms inside the client): printed as ISO 8601 in JSON. */
+const TIME_KEY = /^(?:at|until|untilMs|pausedUntil|windowEndsAt|deadline|leaseUntil)$|At$/;
+
+/** One timestamp format in JSON output: every epoch-ms time field becomes an ISO 8601 string. */
+export function isoTimes(value: unknown, depth = 0): unknown {
+  if (depth > 16 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((v) => isoTimes(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+    out[k] =
+      typeof v === "number" && TIME_KEY.test(k) && v > 1e11 && v < 1e14 && Number.isFinite(v)
+        ? new Date(v).toISOString()
+        : isoTimes(v, depth + 1);
+  }
+  return out;
+}
+
 export function jsonLine(value: unknown): string {
-  return JSON.stringify(value) + "\n";
+  return JSON.stringify(isoTimes(value)) + "\n";
 }
 
 export interface Column<T> {
@@ -39,7 +56,8 @@ export interface TableLayout {
 }
 
 /** The width a table on `stream` may use: the terminal's columns, or undefined when it is no terminal. */
-export function terminalColumns(stream: { isTTY?: boolean; columns?: number }): number | undefined {
+export function terminalColumns(target: object): number | undefined {
+  const stream = target as { isTTY?: boolean; columns?: number };
   if (!stream.isTTY) return undefined;
   return stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80;
 }
@@ -96,7 +114,13 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
     const budget = limit - frame(keep.length);
     if (keep.length * MIN_COLUMN > budget) return stacked(columns, cells, limit);
   }
-  const widths = limit === undefined ? keep.map((i) => natural[i]) : fitWidths(keep.map((i) => natural[i]), limit - frame(keep.length));
+  const widths =
+    limit === undefined
+      ? keep.map((i) => natural[i])
+      : fitWidths(
+          keep.map((i) => natural[i]),
+          limit - frame(keep.length),
+        );
   const table = new Table({
     head: keep.map((i) => columns[i].header),
     style: { head: [], border: [] },

@@ -307,9 +307,7 @@ export function buildProgram(
     );
   commands
     .command("resolve")
-    .description(
-      "close a needs_manual_check command after support answered: journalled with your note, sends nothing",
-    )
+    .description("close a needs_manual_check command after support answered: journalled with your note, sends nothing")
     .argument("<id>", "command id or Idempotency-Key")
     .addOption(
       new Option("--as <outcome>", "what support confirmed: completed (it happened) or failed (it did not)")

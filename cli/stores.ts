@@ -35,7 +35,8 @@ function redactMessage(message: string, connectionString: string): string {
   try {
     const password = decodeURIComponent(new URL(connectionString).password);
     const params = new URL(connectionString).searchParams;
-    for (const secret of [password, params.get("password") ?? ""]) if (secret.length >= 3) out = out.split(secret).join("[REDACTED]");
+    for (const secret of [password, params.get("password") ?? ""])
+      if (secret.length >= 3) out = out.split(secret).join("[REDACTED]");
   } catch {
     // unparseable: the whole string was already replaced
   }
