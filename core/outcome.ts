@@ -3,7 +3,7 @@
  * (E4: every failure is classified as definitive or unknown, never guessed).
  */
 import type { OperationId } from "../generated/operations";
-import type { ApiError } from "../generated/errors";
+import type { ApiError, ApiErrorOf, ApiErrorStatus } from "../generated/errors";
 import type { NetworkError, TimeoutError } from "./errors";
 
 /** Transport-level failure kind of an attempt that got no usable response. */
@@ -79,18 +79,43 @@ export interface AcceptedOutcome<D = unknown> extends OutcomeBase {
   replayed: boolean;
 }
 
+type Digit = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+/** 400…499 as number literals, so a `switch (outcome.status)` can narrow. */
+type ClientErrorStatus = `4${Digit}${Digit}` extends infer S
+  ? S extends `${infer N extends number}`
+    ? N
+    : never
+  : never;
+
+/** Statuses of a rejected outcome: every 4xx but 408/499 (unknown outcome) and 409 (a conflict outcome). */
+export type RejectedStatus = Exclude<ClientErrorStatus, 408 | 409 | 499>;
+
 /**
  * A definitive answer that nothing happened (400, 401, 403, 404, 405, 422, or a 429 after the
- * rate-limit retries ran out). Fix the cause; do not repeat the call unchanged (G5).
+ * rate-limit retries ran out), for one status `S`. Fix the cause; do not repeat the call unchanged (G5).
  */
-export interface RejectedOutcome extends OutcomeBase {
+export interface RejectedOutcomeOf<S extends RejectedStatus> extends OutcomeBase {
   kind: "rejected";
-  status: number;
-  /** Typed ErrorEnvelope when the body was one (E1); undefined for router/proxy bodies (E5). */
-  error?: ApiError;
+  status: S;
+  /**
+   * Typed ErrorEnvelope when the body was one (E1); undefined for router/proxy bodies (E5). Its `code`
+   * is one the spec ties to `status` (E4), or an unknown code (`unknownCode: true`).
+   */
+  error?: ApiErrorOf<S>;
   /** ≤ 2 KiB redacted diagnostic snippet of a non-envelope body (E5). */
   snippet?: string;
 }
+
+type DeclaredRejectedStatus = Extract<ApiErrorStatus, RejectedStatus>;
+
+/**
+ * A definitive answer that nothing happened: one {@link RejectedOutcomeOf} per status the spec
+ * declares, so `switch (outcome.status)` narrows `outcome.error` to that status's codes, plus one
+ * for every other 4xx (a proxy's, with any code).
+ */
+export type RejectedOutcome =
+  | { [S in DeclaredRejectedStatus]: RejectedOutcomeOf<S> }[DeclaredRejectedStatus]
+  | RejectedOutcomeOf<Exclude<RejectedStatus, ApiErrorStatus>>;
 
 /**
  * A 409: the Idempotency-Key is in use by a request still running, or belongs to other bytes (D6).

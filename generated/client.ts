@@ -157,7 +157,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
   domains: {
     /**
      * List domains.
-     * Domains of the reseller in the key's environment (A8), newest first, cursor-paginated with `links` (H1).
+     * Domains of the reseller in the key's environment (A8), oldest first, cursor-paginated with `links` (H1).
      *
      * `GET /domains` · scopes: domains.read
      *

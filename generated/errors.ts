@@ -170,6 +170,45 @@ export interface ErrorEnvelope {
   error: ApiError;
 }
 
+/**
+ * Per HTTP status the spec declares for errors, the error it may carry (E4): the codes its per-status
+ * envelope names, or a code this SDK version does not know yet ({@link UnknownCodeErrorBody}).
+ */
+export interface ApiErrorByStatus {
+  400: RequestFailedErrorBody | UnknownCodeErrorBody;
+  401: UnauthenticatedErrorBody | UnknownCodeErrorBody;
+  403: ForbiddenErrorBody | UnknownCodeErrorBody;
+  404: ResourceNotFoundErrorBody | UnknownCodeErrorBody;
+  405: RequestFailedErrorBody | UnknownCodeErrorBody;
+  409: ConflictErrorBody | UnknownCodeErrorBody;
+  422: ValidationFailedErrorBody | UnknownCodeErrorBody;
+  429: RateLimitExceededErrorBody | UnknownCodeErrorBody;
+  500: InternalErrorBody | UnknownCodeErrorBody;
+  502: InternalErrorBody | UnknownCodeErrorBody;
+  503: InternalErrorBody | UnknownCodeErrorBody;
+}
+
+/** Every status the spec declares an error body for. */
+export type ApiErrorStatus = keyof ApiErrorByStatus;
+
+/** The error a response with status `S` may carry: that status's codes, or any code for a status the spec does not declare. */
+export type ApiErrorOf<S extends number> = S extends ApiErrorStatus ? ApiErrorByStatus[S] : ApiError;
+
+/** The same table at run time: status → the codes it may carry (E4). */
+export const apiErrorCodesByStatus: Readonly<Record<ApiErrorStatus, readonly ApiErrorCode[]>> = {
+  400: ["request_failed"],
+  401: ["unauthenticated"],
+  403: ["forbidden"],
+  404: ["resource_not_found"],
+  405: ["request_failed"],
+  409: ["conflict"],
+  422: ["validation_failed"],
+  429: ["rate_limit_exceeded"],
+  500: ["internal_error"],
+  502: ["internal_error"],
+  503: ["internal_error"],
+};
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -97,7 +97,7 @@ export const operationTable = {
     method: "GET",
     path: "/domains",
     pathParams: [],
-    queryParams: ["cursor", "per_page"],
+    queryParams: ["cursor", "per_page", "name"],
     scopes: ["domains.read"],
     idempotencyRequired: false,
     hasBody: false,

@@ -32,7 +32,7 @@ export interface paths {
     };
     /**
      * List domains
-     * @description Domains of the reseller in the key's environment (A8), newest first, cursor-paginated with `links` (H1).
+     * @description Domains of the reseller in the key's environment (A8), oldest first, cursor-paginated with `links` (H1). `name` narrows the list to the given names, so a name → UUID lookup costs one request per 100 names, not a walk over the account.
      *
      *     Scopes: `domains.read` (A6).
      */
@@ -580,7 +580,47 @@ export interface components {
       /** @description The error; the variant is selected by `code`. */
       error: components["schemas"]["ApiError"];
     };
-    /** @description One API error, discriminated by `code` (E1, E2). Status mapping: request_failed 400/405, unauthenticated 401, forbidden 403, resource_not_found 404, conflict 409, validation_failed 422, rate_limit_exceeded 429, internal_error 500 and other 5xx. */
+    /** @description The ErrorEnvelope (E1) of a 400 (or 405 when the envelope applies): `error.code` is `request_failed` (E4). A newer server may add codes; clients keep an unknown code as it came. */
+    RequestFailedEnvelope: components["schemas"]["ErrorEnvelope"] & {
+      /** @description The `request_failed` error, the only code this status carries (E4). */
+      error: components["schemas"]["RequestFailedError"];
+    };
+    /** @description The ErrorEnvelope (E1) of a 401: `error.code` is `unauthenticated` (E4). A newer server may add codes; clients keep an unknown code as it came. */
+    UnauthenticatedEnvelope: components["schemas"]["ErrorEnvelope"] & {
+      /** @description The `unauthenticated` error, the only code this status carries (E4). */
+      error: components["schemas"]["UnauthenticatedError"];
+    };
+    /** @description The ErrorEnvelope (E1) of a 403: `error.code` is `forbidden` (E4). A newer server may add codes; clients keep an unknown code as it came. */
+    ForbiddenEnvelope: components["schemas"]["ErrorEnvelope"] & {
+      /** @description The `forbidden` error, the only code this status carries (E4). */
+      error: components["schemas"]["ForbiddenError"];
+    };
+    /** @description The ErrorEnvelope (E1) of a 404: `error.code` is `resource_not_found` (E4). A newer server may add codes; clients keep an unknown code as it came. */
+    ResourceNotFoundEnvelope: components["schemas"]["ErrorEnvelope"] & {
+      /** @description The `resource_not_found` error, the only code this status carries (E4). */
+      error: components["schemas"]["ResourceNotFoundError"];
+    };
+    /** @description The ErrorEnvelope (E1) of a 409: `error.code` is `conflict` (E4). A newer server may add codes; clients keep an unknown code as it came. */
+    ConflictEnvelope: components["schemas"]["ErrorEnvelope"] & {
+      /** @description The `conflict` error, the only code this status carries (E4). */
+      error: components["schemas"]["ConflictError"];
+    };
+    /** @description The ErrorEnvelope (E1) of a 422: `error.code` is `validation_failed` (E4). A newer server may add codes; clients keep an unknown code as it came. */
+    ValidationFailedEnvelope: components["schemas"]["ErrorEnvelope"] & {
+      /** @description The `validation_failed` error, the only code this status carries (E4). */
+      error: components["schemas"]["ValidationFailedError"];
+    };
+    /** @description The ErrorEnvelope (E1) of a 429 from the API's own limiter: `error.code` is `rate_limit_exceeded` (E4). A newer server may add codes; clients keep an unknown code as it came. */
+    RateLimitExceededEnvelope: components["schemas"]["ErrorEnvelope"] & {
+      /** @description The `rate_limit_exceeded` error, the only code this status carries (E4). */
+      error: components["schemas"]["RateLimitExceededError"];
+    };
+    /** @description The ErrorEnvelope (E1) of a 500 and other 5xx when the envelope applies: `error.code` is `internal_error` (E4). A newer server may add codes; clients keep an unknown code as it came. */
+    InternalErrorEnvelope: components["schemas"]["ErrorEnvelope"] & {
+      /** @description The `internal_error` error, the only code this status carries (E4). */
+      error: components["schemas"]["InternalError"];
+    };
+    /** @description One API error, told apart by its `code` (every member pins it with `const`, E1, E2). Each member lists in `x-error-statuses` the HTTP statuses that may carry it (E4): request_failed 400/405, unauthenticated 401, forbidden 403, resource_not_found 404, conflict 409, validation_failed 422, rate_limit_exceeded 429, internal_error 500 and other 5xx. Every error response references the per-status envelope (`…Envelope`) naming its code, so status and code are tied in the schema, not only in prose. */
     ApiError: components["schemas"]["RequestFailedError"] | components["schemas"]["UnauthenticatedError"] | components["schemas"]["ForbiddenError"] | components["schemas"]["ResourceNotFoundError"] | components["schemas"]["ConflictError"] | components["schemas"]["ValidationFailedError"] | components["schemas"]["RateLimitExceededError"] | components["schemas"]["InternalError"];
     /** @description Empty details: always `[]`, never `null` or `{}` (E2). */
     EmptyDetails: unknown[];
@@ -596,8 +636,8 @@ export interface components {
     /** @description RequestFailedError: the `request_failed` error. 400 (malformed request or JSON) or 405 when the envelope applies (E4): fix the request, do not repeat it unchanged. */
     RequestFailedError: {
       /**
-       * @description Always `request_failed`. Branch on this field, never on `message` (E6). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Always `request_failed`. Branch on this field, never on `message` (E6).
+       * @constant
        */
       code: "request_failed";
       /** @description Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -610,8 +650,8 @@ export interface components {
     /** @description UnauthenticatedError: the `unauthenticated` error. 401: the token is missing, malformed, expired or revoked. Fix the credential; never create a new order in response (E4). */
     UnauthenticatedError: {
       /**
-       * @description Always `unauthenticated`. Branch on this field, never on `message` (E6). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Always `unauthenticated`. Branch on this field, never on `message` (E6).
+       * @constant
        */
       code: "unauthenticated";
       /** @description Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -624,8 +664,8 @@ export interface components {
     /** @description ForbiddenError: the `forbidden` error. 403: missing scope (A6), IP allowlist, API mode, tariff, restricted reseller (A7) or a live-only resource with a test key (B1, B3). Several causes share this code: never branch on `message` (E6). */
     ForbiddenError: {
       /**
-       * @description Always `forbidden`. Branch on this field, never on `message` (E6). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Always `forbidden`. Branch on this field, never on `message` (E6).
+       * @constant
        */
       code: "forbidden";
       /** @description Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -638,8 +678,8 @@ export interface components {
     /** @description ResourceNotFoundError: the `resource_not_found` error. 404: unknown route (`Route not found.`), or a resource that does not exist, belongs to another reseller or environment (A8, never revealing the owner), or a disabled API. */
     ResourceNotFoundError: {
       /**
-       * @description Always `resource_not_found`. Branch on this field, never on `message` (E6). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Always `resource_not_found`. Branch on this field, never on `message` (E6).
+       * @constant
        */
       code: "resource_not_found";
       /** @description Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -652,8 +692,8 @@ export interface components {
     /** @description ConflictError: the `conflict` error. 409: the Idempotency-Key was used with a different fingerprint, its first attempt is still processing (D5), or the resource state forbids the action. Reconcile via the journal and a GET; never dodge it with a new key (D6). */
     ConflictError: {
       /**
-       * @description Always `conflict`. Branch on this field, never on `message` (E6). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Always `conflict`. Branch on this field, never on `message` (E6).
+       * @constant
        */
       code: "conflict";
       /** @description Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -666,8 +706,8 @@ export interface components {
     /** @description ValidationFailedError: the `validation_failed` error. 422: invalid input. A missing or invalid Idempotency-Key gives `details: []` (D5); field errors give an object of string arrays (E2). */
     ValidationFailedError: {
       /**
-       * @description Always `validation_failed`. Branch on this field, never on `message` (E6). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Always `validation_failed`. Branch on this field, never on `message` (E6).
+       * @constant
        */
       code: "validation_failed";
       /** @description Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -680,8 +720,8 @@ export interface components {
     /** @description RateLimitExceededError: the `rate_limit_exceeded` error. 429 from the API's own limiter (C11): pause the whole key for `retry_after` seconds, then repeat the same command (C12). */
     RateLimitExceededError: {
       /**
-       * @description Always `rate_limit_exceeded`. Branch on this field, never on `message` (E6). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Always `rate_limit_exceeded`. Branch on this field, never on `message` (E6).
+       * @constant
        */
       code: "rate_limit_exceeded";
       /** @description Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -694,8 +734,8 @@ export interface components {
     /** @description InternalError: the `internal_error` error. 500 or another 5xx when the envelope applies: the side effect may already have happened. Reconcile, then retry boundedly with the same key and bytes (E4). Also what some operations answer for a malformed UUID path parameter (A9). */
     InternalError: {
       /**
-       * @description Always `internal_error`. Branch on this field, never on `message` (E6). (enum property replaced by openapi-typescript)
-       * @enum {string}
+       * @description Always `internal_error`. Branch on this field, never on `message` (E6).
+       * @constant
        */
       code: "internal_error";
       /** @description Human-readable explanation in the negotiated language (E6). Not every message is translated; never branch on it. */
@@ -992,7 +1032,7 @@ export interface components {
       domain: string;
       /** @description Years, 1..10. */
       period: number;
-      /** @description Optional initial name servers. */
+      /** @description Optional initial name servers: when given, 2..13 host names — the same delegation rule as `PUT /domains/{domainUuid}/nameservers` (registry limit, 13 as in the DNS root referral size). Outside it: 422 `details.nameservers`. */
       nameservers?: string[];
     };
     /** @description An order (F5). */
@@ -1142,6 +1182,11 @@ export interface components {
       /** @description `whsec_` + 43 base64url characters. Secret: keep it out of logs, journals and shared caches; a replay shows it again (D9). */
       signing_secret: string;
     };
+    /**
+     * @description The events a webhook can subscribe to. Neither the contract nor the provider's guide lists them; this is the list the API accepts today (the spec is the source of truth: the emulator enforces exactly this enum). Responses may show names added later, so the `events` of a Webhook resource stay free strings.
+     * @enum {string}
+     */
+    WebhookEvent: "domain.renewed" | "domain.updated" | "domain.expiring" | "order.completed" | "order.failed" | "operation.completed" | "operation.failed" | "operation.uncertain" | "webhook.test";
     /** @description A new subscription. */
     WebhookCreateRequest: {
       /**
@@ -1150,7 +1195,7 @@ export interface components {
        */
       url: string;
       /** @description At least one event name. */
-      events: string[];
+      events: components["schemas"]["WebhookEvent"][];
     };
     /** @description Fields to change; omitted fields stay as they are. */
     WebhookUpdateRequest: {
@@ -1160,7 +1205,7 @@ export interface components {
        */
       url?: string;
       /** @description New event list. */
-      events?: string[];
+      events?: components["schemas"]["WebhookEvent"][];
       /** @description Enable or pause deliveries. */
       is_active?: boolean;
     };
@@ -1321,7 +1366,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["RequestFailedEnvelope"];
       };
     };
     /** @description 401 `unauthenticated`: missing, malformed, expired or revoked token (A3). Fix the credential; never create a new order in response (E4). An early auth rejection does not pass the limiter, so it carries no `X-RateLimit-*` headers and spends no quota (C6). */
@@ -1331,7 +1376,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["UnauthenticatedEnvelope"];
       };
     };
     /** @description 403 `forbidden`: missing scope (A6), IP allowlist, inactive or expired key, API mode, tariff or reseller status (A7). A restricted reseller gets 403 on every POST, even `POST /domains/check`. Check scopes, IP, mode/tariff/status (E4); never branch on `message`. A scope error spends quota (C5); an early reseller rejection does not (C6) and then carries no `X-RateLimit-*` headers. */
@@ -1343,7 +1388,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["ForbiddenEnvelope"];
       };
     };
     /** @description 403 `forbidden`: support is live-only (B1). A correct test key with `tickets.read`/`tickets.write` still gets this on all four ticket operations; for the writes the check runs before an old HTTP replay is returned (B2). Tests never switch to live credentials automatically (B4). */
@@ -1355,7 +1400,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["ForbiddenEnvelope"];
       };
     };
     /** @description 403 `forbidden`: balance and ledger are not test financial resources; a test key gets 403 (B3). Missing `finance.read` also gives 403 (A6). */
@@ -1367,7 +1412,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["ForbiddenEnvelope"];
       };
     };
     /** @description 404 `resource_not_found`: unknown route, a resource that does not exist or belongs to another reseller or environment — the answer never reveals the owner (A8) — or a disabled API. Check path, UUID, environment and owner (E4). */
@@ -1379,7 +1424,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["ResourceNotFoundEnvelope"];
       };
     };
     /** @description 409 `conflict`: the Idempotency-Key was already used with a different fingerprint, its first attempt is still processing (D5), or the resource state forbids the action. Tell them apart via the local journal and a GET; never bypass it with a new key (D6, E4). */
@@ -1391,7 +1436,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["ConflictEnvelope"];
       };
     };
     /** @description 422 `validation_failed`: invalid input. Show field errors; a changed request gets a new key after reconciliation (E4). A missing or invalid Idempotency-Key gives `details: []` (D5). Validation errors spend quota (C5). On operations marked `x-malformed-uuid-status: 422` a malformed UUID path parameter also lands here (A9). */
@@ -1403,7 +1448,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["ValidationFailedEnvelope"];
       };
     };
     /** @description 429 `rate_limit_exceeded` from the API's own limiter (C11, RFC 6585): `Retry-After` in integer seconds and `X-Request-ID`, but no `X-RateLimit-Limit`/`-Remaining`. It adds no hit and does not extend the pause (C6). Pause the whole key's queue for `Retry-After` plus a small random margin, then repeat the same command with the same key and bytes (C12). A proxy may send its own 429 with any body, maybe HTML, or without `Retry-After`: then use bounded exponential backoff with jitter. */
@@ -1414,7 +1459,9 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["RateLimitExceededEnvelope"];
+        "text/html": string;
+        "text/plain": string;
       };
     };
     /** @description 500 `internal_error`: the side effect may already have happened. Mark the command unknown, reconcile, then retry boundedly with the same key and the same bytes (E4, G4). A stored replay is not guaranteed after an exception (D5). */
@@ -1426,7 +1473,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["InternalErrorEnvelope"];
       };
     };
     /** @description 500 `internal_error`: the side effect may already have happened — reconcile, then retry boundedly with the same key and bytes (E4). On this operation a malformed (non-UUID) path parameter also gets 500 instead of 422 today (A9); that one must not be retried — the client rejects malformed UUIDs before sending. */
@@ -1438,7 +1485,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["InternalErrorEnvelope"];
       };
     };
     /** @description 502 from a proxy or gateway in front of the API (E5). The body may be the envelope, other JSON, HTML or empty, without `X-Request-ID`: check status and `Content-Type` first and keep a bounded diagnostic snippet. The outcome of a write is unknown, not failed (E4). */
@@ -1447,7 +1494,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["InternalErrorEnvelope"];
         "text/html": string;
       };
     };
@@ -1457,7 +1504,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["ErrorEnvelope"];
+        "application/json": components["schemas"]["InternalErrorEnvelope"];
         "text/html": string;
       };
     };
@@ -1467,7 +1514,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        "application/json": components["schemas"]["RouterMessage"];
+        "application/json": components["schemas"]["RouterMessage"] | components["schemas"]["RequestFailedEnvelope"];
       };
     };
   };
@@ -1541,6 +1588,13 @@ export interface components {
      */
     PerPage: number;
     /**
+     * @description Only the domains with these exact names (case-insensitive), repeated for several: `?name=example.kz&name=shop.kz`, at most 100. The way to turn names into UUIDs without listing the whole account; names the caller does not own are simply absent (A8). The page is still cursor-paginated (H1).
+     * @example [
+     *       "example.kz"
+     *     ]
+     */
+    DomainNameFilter: string[];
+    /**
      * @description Only orders with this `external_id`: the way to find an order after an unknown outcome (F5, D7).
      * @example crm-order-10042
      */
@@ -1574,10 +1628,10 @@ export interface components {
      */
     XRequestId: string;
     /**
-     * @description Seconds to pause the whole key's queue, plus a small random margin, before repeating the same command (C11, C12, RFC 9110). The API's limiter sends integer seconds; a proxy may send an HTTP-date instead, so a general client parses both. `0` must not become a busy loop. Never sent on successful responses.
+     * @description How long to pause the whole key's queue, plus a small random margin, before repeating the same command (C11, C12, RFC 9110 §10.2.3). The API's limiter sends integer seconds; a proxy may send an HTTP-date instead, so a general client parses both. `0` must not become a busy loop. Never sent on successful responses.
      * @example 42
      */
-    RetryAfter: number;
+    RetryAfter: string;
     /**
      * @description `true` only when this is a stored replay of an earlier request with the same Idempotency-Key and fingerprint (D5). Absent (never `false`) on a normal response (D9). A replay repeats status and JSON, not every header.
      * @example true
@@ -1656,6 +1710,13 @@ export interface operations {
          * @example 25
          */
         per_page?: components["parameters"]["PerPage"];
+        /**
+         * @description Only the domains with these exact names (case-insensitive), repeated for several: `?name=example.kz&name=shop.kz`, at most 100. The way to turn names into UUIDs without listing the whole account; names the caller does not own are simply absent (A8). The page is still cursor-paginated (H1).
+         * @example [
+         *       "example.kz"
+         *     ]
+         */
+        name?: components["parameters"]["DomainNameFilter"];
       };
       header?: {
         /**

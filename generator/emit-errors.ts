@@ -5,6 +5,7 @@
  */
 import { VariableDeclarationKind, type OptionalKind, type PropertySignatureStructure, type SourceFile } from "ts-morph";
 import { objectShape, pinnedValue, propertyChecks, propertyKey, typeOf, type ObjectShape } from "./json-schema";
+import { readErrorStatuses } from "./error-statuses";
 import { docText, newSourceFile, pascalCase, render } from "./output";
 import { isObject, SpecError, type Json, type Spec } from "./spec";
 
@@ -30,6 +31,14 @@ export function emitErrors(spec: Spec): string {
   members.forEach((member) => addMemberInterface(file, spec, member));
   addUnknownCodeInterface(file, spec, members[0], common);
   addUnionAndEnvelope(file, members);
+  addStatusMap(
+    file,
+    members,
+    readErrorStatuses(
+      spec,
+      members.map((m) => m.code),
+    ),
+  );
   addRuntimeHelpers(file);
   addValidators(file, spec, members, common);
   addParseAndIsApiError(file);
@@ -227,6 +236,61 @@ function addUnionAndEnvelope(file: SourceFile, members: readonly ErrorMember[]):
     name: "ErrorEnvelope",
     docs: ["The API's own error body (E1) — not application/problem+json."],
     properties: [{ name: "error", type: "ApiError" }],
+  });
+}
+
+/** E4: status → the members it may carry (plus an unknown code), as a type and as a runtime table. */
+function addStatusMap(
+  file: SourceFile,
+  members: readonly ErrorMember[],
+  statuses: readonly [number, string[]][],
+): void {
+  const typeOfCode = (code: string) => members.find((m) => m.code === code)!.typeName;
+  file.addInterface({
+    isExported: true,
+    name: "ApiErrorByStatus",
+    docs: [
+      "Per HTTP status the spec declares for errors, the error it may carry (E4): the codes its per-status\n" +
+        "envelope names, or a code this SDK version does not know yet ({@link UnknownCodeErrorBody}).",
+    ],
+    properties: statuses.map(([status, codes]) => ({
+      name: String(status),
+      type: [...codes.map(typeOfCode), "UnknownCodeErrorBody"].join(" | "),
+    })),
+  });
+  file.addTypeAlias({
+    isExported: true,
+    name: "ApiErrorStatus",
+    docs: ["Every status the spec declares an error body for."],
+    type: "keyof ApiErrorByStatus",
+  });
+  file.addTypeAlias({
+    isExported: true,
+    name: "ApiErrorOf",
+    typeParameters: [{ name: "S", constraint: "number" }],
+    docs: [
+      "The error a response with status `S` may carry: that status's codes, or any code for a status the spec does not declare.",
+    ],
+    type: "S extends ApiErrorStatus ? ApiErrorByStatus[S] : ApiError",
+  });
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: ["The same table at run time: status → the codes it may carry (E4)."],
+    declarations: [
+      {
+        name: "apiErrorCodesByStatus",
+        type: "Readonly<Record<ApiErrorStatus, readonly ApiErrorCode[]>>",
+        initializer: (w) => {
+          w.write("{").indent(() =>
+            statuses.forEach(([status, codes]) =>
+              w.writeLine(`${status}: [${codes.map((c) => JSON.stringify(c)).join(", ")}],`),
+            ),
+          );
+          w.write("}");
+        },
+      },
+    ],
   });
 }
 

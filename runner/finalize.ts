@@ -5,7 +5,14 @@
 import type { AttemptRecord, CommandState, CommandResources } from "../journal";
 import type { ClientEvent } from "../core";
 import type { Classified } from "./classify";
-import type { AttemptInfo, Outcome, OperationResource, RateLimitSnapshot, UnknownReason } from "../core";
+import type {
+  AttemptInfo,
+  Outcome,
+  OperationResource,
+  RateLimitSnapshot,
+  RejectedOutcome,
+  UnknownReason,
+} from "../core";
 import type { CallContext } from "./call-context";
 import type { NetworkError, TimeoutError } from "../core";
 import type { Redactor } from "../core";
@@ -117,7 +124,7 @@ export function buildOutcome(input: FinalizeInput): Outcome {
         status: last.status,
         error: last.error,
         snippet: last.snippet,
-      };
+      } as RejectedOutcome; // classify() gives 4xx only; the union ties each status to its codes (E4)
     case "unknown":
       return {
         kind: "unknown",

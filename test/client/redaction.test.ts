@@ -26,7 +26,7 @@ describe("client: redaction", () => {
     const leaks: unknown[] = [];
 
     // webhooks.create: its secret, a replay of it, a truncated copy of another, a rotation.
-    const hook = { body: { url: "https://hooks.example/r", events: ["domain.renewed"] } };
+    const hook = { body: { url: "https://hooks.example/r", events: ["domain.renewed" as const] } };
     const created = await client.webhooks.create(hook, { idempotencyKey: "wh-1" });
     const replay = await client.webhooks.create(hook, { idempotencyKey: "wh-1" });
     expect(created.kind).toBe("succeeded");

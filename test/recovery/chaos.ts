@@ -126,7 +126,7 @@ export type PlanItem =
   | { key: string; op: "renew"; domainUuid: string; body: { period: number } }
   | { key: string; op: "order"; body: { external_id: string; action: "register"; domain: string; period: number } }
   | { key: string; op: "ns"; domainUuid: string; body: { nameservers: string[] } }
-  | { key: string; op: "webhook"; body: { url: string; events: string[] } };
+  | { key: string; op: "webhook"; body: { url: string; events: "domain.renewed"[] } };
 
 /** A seeded mix of renews (one per domain: I6 lock), orders (unique external_id) and nameserver changes. */
 export function buildPlan(

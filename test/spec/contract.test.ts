@@ -196,15 +196,19 @@ describe("rate limit headers (C10–C12)", () => {
     expect(spec.components.headers.XRateLimitRemaining.description).toMatch(/not a reservation/);
   });
 
-  it("C11: every operation's 429 has Retry-After (integer seconds) and X-Request-ID but no X-RateLimit-*", () => {
+  it("C11/C12: every operation's 429 has Retry-After (seconds or a proxy's HTTP-date) and X-Request-ID but no X-RateLimit-*; a proxy's HTML is allowed", () => {
     for (const o of ops) {
       const r429 = responses(o)["429"];
       expect(r429, o.id).toBeDefined();
       expect(Object.keys(r429.headers).sort(), o.id).toEqual(["Retry-After", "X-Request-ID"]);
-      expect(envelopeJson(r429)).toBe("#/components/schemas/ErrorEnvelope");
+      expect(envelopeJson(r429)).toBe("#/components/schemas/RateLimitExceededEnvelope");
+      expect(Object.keys(deref(r429).content), o.id).toContain("text/html");
     }
     const retryAfter = spec.components.headers.RetryAfter;
-    expect(retryAfter.schema.type).toBe("integer");
+    expect(retryAfter.schema.type).toBe("string");
+    const pattern = new RegExp(retryAfter.schema.pattern as string);
+    for (const value of ["0", "42", "Mon, 05 Oct 2026 09:00:42 GMT"]) expect(value).toMatch(pattern);
+    for (const value of ["-1", "4.5", "soon", "2026-10-05T09:00:42Z"]) expect(value).not.toMatch(pattern);
     expect(retryAfter.description).toMatch(/HTTP-date/);
     const example = mediaExamples(deref(spec.components.responses.RateLimited).content["application/json"]);
     expect(example).toContainEqual({
@@ -288,13 +292,34 @@ describe("idempotency (D1–D9)", () => {
 });
 
 describe("errors (E1–E6)", () => {
-  it("E1/E4: every operation documents 401, 403, 404, 422, 429, 500 with the ErrorEnvelope", () => {
+  it("E1/E4: every operation documents 401, 403, 404, 422, 429, 500 with the per-status envelope naming its code", () => {
+    const envelopeOf: Record<string, string> = {
+      "400": "RequestFailedEnvelope",
+      "401": "UnauthenticatedEnvelope",
+      "403": "ForbiddenEnvelope",
+      "404": "ResourceNotFoundEnvelope",
+      "409": "ConflictEnvelope",
+      "422": "ValidationFailedEnvelope",
+      "429": "RateLimitExceededEnvelope",
+      "500": "InternalErrorEnvelope",
+      "502": "InternalErrorEnvelope",
+      "503": "InternalErrorEnvelope",
+    };
     for (const o of ops) {
       const rs = responses(o);
-      for (const code of ["401", "403", "404", "422", "429", "500", "502", "503"]) {
+      for (const code of ["401", "403", "404", "422", "429", "500", "502", "503"])
         expect(rs[code], `${o.id} ${code}`).toBeDefined();
-        expect(envelopeJson(rs[code]), `${o.id} ${code}`).toBe("#/components/schemas/ErrorEnvelope");
-      }
+      for (const code of Object.keys(rs).filter((c) => c in envelopeOf))
+        expect(envelopeJson(rs[code]), `${o.id} ${code}`).toBe(`#/components/schemas/${envelopeOf[code]}`);
+    }
+    for (const name of new Set(Object.values(envelopeOf))) {
+      const envelope = spec.components.schemas[name];
+      expect(envelope.allOf[0].$ref, name).toBe("#/components/schemas/ErrorEnvelope");
+      const member = deref(envelope.allOf[1].properties.error);
+      const statuses = Object.entries(envelopeOf)
+        .filter(([, n]) => n === name)
+        .map(([s]) => Number(s));
+      for (const status of statuses) expect(member["x-error-statuses"], name).toContain(status);
     }
   });
 
@@ -305,10 +330,14 @@ describe("errors (E1–E6)", () => {
     expect(spec.components.schemas.ErrorEnvelope.required).toEqual(["error"]);
   });
 
-  it("E1/E2: ApiError is a oneOf discriminated by code over the eight codes with typed details", () => {
+  it("E1/E2: ApiError is a oneOf over the eight codes, each pinned by `code: const`, with typed details", () => {
     const api = spec.components.schemas.ApiError;
-    expect(api.discriminator.propertyName).toBe("code");
-    const mapping: Record<string, string> = api.discriminator.mapping;
+    // No discriminator mapping: every member's `const` already tells them apart, and Ajv-based tools
+    // (openapi-examples-validator) report false errors on a mapping.
+    expect(api.discriminator).toBeUndefined();
+    const mapping: Record<string, string> = Object.fromEntries(
+      api.oneOf.map((s: Node) => [deref(s).properties.code.const as string, s.$ref as string]),
+    );
     expect(Object.keys(mapping).sort()).toEqual([
       "conflict",
       "forbidden",
@@ -344,9 +373,9 @@ describe("errors (E1–E6)", () => {
 
   it("E4/E5: the router's 405 is message-only JSON; proxies' 502/503 may be HTML", () => {
     expect(refName(opById("context.get").op.responses["405"])).toBe("MethodNotAllowed");
-    expect(spec.components.responses.MethodNotAllowed.content["application/json"].schema.$ref).toBe(
-      "#/components/schemas/RouterMessage",
-    );
+    expect(
+      spec.components.responses.MethodNotAllowed.content["application/json"].schema.oneOf.map((s: Node) => s.$ref),
+    ).toEqual(["#/components/schemas/RouterMessage", "#/components/schemas/RequestFailedEnvelope"]);
     expect(spec.components.schemas.RouterMessage.required).toEqual(["message"]);
     for (const name of ["BadGateway", "ServiceUnavailable"])
       expect(Object.keys(spec.components.responses[name].content)).toContain("text/html");
