@@ -17,6 +17,7 @@ import { JournalQueries } from "./journal-queries";
 import {
   DomainResolver,
   latestRenewal,
+  NAMES_PER_LOOKUP,
   listDomains,
   renewKey,
   targetTerm,
@@ -53,8 +54,8 @@ interface RenewRow {
   line?: number;
   /** Known up front (--expiring-within lists them) … */
   domain?: DomainRef;
-  /** … or what a FILE line names, looked up when the row starts. */
-  ref?: { uuid?: string; name?: string };
+  /** … or the UUID a FILE line names, looked up when the row starts. */
+  ref?: { uuid: string };
   period: number;
 }
 
@@ -101,46 +102,77 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         noteSkipped();
         return;
       }
-      // A file names domains: each row is resolved by its own lookup (renewOne), never by listing the account.
+      // A file names domains: up to 100 names are resolved by one filtered lookup (a UUID by its own
+      // GET, when its row starts), never by listing the account first.
       if (source!.file) total = await countDataLines(source!.file);
+      let batch: { line: number; rawName: string; name?: string; uuid?: string; period: number }[] = [];
+      const flush = async function* (): AsyncGenerator<SourceItem<RenewRow>> {
+        const names = batch.filter((b) => b.name !== undefined).map((b) => b.name!);
+        const found = await resolver.byNames(names);
+        for (const b of batch) {
+          const domain = b.name !== undefined ? found.get(b.name) : undefined;
+          if (b.name !== undefined && !domain) {
+            yield {
+              result: {
+                line: b.line,
+                subject: b.rawName,
+                kind: "invalid",
+                message: "not one of this key's domains (GET /domains does not list it)",
+              },
+            };
+            continue;
+          }
+          const ref = b.uuid !== undefined ? { uuid: b.uuid } : undefined;
+          yield {
+            row: { line: b.line, domain, ref, period: b.period },
+            line: b.line,
+            subject: domain?.name ?? b.uuid!,
+          };
+        }
+        batch = [];
+      };
       for await (const { line, text } of dataLines(source!.stream)) {
         const [rawName, rawPeriod, extra] = text.split(/[\s,;]+/);
+        const bad = (message: string): SourceItem<RenewRow> => ({
+          result: { line, subject: rawName, kind: "invalid", message },
+        });
         if (extra !== undefined) {
-          yield { result: { line, subject: rawName, kind: "invalid", message: "expected `name-or-uuid[,period]`" } };
+          yield* flush();
+          yield bad("expected `name-or-uuid[,period]`");
           continue;
         }
         const period = checkPeriod(rawPeriod, options.period);
         if ("error" in period) {
-          yield { result: { line, subject: rawName, kind: "invalid", message: period.error } };
+          yield* flush();
+          yield bad(period.error);
           continue;
         }
-        let ref: RenewRow["ref"];
-        if (isUuid(rawName)) ref = { uuid: rawName.toLowerCase() };
+        if (isUuid(rawName)) batch.push({ line, rawName, uuid: rawName.toLowerCase(), period: period.period });
         else {
           const name = checkDomainName(rawName, options.zones);
           if ("error" in name) {
-            yield { result: { line, subject: rawName, kind: "invalid", message: name.error } };
+            yield* flush();
+            yield bad(name.error);
             continue;
           }
-          ref = { name: name.name };
+          batch.push({ line, rawName, name: name.name, period: period.period });
         }
-        yield { row: { line, ref, period: period.period }, line, subject: ref.name ?? ref.uuid! };
+        if (batch.length >= NAMES_PER_LOOKUP) yield* flush();
       }
+      yield* flush();
     }
 
     /** A FILE row's domain: one lookup by UUID or by name (DomainResolver), or an `invalid` result. */
     async function domainOf(row: RenewRow): Promise<DomainRef | RowResult> {
       if (row.domain) return row.domain;
-      const ref = row.ref!;
-      const domain = ref.uuid ? await resolver.byUuid(ref.uuid) : await resolver.byName(ref.name!);
+      const uuid = row.ref!.uuid;
+      const domain = await resolver.byUuid(uuid);
       if (domain) return domain;
       return {
         line: row.line,
-        subject: ref.name ?? ref.uuid!,
+        subject: uuid,
         kind: "invalid",
-        message: ref.uuid
-          ? "not one of this key's domains (GET /domains/{uuid} does not find it)"
-          : "not one of this key's domains (GET /domains does not list it)",
+        message: "not one of this key's domains (GET /domains/{uuid} does not find it)",
       };
     }
 

@@ -62,19 +62,24 @@ export async function* listDomains(env: JobEnv, onSkipped?: (item: unknown) => v
   }
 }
 
-/** The API filters domains.list by exact name (then a FILE job costs one GET per line it names). */
+/** The API filters domains.list by exact names, up to 100 per request (then a FILE job costs ⌈names/100⌉ GETs). */
 const LIST_FILTERS_BY_NAME = (operationTable["domains.list"].queryParams as readonly string[]).includes("name");
+
+/** Names per filtered `GET /domains?name=…` (the filter's maxItems). */
+export const NAMES_PER_LOOKUP = 100;
 
 /**
  * Name or UUID → the domain, costing what the file names, not what the account holds: a UUID is one
- * `GET /domains/{uuid}`; a name is one filtered `GET /domains?name=…` when the API has the filter,
- * else the listing is streamed (shared by every row) only as far as the names asked for so far.
+ * `GET /domains/{uuid}`; up to 100 names are one filtered `GET /domains?name=…&name=…` when the API
+ * has the filter; else (or when a server ignores the filter) the listing is streamed, shared by every
+ * row, only as far as the names asked for so far.
  */
 export class DomainResolver {
   private readonly listed = new Map<string, DomainRef>();
   private listing: AsyncGenerator<DomainRef> | undefined;
   private listingDone = false;
   private pulling: Promise<void> = Promise.resolve();
+  private filter = LIST_FILTERS_BY_NAME;
 
   constructor(
     private readonly env: JobEnv,
@@ -90,15 +95,37 @@ export class DomainResolver {
     return listedDomainOf(dataRecordOf(outcome.data));
   }
 
-  async byName(name: string): Promise<DomainRef | undefined> {
-    if (LIST_FILTERS_BY_NAME) {
-      const query = { name, per_page: 100 } as unknown as { per_page: number };
+  /** Up to NAMES_PER_LOOKUP names at once; the map holds the ones this key owns. */
+  async byNames(names: readonly string[]): Promise<Map<string, DomainRef>> {
+    const found = new Map<string, DomainRef>();
+    if (names.length === 0) return found;
+    if (this.filter) {
+      const wanted = new Set(names);
+      let ignored = false;
+      const query = { name: [...wanted], per_page: 100 };
       for await (const item of this.env.session.client.domains.list({ query })) {
         const d = listedDomainOf(item);
-        if (d?.name === name) return d;
+        if (!d) {
+          this.onSkipped?.(item);
+          continue;
+        }
+        if (!wanted.has(d.name)) {
+          ignored = true; // a server without the filter answers with the whole account: stop reading it
+          break;
+        }
+        found.set(d.name, d);
       }
-      return undefined;
+      if (!ignored) return found;
+      this.filter = false;
     }
+    for (const name of names) {
+      const d = await this.byListing(name);
+      if (d) found.set(name, d);
+    }
+    return found;
+  }
+
+  private async byListing(name: string): Promise<DomainRef | undefined> {
     for (;;) {
       const hit = this.listed.get(name);
       if (hit || this.listingDone) return hit;

@@ -171,11 +171,7 @@ function checkClientOptions(baseUrl: string, token: string): void {
  * GET /context did not succeed. Without any response, nobody received the request: the cause is named
  * (refused, DNS, TLS, timeout) and no request id is quoted; with a response, its status and request id.
  */
-function contextFailure(
-  outcome: Exclude<Outcome, { kind: "succeeded" }>,
-  baseUrl: string,
-  connectMs: number,
-): Error {
+function contextFailure(outcome: Exclude<Outcome, { kind: "succeeded" }>, baseUrl: string, connectMs: number): Error {
   const status = "status" in outcome && outcome.status ? outcome.status : undefined;
   if (outcome.kind === "unknown" && status === undefined) {
     const url = new URL(baseUrl);
