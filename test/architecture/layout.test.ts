@@ -87,6 +87,23 @@ describe("layout", () => {
     expect(otel.filter((e) => e.target !== "src/index").map((e) => `${e.file} → ${e.spec}`)).toEqual([]);
   });
 
+  it("cli/ imports the package only through its public entries (the files the package's exports are built from)", () => {
+    // The entry files of package.json's exports, as tsup.config.ts maps them (src/index → ".", …).
+    const PUBLIC_ENTRIES = new Set([
+      "src/index",
+      "src/pacing",
+      "emulator/public",
+      "otel/index",
+      "stores/memory-journal",
+      "stores/sqlite-journal",
+      "stores/pg-journal",
+      "stores/redis-window-store",
+    ]);
+    const cli = all.filter((e) => top(e.file) === "cli" && top(e.target) !== "cli");
+    expect(cli.length).toBeGreaterThan(0);
+    expect(cli.filter((e) => !PUBLIC_ENTRIES.has(e.target)).map((e) => `${e.file} → ${e.spec}`)).toEqual([]);
+  });
+
   it("data flows one way: no folder imports a layer it may not", () => {
     const against = all.filter((e) => {
       const from = top(e.file);

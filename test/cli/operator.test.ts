@@ -6,14 +6,14 @@
  * the terminal.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer as createTcpServer, type Server as TcpServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { buildBin, jsonLines, runCli, tempDir } from "./harness";
+import { REPO, buildBin, jsonLines, runCli, tempDir } from "./harness";
 
 const tmp = tempDir("reseller-cli-operator-");
 let bin: { bin: string; cleanup(): void };
@@ -79,7 +79,6 @@ describe("a wrong base URL fails at once, named, with the fix (issue item 1)", (
       { encoding: "utf8" },
     );
     if (made.status === 0) {
-      const { readFileSync } = await import("node:fs");
       tls = createTlsServer({ key: readFileSync(key), cert: readFileSync(cert) }, (s) => s.end());
       tls.on("tlsClientError", () => undefined);
       await new Promise<void>((r) => tls!.listen(0, "127.0.0.1", r));
@@ -283,6 +282,30 @@ describe("closing a manual check (item 6)", () => {
     const again = await runCli(cmd, ["commands", "resolve", id, "--as", "failed", "--note", "x"], env);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("not needs_manual_check");
+  });
+});
+
+describe("supply chain (issue 21)", () => {
+  it("each bin ships a machine-readable list of what it bundles: name, version and licence, as installed", () => {
+    const list = JSON.parse(readFileSync(join(dirname(bin.bin), "reseller.bundled.json"), "utf8")) as {
+      bin: string;
+      packages: { name: string; version: string; license: string }[];
+    };
+    expect(list.bin).toBe("reseller");
+    for (const name of ["commander", "cli-table3", "csv-parse", "log-update"]) {
+      const installed = JSON.parse(readFileSync(join(REPO, "node_modules", name, "package.json"), "utf8")) as {
+        version: string;
+        license: string;
+      };
+      expect(list.packages).toContainEqual(
+        expect.objectContaining({ name, version: installed.version, license: installed.license }),
+      );
+    }
+    expect(list.packages.every((p) => p.version && p.license && p.license !== "UNKNOWN")).toBe(true);
+    const emulator = JSON.parse(readFileSync(join(dirname(bin.bin), "cli.bundled.json"), "utf8")) as {
+      packages: { name: string }[];
+    };
+    expect(emulator.packages.map((p) => p.name)).toContain("hono");
   });
 });
 
