@@ -338,7 +338,7 @@ describe("in a terminal at 80 and 120 columns (items 2–4)", () => {
       ]) {
         const r = inPty(cols, args);
         expect(r.status, r.raw).toBe(0);
-        const wide = r.lines.filter((l) => [...l].length > cols);
+        const wide = r.lines.filter((l) => l.length > cols);
         expect(wide, args.join(" ")).toEqual([]);
       }
       const job = inPty(cols, ["--emulator", "renew", "--expiring-within", "400d"]);
@@ -346,7 +346,7 @@ describe("in a terminal at 80 and 120 columns (items 2–4)", () => {
       expect(job.raw).toMatch(/renew 3\/3 100% · ETA done/);
       expect(job.raw).not.toContain("ETA 0ms");
       const wideFlag = inPty(cols, ["--emulator", "--wide", "context"]);
-      if (cols === 80) expect(wideFlag.lines.some((l) => [...l].length > cols)).toBe(true);
+      if (cols === 80) expect(wideFlag.lines.some((l) => l.length > cols)).toBe(true);
     }, 300_000);
   }
 });
