@@ -100,7 +100,7 @@ export async function runJob<Row>(
   const interrupt = watchInterrupts(
     io.proc,
     () => {
-      progress.status = `interrupted: finishing ${c.inFlight} in flight (Ctrl-C again to exit now)`;
+      progress.status = `interrupted: Ctrl-C again exits now; finishing ${c.inFlight} in flight`;
       sink.event({ type: "interrupt", inFlight: c.inFlight, message: "no new rows will start; rows in flight settle" });
       sink.render();
     },

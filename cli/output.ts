@@ -79,6 +79,8 @@ function widthOf(text: string): number {
 const frame = (n: number) => 3 * n + 1;
 /** Narrowest a kept column gets before the table is stacked instead. */
 const MIN_COLUMN = 6;
+/** A long cell may be cut to this many characters before a less useful column is hidden instead. */
+const TRUNCATED = 20;
 
 function fitWidths(natural: number[], budget: number): number[] {
   const widths = [...natural];
@@ -103,7 +105,8 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
   const limit = layout.wide ? undefined : layout.columns;
   let keep = columns.map((_, i) => i);
   if (limit !== undefined) {
-    const need = () => keep.reduce((a, i) => a + natural[i], 0) + frame(keep.length);
+    // A column is hidden only when the table would not fit even with long cells cut to TRUNCATED.
+    const need = () => keep.reduce((a, i) => a + Math.min(natural[i], TRUNCATED), 0) + frame(keep.length);
     const byDropOrder = keep
       .filter((i) => (columns[i].priority ?? 0) > 0)
       .sort((a, b) => (columns[b].priority ?? 0) - (columns[a].priority ?? 0) || b - a);
@@ -131,10 +134,10 @@ export function renderTable<T>(rows: readonly T[], columns: readonly Column<T>[]
   const hidden = columns.length - keep.length;
   const note =
     hidden > 0
-      ? `(${hidden} column(s) hidden to fit ${limit} columns: ${columns
+      ? `(hidden to fit: ${columns
           .filter((_, i) => !keep.includes(i))
           .map((c) => c.header)
-          .join(", ")}; --wide or --json shows them)\n`
+          .join(", ")}; --wide shows all)\n`
       : "";
   return table.toString() + "\n" + note;
 }
