@@ -37,6 +37,7 @@ import { percentile } from "./lib/stats";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";
+import { fingerprintSync } from "../stores/sqlite-backfill";
 
 export interface JournalBenchRow {
   store: string;
@@ -80,6 +81,12 @@ function command(i: number, run: string): NewCommand {
     path: `/domains/00000000-0000-4000-8000-${String(i).padStart(12, "0")}/renew`,
     query: "",
     body: BODY,
+    fingerprint: fingerprintSync(
+      "POST",
+      `/domains/00000000-0000-4000-8000-${String(i).padStart(12, "0")}/renew`,
+      "",
+      BODY,
+    ),
     idempotencyKey: `${run}-${i}`,
     externalId: null,
     lockKey: `domain:${run}-${i}`,
@@ -283,6 +290,7 @@ export async function runRecoveryBench(
         path,
         query: "",
         body: new TextEncoder().encode(body),
+        fingerprint: fingerprintSync(isOrder ? "POST" : "PUT", path, "", new TextEncoder().encode(body)),
         idempotencyKey: idem,
         externalId: isOrder ? `rb-ext-${i}` : null,
         lockKey: null,

@@ -35,6 +35,9 @@ export type ResellerErrorCode =
   | "sensitive_data"
   | "missing_dependency"
   | "lease_lost"
+  | "journal_closed"
+  | "journal_contention"
+  | "journal_corrupt"
   | "cli_usage"
   | "cli_setup"
   | "cli_connection";

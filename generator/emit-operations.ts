@@ -77,6 +77,11 @@ const META_FIELDS: readonly (readonly [name: string, type: string, doc: string])
     "readonly string[]",
     "Response fields that are secrets and must never be logged or journalled (D9, H2).",
   ],
+  [
+    "requestSensitiveFields",
+    "readonly string[]",
+    "Request body fields a resend needs but nothing may keep once the command is settled (H2): the journal drops such a body at settle.",
+  ],
   ["successStatuses", "readonly number[]", "2xx statuses the operation documents."],
   ["unknownOutcome", "UnknownOutcomePolicy | null", "Unknown-outcome policy for writes; null for GET."],
   [
@@ -134,6 +139,7 @@ function writeOperationEntry(w: CodeBlockWriter, op: OperationModel): void {
     ["asyncOperation", String(op.asyncOperation)],
     ["pagination", JSON.stringify(op.pagination)],
     ["sensitiveFields", list(op.sensitiveFields)],
+    ["requestSensitiveFields", list(op.body?.sensitiveFields ?? [])],
     ["successStatuses", list(op.successes.map((s) => Number(s.status)))],
     ["unknownOutcome", JSON.stringify(op.unknownOutcome)],
     ["malformedUuidStatus", JSON.stringify(op.malformedUuidStatus)],

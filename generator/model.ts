@@ -40,7 +40,12 @@ export interface OperationModel {
   readonly scopes: readonly string[];
   readonly idempotencyRequired: boolean;
   /** null without a requestBody. */
-  readonly body: { readonly required: boolean; readonly json: boolean } | null;
+  readonly body: {
+    readonly required: boolean;
+    readonly json: boolean;
+    /** `x-sensitive-fields` on the request body: fields a resend needs but nothing may keep after (H2). */
+    readonly sensitiveFields: readonly string[];
+  } | null;
   /** 2xx responses, ascending by status. */
   readonly successes: readonly ResponseModel[];
   readonly liveOnly: boolean;
@@ -192,7 +197,11 @@ function readBody(spec: Spec, op: Json, pointer: string): OperationModel["body"]
   // A2: the API takes JSON bodies only; anything else would need a transport this SDK does not have.
   if (!("application/json" in content))
     throw new SpecError(`${pointer}/requestBody`, "only application/json request bodies are supported");
-  return { required: body.required === true, json: true };
+  return {
+    required: body.required === true,
+    json: true,
+    sensitiveFields: readStringList(body, "x-sensitive-fields", `${pointer}/requestBody`),
+  };
 }
 
 function readSuccesses(spec: Spec, op: Json, pointer: string): ResponseModel[] {

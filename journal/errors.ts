@@ -85,6 +85,43 @@ export class LeaseLostError extends ResellerClientError {
   }
 }
 
+/** Thrown by every method of a journal (or window store) after `close()`: open a new one. */
+export class JournalClosedError extends ResellerClientError {
+  override readonly name = "JournalClosedError";
+  override readonly code = "journal_closed" as const;
+  constructor(what = "journal") {
+    super(`The ${what} is closed: create a new one (and close it only when the client using it is done).`);
+  }
+}
+
+/**
+ * An optimistic write kept losing to other writers (G3): nothing was written. Retry the call; if it
+ * persists, something rewrites this command in a loop.
+ */
+export class JournalContentionError extends ResellerClientError {
+  override readonly name = "JournalContentionError";
+  override readonly code = "journal_contention" as const;
+  constructor(
+    readonly id: string,
+    tries: number,
+  ) {
+    super(
+      `Command ${id} kept changing under this write; gave up after ${tries} tries without writing. Retry the call.`,
+    );
+  }
+}
+
+/** A stored row the journal cannot read (a newer schema, or edited by hand): it refuses to guess. */
+export class JournalCorruptError extends ResellerClientError {
+  override readonly name = "JournalCorruptError";
+  override readonly code = "journal_corrupt" as const;
+  constructor(message: string) {
+    super(
+      `${message} Was the journal written by a newer version of reseller-api, or edited by hand? Upgrade, or restore it.`,
+    );
+  }
+}
+
 /** Guards by class; each also recognises errors from a duplicate copy of the package. */
 export const isDomainLockedError = errorGuard<DomainLockedError>("domain_locked");
 export const isInvalidTransitionError = errorGuard<InvalidTransitionError>("invalid_transition");
@@ -92,3 +129,6 @@ export const isDuplicateCommandError = errorGuard<DuplicateCommandError>("duplic
 export const isUnknownCommandError = errorGuard<UnknownCommandError>("unknown_command");
 export const isSensitiveDataError = errorGuard<SensitiveDataError>("sensitive_data");
 export const isLeaseLostError = errorGuard<LeaseLostError>("lease_lost");
+export const isJournalClosedError = errorGuard<JournalClosedError>("journal_closed");
+export const isJournalContentionError = errorGuard<JournalContentionError>("journal_contention");
+export const isJournalCorruptError = errorGuard<JournalCorruptError>("journal_corrupt");

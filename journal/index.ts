@@ -2,4 +2,6 @@
 export * from "./command-state";
 export type * from "./journal";
 export * from "./errors";
+export * from "./fingerprint";
+export * from "./sensitive";
 export * from "./lease-keeper";

@@ -41,6 +41,20 @@ export interface ManualCheck {
   domainUuid?: string;
   orderUuid?: string;
   requestIds: string[];
+  /** How a human closed it (`resolveManualCheck`); absent while it is still open. */
+  resolution?: ManualResolution;
+}
+
+/** A human's verdict on a `needs_manual_check` command (F4): journalled, never sent. */
+export interface ManualResolution {
+  /** What the human found at the registrar: the purchase happened (`completed`) or it did not (`failed`). */
+  as: "completed" | "failed";
+  /** What was checked, in words (no personal data, no secrets: token-shaped text is redacted). */
+  note: string;
+  /** A support ticket number or similar, when there is one. */
+  reference?: string;
+  /** When it was decided (ms since epoch). */
+  at: number;
 }
 
 /** The immutable part of a command, written before sending (D3). */
@@ -58,6 +72,12 @@ export interface NewCommand {
   query: string;
   /** The exact body bytes, or null when the request has no body (D4: never turned into "{}"). */
   body: Uint8Array | null;
+  /**
+   * D4: lowercase hex SHA-256 of method + path + query + exact body bytes, as the server computes
+   * it (`commandFingerprint()`). Kept after the body is pruned, so a repeat under the same key is
+   * still recognised as the same request.
+   */
+  fingerprint: string;
   /** Trimmed Idempotency-Key (D2). */
   idempotencyKey: string;
   /** The integrator's `external_id` for orders (F5). */
@@ -72,6 +92,12 @@ export interface NewCommand {
 
 /** A stored command with its mutable state. */
 export interface CommandRecord extends NewCommand {
+  /**
+   * The request body and the response body were dropped (`prune()`, or at settle for a request that
+   * carried sensitive fields): `body` is null and `response.body` null; everything never-buy-twice
+   * needs (key, fingerprint, state, UUIDs, request ids, times) is kept.
+   */
+  bodyPruned: boolean;
   state: CommandState;
   updatedAt: number;
   /** The worker that holds (or last held) the command; null for commands written without a lease. */
@@ -142,6 +168,25 @@ export interface WriteOptions {
   redoable?: boolean;
 }
 
+/** What `prune()` drops: bodies of commands settled (terminal) before `settledBefore`. */
+export interface PruneOptions {
+  /** Journal time (ms since epoch): commands whose last update (the settle) is older lose their bodies. */
+  settledBefore: number;
+  /** At most this many commands in this call (oldest settle first); default: all that match. */
+  limit?: number;
+}
+
+/** A page of `listCommands()`: newest first. */
+export interface ListCommandsFilter {
+  apiKeyId?: string;
+  /** Only these states (default: every state). */
+  states?: readonly CommandState[];
+  /** Page size, 1..1000. */
+  limit: number;
+  /** The last command of the previous page: the next page holds commands older than it. */
+  before?: { createdAt: number; id: string };
+}
+
 export interface Journal {
   /**
    * G1/D3: persist the command in state "recorded". A rejection must abort the send. With `lease`,
@@ -175,5 +220,29 @@ export interface Journal {
   findByIdempotencyKey(apiKeyId: string, idempotencyKey: string): Promise<CommandRecord | undefined>;
   /** Commands currently in any of `states`, oldest first. */
   listByState(states: readonly CommandState[]): Promise<CommandRecord[]>;
+  /**
+   * H2 retention: drops the request and response bodies of settled commands (succeeded, completed,
+   * failed, rejected) last updated before `settledBefore`. Keeps the key, fingerprint, state,
+   * resource UUIDs, attempts (request ids) and times; never touches unsettled or
+   * `needs_manual_check` commands.
+   */
+  prune(options: PruneOptions): Promise<{ pruned: number }>;
+  /**
+   * How many commands are in each state (states with none are absent): one `COUNT … GROUP BY`.
+   * With `states`, only those — over unsettled states it reads only the unsettled index (telemetry).
+   */
+  countByState(filter?: { states?: readonly CommandState[] }): Promise<Partial<Record<CommandState, number>>>;
+  /**
+   * The newest command of `apiKeyId` for this I6 lock key (e.g. `domain:<uuid>`), optionally only one
+   * created at or after `since` — "was this domain already renewed/ordered?" without reading history.
+   */
+  latestByLockKey(apiKeyId: string, lockKey: string, options?: { since?: number }): Promise<CommandRecord | undefined>;
+  /** Commands newest first (`createdAt`, then id), one page at a time. */
+  listCommands(filter: ListCommandsFilter): Promise<CommandRecord[]>;
+  /**
+   * F4: a human closes a `needs_manual_check` command as `completed` or `failed` (the lock is
+   * released). Journalled only — nothing is sent. Any other state: InvalidTransitionError.
+   */
+  resolveManualCheck(id: string, resolution: ManualResolution): Promise<CommandRecord>;
   close(): Promise<void>;
 }

@@ -8,7 +8,7 @@ import type { Middleware } from "openapi-fetch";
 import type { Clock } from "../runtime/clock";
 import { callContextOf, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
-import type { CommandState, Journal, LeaseKeeper } from "../journal";
+import { commandFingerprint, type CommandRecord, type CommandState, type Journal, type LeaseKeeper } from "../journal";
 import { validateIdempotencyKey } from "../core";
 
 export interface IdempotencyOptions {
@@ -24,9 +24,13 @@ export interface IdempotencyOptions {
 /** States a resend may continue from (G4): not yet sent, mid-send (crash), or awaiting reconciliation. */
 const RESUMABLE: ReadonlySet<CommandState> = new Set<CommandState>(["recorded", "sending", "unknown", "conflict"]);
 
-function sameBytes(a: Uint8Array | null, b: Uint8Array | null | undefined): boolean {
-  if (a === null || b === null || b === undefined) return a === null && (b === null || b === undefined);
-  return a.byteLength === b.byteLength && a.every((v, i) => v === b[i]);
+/**
+ * D4/D5: is this the request already journalled under the key? The server's own test — the
+ * fingerprint of method, path with query and exact body bytes — so it still holds once the stored
+ * body was pruned (H2 retention) or dropped at settle.
+ */
+function sameRequest(existing: Pick<CommandRecord, "fingerprint">, fingerprint: string): boolean {
+  return existing.fingerprint === fingerprint;
 }
 
 /** I6: the domain a purchase acts on — one in-flight command per domain. */
@@ -74,14 +78,10 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
     const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
     // A resend of a command already journalled under this key (after a restart, or a caller's
     // manual retry) resumes it; a DIFFERENT command under the same key is refused locally (D5, D7).
+    const fingerprint = await commandFingerprint(ctx.op.method, path, url.search, ctx.body);
     const existing = await options.journal.findByIdempotencyKey(options.apiKeyId, key);
     if (existing) {
-      const same =
-        existing.method === ctx.op.method &&
-        existing.path === path &&
-        existing.query === url.search &&
-        sameBytes(existing.body, ctx.body);
-      if (!same) {
+      if (!sameRequest(existing, fingerprint)) {
         throw new InvalidArgumentError(
           `This Idempotency-Key already belongs to command ${existing.id} with a different method, path or body (D5, D7): never reuse a key for a new business action.`,
           "idempotencyKey",
@@ -102,6 +102,7 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
         path,
         query: url.search,
         body: ctx.body,
+        fingerprint,
         idempotencyKey: key,
         externalId: typeof externalId === "string" ? externalId : null,
         lockKey: lockKeyOf(ctx.op.operationId, params.path, parsed),

@@ -64,9 +64,15 @@ export {
   DomainLockedError,
   DuplicateCommandError,
   InvalidTransitionError,
+  JournalClosedError,
+  JournalContentionError,
+  JournalCorruptError,
   LeaseLostError,
   SensitiveDataError,
   UnknownCommandError,
+  isJournalClosedError,
+  isJournalContentionError,
+  isJournalCorruptError,
   isDomainLockedError,
   isLeaseLostError,
   isDuplicateCommandError,
@@ -115,7 +121,7 @@ export type {
 } from "../generated/operations";
 
 // Journals: what a store implements (stores live in reseller-api/stores/*).
-export { canTransition, COMMAND_STATES, TERMINAL_STATES } from "../journal";
+export { canTransition, commandFingerprint, COMMAND_STATES, TERMINAL_STATES } from "../journal";
 export type {
   Journal,
   CommandRecord,
@@ -129,6 +135,9 @@ export type {
   AttemptMove,
   ClaimRequest,
   WriteOptions,
+  PruneOptions,
+  ListCommandsFilter,
+  ManualResolution,
 } from "../journal";
 
 // Recovery after a crash.

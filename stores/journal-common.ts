@@ -9,10 +9,14 @@ import type {
   CommandRecord,
   CommandResources,
   Lease,
+  ListCommandsFilter,
   ManualCheck,
+  ManualResolution,
   NewCommand,
+  PruneOptions,
 } from "../journal";
-import { SensitiveDataError } from "../journal";
+import { InvalidArgumentError } from "../core";
+import { SensitiveDataError, isFingerprint, requestSensitiveFields } from "../journal";
 
 const REDACTED = "[REDACTED]";
 
@@ -51,8 +55,13 @@ function redactSensitive(value: unknown, depth = 0): unknown {
   return value;
 }
 
-/** A4/H2: refuse (before anything is written or sent) a command that carries a token. */
+const bad = (message: string, argument: string) => new InvalidArgumentError(message, argument);
+
+/** A4/H2: refuse (before anything is written or sent) a malformed command or one that carries a token. */
 export function screenNewCommand(command: NewCommand): void {
+  if (command === null || typeof command !== "object") {
+    throw bad("record() needs a NewCommand object (see the Journal interface).", "command");
+  }
   const fields: [string, string | null][] = [
     ["path", command.path],
     ["query", command.query],
@@ -67,24 +76,60 @@ export function screenNewCommand(command: NewCommand): void {
     ["path", command.path],
   ] as const) {
     if (typeof v !== "string" || v.length === 0) {
-      throw new TypeError(`NewCommand.${name} must be a non-empty string.`);
+      throw bad(`NewCommand.${name} must be a non-empty string.`, name);
     }
   }
   if (typeof command.idempotencyKey !== "string" || command.idempotencyKey.length === 0) {
-    throw new TypeError("NewCommand.idempotencyKey must be a non-empty string (D2).");
+    throw bad("NewCommand.idempotencyKey must be a non-empty string (D2).", "idempotencyKey");
   }
-  if (typeof command.query !== "string") throw new TypeError('NewCommand.query must be a string ("" for none).');
-  if (!Number.isFinite(command.createdAt)) throw new TypeError("NewCommand.createdAt must be a finite number (ms).");
+  if (typeof command.query !== "string") throw bad('NewCommand.query must be a string ("" for none).', "query");
+  if (!Number.isFinite(command.createdAt)) {
+    throw bad("NewCommand.createdAt must be a finite number (ms since epoch).", "createdAt");
+  }
   if (!(command.body === null || command.body instanceof Uint8Array)) {
-    throw new TypeError("NewCommand.body must be a Uint8Array (the exact bytes, D3) or null.");
+    throw bad("NewCommand.body must be a Uint8Array (the exact bytes, D3) or null.", "body");
   }
   if (command.environment !== "test" && command.environment !== "live") {
-    throw new TypeError(`NewCommand.environment must be "test" or "live", got ${String(command.environment)}.`);
+    throw bad(`NewCommand.environment must be "test" or "live", got ${String(command.environment)}.`, "environment");
+  }
+  if (!isFingerprint(command.fingerprint)) {
+    throw bad(
+      "NewCommand.fingerprint must be the D4 fingerprint: 64 lowercase hex digits from commandFingerprint(method, path, query, body).",
+      "fingerprint",
+    );
   }
   for (const [name, text] of fields) if (text !== null && containsToken(text)) throw new SensitiveDataError(name);
   if (command.body !== null && containsToken(Buffer.from(command.body).toString("latin1"))) {
     throw new SensitiveDataError("body");
   }
+}
+
+/**
+ * H2: does this request body hold something a resend needs but the journal must not keep once the
+ * command is settled — a field the spec marks `x-sensitive-fields` on the request, a key named like a
+ * secret (auth_code, password, …) or a `whsec_` secret? Such a body is dropped at settle.
+ */
+export function isSensitiveRequest(command: Pick<NewCommand, "operationId" | "body">): boolean {
+  if (command.body === null || command.body.byteLength === 0) return false;
+  const text = Buffer.from(command.body).toString("latin1");
+  SECRET_PATTERN.lastIndex = 0;
+  if (SECRET_PATTERN.test(text)) return true;
+  const marked = requestSensitiveFields(command.operationId);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(command.body).toString("utf8"));
+  } catch {
+    return false;
+  }
+  const walk = (v: unknown, depth: number): boolean => {
+    if (depth > 32 || v === null || typeof v !== "object") return false;
+    for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
+      if ((SENSITIVE_KEYS.has(k.toLowerCase()) || marked.includes(k)) && child !== null && child !== "") return true;
+      if (walk(child, depth + 1)) return true;
+    }
+    return false;
+  };
+  return walk(parsed, 0);
 }
 
 /** A stored copy of the exact bytes (D3); never shares memory with the caller's buffer. */
@@ -152,7 +197,14 @@ export function cloneRecord(r: CommandRecord): CommandRecord {
     attempts: r.attempts.map((a) => ({ ...a })),
     resources: { ...r.resources },
     response: r.response === null ? null : { status: r.response.status, body: structuredClone(r.response.body) },
-    manualCheck: r.manualCheck === null ? null : { ...r.manualCheck, requestIds: [...r.manualCheck.requestIds] },
+    manualCheck:
+      r.manualCheck === null
+        ? null
+        : {
+            ...r.manualCheck,
+            requestIds: [...r.manualCheck.requestIds],
+            ...(r.manualCheck.resolution ? { resolution: { ...r.manualCheck.resolution } } : {}),
+          },
   };
 }
 
@@ -203,12 +255,12 @@ export function cleanPatch(patch: CommandPatch | undefined): CleanPatch {
 /** A lease must name its owner and last a positive, finite time. */
 export function screenLease(lease: Lease | ClaimRequest): void {
   if (typeof lease.owner !== "string" || lease.owner.length === 0 || lease.owner.length > 200) {
-    throw new TypeError("Lease.owner must be a non-empty string of at most 200 characters (the worker id).");
+    throw bad("Lease.owner must be a non-empty string of at most 200 characters (the worker id).", "owner");
   }
   if (!(Number.isFinite(lease.leaseMs) && lease.leaseMs > 0))
-    throw new TypeError("Lease.leaseMs must be a positive number (ms).");
+    throw bad("Lease.leaseMs must be a positive number (ms).", "leaseMs");
   if ("limit" in lease && !(Number.isInteger(lease.limit) && lease.limit > 0)) {
-    throw new TypeError("ClaimRequest.limit must be a positive integer.");
+    throw bad("ClaimRequest.limit must be a positive integer.", "limit");
   }
 }
 
@@ -247,6 +299,8 @@ export const COMMAND_INSERT_COLUMNS = [
   "query",
   "body",
   "idempotency_key",
+  "fingerprint",
+  "body_sensitive",
   "external_id",
   "lock_key",
   "lock_held",
@@ -256,7 +310,11 @@ export const COMMAND_INSERT_COLUMNS = [
 ] as const;
 
 /** The values of COMMAND_INSERT_COLUMNS for `c` (the body as the exact bytes, D3). */
-export function commandInsertValues(c: NewCommand, owner: string | null): unknown[] {
+export function commandInsertValues(
+  c: NewCommand,
+  owner: string | null,
+  sensitive: boolean = isSensitiveRequest(c),
+): unknown[] {
   const body = c.body === null ? null : Buffer.from(c.body.buffer, c.body.byteOffset, c.body.byteLength);
   return [
     c.id,
@@ -268,6 +326,8 @@ export function commandInsertValues(c: NewCommand, owner: string | null): unknow
     c.query,
     body,
     c.idempotencyKey,
+    c.fingerprint,
+    sensitive ? 1 : 0,
     c.externalId,
     c.lockKey,
     c.lockKey === null ? 0 : 1,
@@ -304,4 +364,60 @@ export function attemptInsertValues(a: AttemptRecord): unknown[] {
 /** `$from, $from+1, …` for `n` PostgreSQL parameters (or `?, ?, …` for SQLite when `from` is omitted). */
 export function placeholders(n: number, from?: number): string {
   return Array.from({ length: n }, (_, i) => (from === undefined ? "?" : `$${from + i}`)).join(", ");
+}
+
+/** prune()'s options, checked: a finite time and, when given, a positive whole limit. */
+export function screenPrune(options: PruneOptions): { settledBefore: number; limit: number | null } {
+  if (options === null || typeof options !== "object" || !Number.isFinite(options.settledBefore)) {
+    throw bad("prune() needs { settledBefore: <ms since epoch> }, e.g. Date.now() - 30 * 86_400_000.", "settledBefore");
+  }
+  if (options.limit !== undefined && !(Number.isInteger(options.limit) && options.limit > 0)) {
+    throw bad("prune({ limit }) must be a positive integer (or left out for all).", "limit");
+  }
+  return { settledBefore: options.settledBefore, limit: options.limit ?? null };
+}
+
+/** listCommands()'s filter, checked. */
+export function screenListFilter(filter: ListCommandsFilter): void {
+  if (
+    filter === null ||
+    typeof filter !== "object" ||
+    !(Number.isInteger(filter.limit) && filter.limit > 0 && filter.limit <= 1000)
+  ) {
+    throw bad("listCommands() needs { limit } between 1 and 1000 (page with `before`).", "limit");
+  }
+  if (
+    filter.before !== undefined &&
+    !(Number.isFinite(filter.before.createdAt) && typeof filter.before.id === "string")
+  ) {
+    throw bad(
+      "listCommands({ before }) must be the { createdAt, id } of the last command of the previous page.",
+      "before",
+    );
+  }
+}
+
+/** resolveManualCheck()'s verdict, checked and cleaned (token-shaped text redacted, H2). */
+export function screenResolution(r: ManualResolution): ManualResolution {
+  if (r === null || typeof r !== "object" || (r.as !== "completed" && r.as !== "failed")) {
+    throw bad('resolveManualCheck() needs { as: "completed" | "failed", note, at }.', "as");
+  }
+  if (typeof r.note !== "string" || r.note.trim().length === 0) {
+    throw bad("resolveManualCheck() needs a note saying what was checked.", "note");
+  }
+  if (!Number.isFinite(r.at)) throw bad("resolveManualCheck({ at }) must be a time in ms since epoch.", "at");
+  if (r.reference !== undefined && typeof r.reference !== "string") {
+    throw bad("resolveManualCheck({ reference }) must be a string.", "reference");
+  }
+  const out: ManualResolution = { as: r.as, note: scrubString(r.note), at: Math.round(r.at) };
+  if (r.reference !== undefined) out.reference = scrubString(r.reference);
+  return out;
+}
+
+/** The patch a resolution writes: the manual check with its resolution, and a line for the reconciliation. */
+export function resolutionPatch(current: ManualCheck | null, r: ManualResolution): CommandPatch {
+  return {
+    manualCheck: { ...(current ?? { reason: "manual check", requestIds: [] }), resolution: r },
+    reconciliation: `Resolved by hand as ${r.as}: ${r.note}${r.reference ? ` (ref ${r.reference})` : ""}`,
+  };
 }

@@ -2,7 +2,7 @@
  * Row ↔ record mapping shared by the SQLite and PostgreSQL journals (same column names).
  */
 import type { AttemptRecord, CommandRecord, CommandState, ManualCheck, NewCommand } from "../journal";
-import { isCommandState } from "../journal";
+import { isCommandState, JournalCorruptError } from "../journal";
 import type { MutableFields } from "./journal-common";
 
 export interface CommandRow {
@@ -15,6 +15,12 @@ export interface CommandRow {
   query: string;
   body: Uint8Array | null;
   idempotency_key: string;
+  /** D4 fingerprint (version 3; backfilled for older rows when the journal opens). */
+  fingerprint: string | null;
+  /** 1/true once the request body was dropped (prune, or at settle for a sensitive request). */
+  body_pruned: number | boolean;
+  /** 1/true: the request carries sensitive fields (H2), its body is dropped at settle. */
+  body_sensitive: number | boolean;
   external_id: string | null;
   lock_key: string | null;
   state: string;
@@ -48,7 +54,8 @@ const parse = (v: unknown, asText: boolean): unknown => (asText && typeof v === 
 
 export function rowState(row: Pick<CommandRow, "state" | "id">): CommandState {
   // An unknown value means a newer schema or manual edits: refuse loudly rather than guess (F3 spirit).
-  if (!isCommandState(row.state)) throw new Error(`Command ${row.id} has an unknown state "${row.state}".`);
+  if (!isCommandState(row.state))
+    throw new JournalCorruptError(`Command ${row.id} has an unknown state "${row.state}".`);
   return row.state;
 }
 
@@ -105,6 +112,8 @@ export function rowToRecord(
     query: row.query,
     // A plain Uint8Array copy, not the driver's Buffer view (D3: bytes, nothing else).
     body: row.body === null ? null : new Uint8Array(row.body),
+    bodyPruned: Boolean(row.body_pruned),
+    fingerprint: row.fingerprint ?? "",
     idempotencyKey: row.idempotency_key,
     externalId: row.external_id,
     lockKey: row.lock_key,
@@ -146,6 +155,8 @@ export function newRecordFrom(
     path: c.path,
     query: c.query,
     body: c.body === null ? null : new Uint8Array(c.body), // our own copy (D3)
+    bodyPruned: false,
+    fingerprint: c.fingerprint,
     idempotencyKey: c.idempotencyKey,
     externalId: c.externalId,
     lockKey: c.lockKey,
@@ -167,6 +178,7 @@ export function insertedRow(
   c: NewCommand,
   owner: string | null = null,
   leaseUntil: number | null = null,
+  sensitive = false,
 ): CommandRow & { version: number; lock_held: number } {
   return {
     id: c.id,
@@ -178,6 +190,9 @@ export function insertedRow(
     query: c.query,
     body: c.body === null ? null : new Uint8Array(c.body),
     idempotency_key: c.idempotencyKey,
+    fingerprint: c.fingerprint,
+    body_pruned: 0,
+    body_sensitive: sensitive ? 1 : 0,
     external_id: c.externalId,
     lock_key: c.lockKey,
     lock_held: c.lockKey === null ? 0 : 1,

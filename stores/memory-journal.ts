@@ -3,9 +3,11 @@
  * uniqueness per API key, the I6 per-domain lock, leases, redaction) without durability. For tests
  * and single-process tools; a crash loses everything, so production uses SQLite or PostgreSQL.
  */
-import { assertAttemptMove, assertTransition, holdsLock, isTerminal } from "../journal";
+import { assertAttemptMove, assertTransition, holdsLock, isTerminal, TERMINAL_STATES } from "../journal";
 import {
   DomainLockedError,
+  InvalidTransitionError,
+  JournalClosedError,
   DuplicateCommandError,
   LeaseLostError,
   UnknownCommandError,
@@ -24,8 +26,13 @@ import {
   cloneRecord,
   copyBytes,
   defaultJournalClock,
+  isSensitiveRequest,
+  resolutionPatch,
   screenLease,
+  screenListFilter,
   screenNewCommand,
+  screenPrune,
+  screenResolution,
   type JournalClock,
 } from "./journal-common";
 
@@ -43,12 +50,43 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
   const byId = new Map<string, CommandRecord>(); // insertion order = tie-break for equal createdAt
   const byKey = new Map<string, string>(); // apiKeyId \0 idempotencyKey → id
   const locks = new Map<string, string>(); // environment \0 lockKey → id
+  // Indexes, so claim/listByState/countByState cost what the states hold, not the whole history.
+  const byState = new Map<CommandState, Set<string>>();
+  const seqOf = new Map<string, number>(); // insertion order: the tie-break for equal createdAt
+  const byLockKey = new Map<string, string[]>(); // apiKeyId \0 lockKey → ids, in insertion order
+  const sensitive = new Set<string>(); // H2: bodies dropped when the command settles
+  let seq = 0;
   let closed = false;
+
+  const stateSet = (state: CommandState) => {
+    let set = byState.get(state);
+    if (!set) byState.set(state, (set = new Set()));
+    return set;
+  };
+  /** Moves `rec` to `to` in the state index; a settle drops a sensitive request body (H2). */
+  const setState = (rec: CommandRecord, to: CommandState) => {
+    if (rec.state !== to) {
+      byState.get(rec.state)?.delete(rec.id);
+      stateSet(to).add(rec.id);
+    }
+    rec.state = to;
+    if (isTerminal(to) && sensitive.delete(rec.id)) {
+      // H2: a sensitive command keeps no bodies once settled — neither its request nor its response.
+      rec.body = null;
+      rec.bodyPruned = true;
+      if (rec.response) rec.response = { status: rec.response.status, body: null };
+    }
+  };
+  const inStates = (states: readonly CommandState[]) => {
+    const out: CommandRecord[] = [];
+    for (const st of new Set(states)) for (const id of byState.get(st) ?? []) out.push(byId.get(id)!);
+    return out.sort((a, b) => a.createdAt - b.createdAt || seqOf.get(a.id)! - seqOf.get(b.id)!);
+  };
 
   const keyOf = (apiKeyId: string, idem: string) => `${apiKeyId}\0${idem}`;
   const lockOf = (env: string, lockKey: string) => `${env}\0${lockKey}`;
   const check = () => {
-    if (closed) throw new Error("The journal is closed.");
+    if (closed) throw new JournalClosedError();
   };
   const must = (id: string) => {
     const r = byId.get(id);
@@ -89,6 +127,7 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
       const rec: CommandRecord = {
         ...command,
         body: copyBytes(command.body),
+        bodyPruned: false,
         state: "recorded",
         updatedAt: command.createdAt,
         owner: lease?.owner ?? null,
@@ -101,6 +140,15 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
       };
       byId.set(rec.id, rec);
       byKey.set(keyOf(rec.apiKeyId, rec.idempotencyKey), rec.id);
+      seqOf.set(rec.id, seq++);
+      stateSet("recorded").add(rec.id);
+      if (isSensitiveRequest(rec)) sensitive.add(rec.id);
+      if (rec.lockKey !== null) {
+        const k = keyOf(rec.apiKeyId, rec.lockKey);
+        const list = byLockKey.get(k);
+        if (list) list.push(rec.id);
+        else byLockKey.set(k, [rec.id]);
+      }
       return cloneRecord(rec);
     },
 
@@ -112,7 +160,8 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
       if (then) {
         assertAttemptMove(rec.state, then.to);
         const next = applyPatch(rec, then.patch);
-        Object.assign(rec, next, { state: then.to });
+        Object.assign(rec, next);
+        setState(rec, then.to);
         stamp(rec, then.to, lease, now);
         release(rec);
       } else {
@@ -129,7 +178,8 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
       assertTransition(rec.state, to);
       const next = applyPatch(rec, patch); // computed fully before mutating: all or nothing (G3)
       const now = clock.now();
-      Object.assign(rec, next, { state: to, updatedAt: now });
+      Object.assign(rec, next, { updatedAt: now });
+      setState(rec, to);
       stamp(rec, to, lease, now);
       release(rec);
       return cloneRecord(rec);
@@ -153,8 +203,7 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
       screenLease(request);
       const now = clock.now();
       const out: CommandRecord[] = [];
-      const list = [...byId.values()].sort((a, b) => a.createdAt - b.createdAt);
-      for (const rec of list) {
+      for (const rec of inStates(request.states)) {
         if (out.length >= request.limit) break;
         if (!claimable(rec, request, now)) continue;
         rec.owner = request.owner;
@@ -178,9 +227,74 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
 
     async listByState(states: readonly CommandState[]) {
       check();
-      const list = [...byId.values()].filter((r) => states.includes(r.state));
-      // Array.prototype.sort is stable: equal createdAt keeps insertion order.
-      return list.sort((a, b) => a.createdAt - b.createdAt).map(cloneRecord);
+      return inStates(states).map(cloneRecord);
+    },
+
+    async prune(options) {
+      check();
+      const { settledBefore, limit } = screenPrune(options);
+      const due = inStates(TERMINAL_STATES)
+        .filter((r) => r.updatedAt < settledBefore && (!r.bodyPruned || (r.response?.body ?? null) !== null))
+        .sort((a, b) => a.updatedAt - b.updatedAt);
+      const batch = limit === null ? due : due.slice(0, limit);
+      for (const rec of batch) {
+        rec.body = null;
+        rec.bodyPruned = true;
+        sensitive.delete(rec.id);
+        if (rec.response) rec.response = { status: rec.response.status, body: null };
+      }
+      return { pruned: batch.length };
+    },
+
+    async countByState(filter) {
+      check();
+      const out: Partial<Record<CommandState, number>> = {};
+      for (const [state, ids] of byState) {
+        if (ids.size > 0 && (filter?.states === undefined || filter.states.includes(state))) out[state] = ids.size;
+      }
+      return out;
+    },
+
+    async latestByLockKey(apiKeyId, lockKey, opts) {
+      check();
+      let best: CommandRecord | undefined;
+      for (const id of byLockKey.get(keyOf(apiKeyId, lockKey)) ?? []) {
+        const rec = byId.get(id)!;
+        if (opts?.since !== undefined && rec.createdAt < opts.since) continue;
+        if (!best || rec.createdAt >= best.createdAt) best = rec; // later insertion wins a tie
+      }
+      return best && cloneRecord(best);
+    },
+
+    async listCommands(filter) {
+      check();
+      screenListFilter(filter);
+      const pool = filter.states ? inStates(filter.states) : [...byId.values()];
+      const { before } = filter;
+      return pool
+        .filter(
+          (r) =>
+            (filter.apiKeyId === undefined || r.apiKeyId === filter.apiKeyId) &&
+            (before === undefined ||
+              r.createdAt < before.createdAt ||
+              (r.createdAt === before.createdAt && r.id < before.id)),
+        )
+        .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .slice(0, filter.limit)
+        .map(cloneRecord);
+    },
+
+    async resolveManualCheck(id, resolution) {
+      check();
+      const r = screenResolution(resolution);
+      const rec = must(id);
+      if (rec.state !== "needs_manual_check") throw new InvalidTransitionError(rec.state, r.as);
+      const next = applyPatch(rec, resolutionPatch(rec.manualCheck, r));
+      Object.assign(rec, next, { updatedAt: clock.now() });
+      setState(rec, r.as);
+      stamp(rec, r.as, undefined, rec.updatedAt);
+      release(rec);
+      return cloneRecord(rec);
     },
 
     async close() {

@@ -8,10 +8,20 @@
  */
 import type pg from "pg";
 import { loadPeer } from "./optional-peer";
-import { assertAttemptMove, assertTransition, holdsLock, isTerminal } from "../journal";
+import {
+  assertAttemptMove,
+  assertTransition,
+  commandFingerprint,
+  holdsLock,
+  isCommandState,
+  isTerminal,
+} from "../journal";
+import { InvalidArgumentError, InvalidOptionsError } from "../core";
 import {
   DomainLockedError,
   DuplicateCommandError,
+  InvalidTransitionError,
+  JournalContentionError,
   LeaseLostError,
   UnknownCommandError,
   type AttemptRecord,
@@ -20,6 +30,7 @@ import {
   type CommandState,
   type Journal,
   type Lease,
+  type NewCommand,
 } from "../journal";
 import {
   ATTEMPT_INSERT_COLUMNS,
@@ -31,8 +42,13 @@ import {
   commandInsertValues,
   placeholders,
   defaultJournalClock,
+  isSensitiveRequest,
+  resolutionPatch,
   screenLease,
+  screenListFilter,
   screenNewCommand,
+  screenPrune,
+  screenResolution,
   type JournalClock,
 } from "./journal-common";
 import {
@@ -44,7 +60,7 @@ import {
   type CommandRow,
 } from "./journal-rows";
 import { pgMigrations } from "./migrations/pg";
-import type { Migration } from "./migrations/sqlite";
+import { SETTLED_SQL, type Migration } from "./migrations/sqlite";
 
 type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
 
@@ -87,8 +103,63 @@ const nowSql = (param: string) => `COALESCE(${param}::bigint, (extract(epoch fro
 const LOCK_NAMESPACE = 0x52534c52;
 
 function quoteIdent(name: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) throw new TypeError(`Invalid schema name: ${name}`);
+  if (typeof name !== "string" || !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(name)) {
+    throw new InvalidOptionsError(
+      `PgJournalOptions.schema must be a plain identifier (letters, digits, _; at most 63), got ${JSON.stringify(name)}.`,
+      "schema",
+    );
+  }
   return `"${name}"`;
+}
+
+/**
+ * What migration 3 cannot do in SQL: the D4 fingerprint of rows written before it, and the H2 rule
+ * for their sensitive request bodies (marked when unsettled, dropped when settled). 500 rows per
+ * round; rows another starter is filling are skipped (SKIP LOCKED), so concurrent opens are safe.
+ */
+async function backfillPg(pool: pg.Pool, s: string): Promise<void> {
+  for (;;) {
+    const done = await inTransaction(pool, async (c) => {
+      const res = await c.query<CommandRow>(
+        `SELECT id, operation_id, method, path, query, body, state FROM ${s}.commands
+         WHERE fingerprint IS NULL LIMIT 500 FOR UPDATE SKIP LOCKED`,
+      );
+      if (res.rows.length === 0) return 0;
+      const ids: string[] = [];
+      const prints: string[] = [];
+      const sensitive: boolean[] = [];
+      const drop: boolean[] = [];
+      for (const r of res.rows) {
+        const body = r.body === null ? null : new Uint8Array(r.body);
+        const marked = isSensitiveRequest({ operationId: r.operation_id as NewCommand["operationId"], body });
+        ids.push(r.id);
+        prints.push(await commandFingerprint(r.method, r.path, r.query, body));
+        sensitive.push(marked);
+        drop.push(marked && isCommandState(r.state) && isTerminal(r.state));
+      }
+      await c.query(
+        `UPDATE ${s}.commands t SET fingerprint = u.fp, body_sensitive = u.sens,
+           body = CASE WHEN u.drop THEN NULL ELSE t.body END, body_pruned = t.body_pruned OR u.drop,
+           response_body = CASE WHEN u.drop THEN NULL ELSE t.response_body END
+         FROM unnest($1::text[], $2::text[], $3::boolean[], $4::boolean[]) AS u(id, fp, sens, drop)
+         WHERE t.id = u.id`,
+        [ids, prints, sensitive, drop],
+      );
+      return res.rows.length;
+    });
+    if (done === 0) return;
+  }
+}
+
+/** `states` as SQL literals (validated), so the planner can match the partial index over unsettled states. */
+function statesSql(states: readonly CommandState[]): string {
+  for (const st of states) {
+    if (!isCommandState(st)) throw new InvalidArgumentError(`Unknown command state "${String(st)}".`, "states");
+  }
+  return [...new Set(states)]
+    .sort()
+    .map((st) => `'${st}'`)
+    .join(", ");
 }
 
 async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -162,8 +233,18 @@ interface PgError extends Error {
  * peer `pg` (`npm install pg`) when given a `connectionString`; throws MissingDependencyError without it.
  */
 export async function createPgJournal(options: PgJournalOptions): Promise<Journal> {
-  if (!options.pool && !options.connectionString)
-    throw new TypeError("createPgJournal needs a pool or a connectionString.");
+  if (options === null || typeof options !== "object" || (!options.pool && !options.connectionString)) {
+    throw new InvalidOptionsError(
+      'createPgJournal() needs { connectionString: "postgres://user@host/db" } or { pool: new pg.Pool(…) }.',
+      "connectionString",
+    );
+  }
+  if (options.connectionString !== undefined && typeof options.connectionString !== "string") {
+    throw new InvalidOptionsError(
+      "PgJournalOptions.connectionString must be a postgres:// URL string.",
+      "connectionString",
+    );
+  }
   const ownsPool = !options.pool;
   const pool = (options.pool as pg.Pool | undefined) ?? ownedPool(options.connectionString!);
   const schema = options.schema ?? "reseller_api";
@@ -172,6 +253,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
   const leaseNow = () => (options.clock ? options.clock.now() : null);
   try {
     await migratePg(pool, schema);
+    await backfillPg(pool, s);
   } catch (e) {
     if (ownsPool) await pool.end().catch(() => undefined);
     throw e;
@@ -234,7 +316,9 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3,
          lock_held = CASE WHEN $4 THEN false ELSE lock_held END,
          order_uuid = $5, domain_uuid = $6, operation_uuid = $7, response_status = $8,
-         response_body = $9::json, reconciliation = $10, manual_check = $11::json,
+         response_body = CASE WHEN $14 AND body_sensitive THEN NULL ELSE $9::json END, reconciliation = $10, manual_check = $11::json,
+         body = CASE WHEN $14 AND body_sensitive THEN NULL ELSE body END,
+         body_pruned = body_pruned OR ($14 AND body_sensitive),
          owner = COALESCE($13, owner),
          lease_until = CASE WHEN $14 THEN NULL WHEN $13::text IS NULL THEN lease_until ELSE ${nowSql("$15")} + $16::bigint END
        WHERE id = $1 AND version = $12 RETURNING *`,
@@ -281,7 +365,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       if (res.rowCount === 1) return (await loadRows(db, res.rows))[0];
       // Another process moved first (or claimed it): re-read and re-validate against its state.
     }
-    throw new Error(`Command ${id} kept changing under transition(); giving up after ${OPTIMISTIC_RETRIES} tries.`);
+    throw new JournalContentionError(id, OPTIMISTIC_RETRIES);
   };
 
   let closed = false;
@@ -410,6 +494,73 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
     async listByState(states) {
       if (states.length === 0) return [];
       return loadWhere(pool, "state = ANY($1)", [[...states]]);
+    },
+    async prune(options) {
+      const { settledBefore, limit } = screenPrune(options);
+      const res = await pool.query(
+        `UPDATE ${s}.commands SET body = NULL, body_pruned = true, response_body = NULL, version = version + 1
+         WHERE id IN (
+           SELECT id FROM ${s}.commands
+           WHERE state IN (${SETTLED_SQL}) AND (NOT body_pruned OR response_body IS NOT NULL) AND updated_at < $1
+           ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        [settledBefore, limit],
+      );
+      return { pruned: res.rowCount ?? 0 };
+    },
+    async countByState(filter) {
+      const where = filter?.states === undefined ? "" : `WHERE state IN (${statesSql(filter.states)})`;
+      if (filter?.states?.length === 0) return {};
+      const res = await pool.query<{ state: CommandState; n: string }>(
+        `SELECT state, count(*) AS n FROM ${s}.commands ${where} GROUP BY state`,
+      );
+      const out: Partial<Record<CommandState, number>> = {};
+      for (const r of res.rows) out[r.state] = Number(r.n);
+      return out;
+    },
+    async latestByLockKey(apiKeyId, lockKey, opts) {
+      const res = await pool.query<CommandRow>(
+        `SELECT * FROM ${s}.commands WHERE api_key_id = $1 AND lock_key = $2 AND created_at >= $3
+         ORDER BY created_at DESC, seq DESC LIMIT 1`,
+        [apiKeyId, lockKey, opts?.since ?? Number.MIN_SAFE_INTEGER],
+      );
+      return (await loadRows(pool, res.rows))[0];
+    },
+    async listCommands(filter) {
+      screenListFilter(filter);
+      if (filter.states?.length === 0) return [];
+      const where: string[] = [];
+      const params: unknown[] = [filter.limit];
+      if (filter.apiKeyId !== undefined) where.push(`api_key_id = $${params.push(filter.apiKeyId)}`);
+      if (filter.states !== undefined) where.push(`state IN (${statesSql(filter.states)})`);
+      if (filter.before) {
+        const at = `$${params.push(filter.before.createdAt)}::bigint`;
+        where.push(`(created_at < ${at} OR (created_at = ${at} AND id < $${params.push(filter.before.id)}))`);
+      }
+      const res = await pool.query<CommandRow>(
+        `SELECT * FROM ${s}.commands ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY created_at DESC, id DESC LIMIT $1`,
+        params,
+      );
+      return loadRows(pool, res.rows);
+    },
+    async resolveManualCheck(id, resolution) {
+      const r = screenResolution(resolution);
+      const patch = resolutionPatch(null, r);
+      // F4: only from needs_manual_check, in the statement that writes (no read-then-write window).
+      const res = await pool.query<CommandRow>(
+        `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3, lock_held = false,
+           lease_until = NULL, reconciliation = $4,
+           manual_check = (COALESCE(manual_check::jsonb, '{"reason":"manual check","requestIds":[]}'::jsonb)
+             || jsonb_build_object('resolution', $5::jsonb))::json,
+           body = CASE WHEN body_sensitive THEN NULL ELSE body END, body_pruned = body_pruned OR body_sensitive,
+           response_body = CASE WHEN body_sensitive THEN NULL ELSE response_body END
+         WHERE id = $1 AND state = 'needs_manual_check' RETURNING *`,
+        [id, r.as, clock.now(), patch.reconciliation, JSON.stringify(r)],
+      );
+      if (res.rowCount === 1) return (await loadRows(pool, res.rows))[0];
+      const cur = (await pool.query<CommandRow>(`SELECT state, id FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
+      if (!cur) throw new UnknownCommandError(id);
+      throw new InvalidTransitionError(rowState(cur), r.as);
     },
     async close() {
       if (closed) return;

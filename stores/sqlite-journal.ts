@@ -15,16 +15,24 @@
  */
 import type Database from "better-sqlite3";
 import type { CommandPatch, CommandRecord, CommandState, Journal, Lease, WriteOptions } from "../journal";
+import { InvalidTransitionError, UnknownCommandError } from "../journal";
 import {
   cleanAttempt,
   cleanPatch,
   defaultJournalClock,
+  resolutionPatch,
   screenLease,
+  screenListFilter,
   screenNewCommand,
+  screenPrune,
+  screenResolution,
   type JournalClock,
 } from "./journal-common";
+import { backfillSqlite } from "./sqlite-backfill";
+import { preparePrivateFile, privateSidecars, reclaim, screenSqliteOptions } from "./sqlite-files";
+import { createSqliteReads } from "./sqlite-reads";
 import { createCommitter } from "./sqlite-group-commit";
-import { rowToRecord, type AttemptRow, type CommandRow } from "./journal-rows";
+import { rowState, rowToRecord, type AttemptRow, type CommandRow } from "./journal-rows";
 import { migrateSqlite, type SqliteDatabase, type SqliteStatement } from "./sqlite-migrate";
 import { prepareSqliteStatements } from "./sqlite-statements";
 import { createSqliteWrites } from "./sqlite-writes";
@@ -56,6 +64,13 @@ export interface SqliteJournalOptions {
   synchronous?: SqliteSynchronous;
   /** Source of updatedAt and of lease times (default Date.now). */
   clock?: JournalClock;
+  /**
+   * H2: the journal holds request bodies and outcomes. Files it creates (main, -wal, -shm) are 0600.
+   * An existing file readable by group or others: "warn" (default: a process warning with code
+   * `RESELLER_JOURNAL_PERMISSIONS` naming the `chmod 600` fix), "refuse" (throws
+   * InvalidOptionsError), or "ignore".
+   */
+  filePermissions?: "warn" | "refuse" | "ignore";
 }
 
 /** A Journal with its better-sqlite3 handle exposed (for backups, inspection and tests). */
@@ -71,25 +86,30 @@ export interface SqliteJournal extends Journal {
 export function createSqliteJournal(options: SqliteJournalOptions): SqliteJournal {
   const clock = options.clock ?? defaultJournalClock;
   const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
-  if (synchronous !== "full" && synchronous !== "normal") {
-    throw new TypeError(`SqliteJournalOptions.synchronous must be "full" or "normal", got ${String(synchronous)}.`);
-  }
+  screenSqliteOptions(options, synchronous);
   const Driver = loadPeer("better-sqlite3", "reseller-api/stores/sqlite") as typeof Database;
+  const onDisk = preparePrivateFile(options.filename, options.filePermissions ?? "warn");
   const db: Db = new Driver(options.filename, { timeout: options.busyTimeoutMs ?? 5000 });
   try {
+    // H2: a new journal reclaims the space prune() frees (an existing one keeps its mode: VACUUM it).
+    db.pragma("auto_vacuum = INCREMENTAL");
+    // H2: deleted and overwritten content (pruned bodies) is zeroed, not left in free space.
+    db.pragma("secure_delete = ON");
     db.pragma("journal_mode = WAL");
     // G1: "full" commits without an fsync of its own, then fsyncs the WAL before the call returns
     // (sqlite-group-commit.ts), so writes in flight together share one fsync.
     db.pragma("synchronous = NORMAL");
     db.pragma("foreign_keys = ON");
     migrateSqlite(db);
+    backfillSqlite(db);
+    if (onDisk) privateSidecars(options.filename);
   } catch (e) {
     db.close();
     throw e;
   }
 
   const statements = prepareSqliteStatements(db);
-  const { q, listFor, claimStmt, claimAttempts } = statements;
+  const { q, listFor, claimFor, claimAttempts } = statements;
   const load = (id: string): CommandRecord | undefined => {
     const row = q.row.get(id);
     return row && rowToRecord(row, q.attempts.all(id), true);
@@ -97,13 +117,22 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
   const readTx = db.transaction(load); // one snapshot for the row and its attempts
 
   const writes = createSqliteWrites(statements, clock);
-  const { cache, attemptWrite, transitionWrite, recordWrite, withAttempts } = writes;
+  const { cache, attemptWrite, transitionWrite, recordWrite, withAttempts, takeScrub } = writes;
+  /**
+   * H2: after a settle dropped a sensitive request body (rare: tickets, auth codes), checkpoint the
+   * WAL so the body's old page images leave the disk too, not only the row.
+   */
+  const scrubbed = <T>(value: T): T => {
+    if (takeScrub() && onDisk) reclaim(db);
+    return value;
+  };
   // An in-memory database has nothing to fsync (and no -wal file).
   const commit = createCommitter(db, synchronous === "full" && !db.memory, `${db.name}-wal`, () => cache.clear());
   const listTx = db.transaction((states: readonly CommandState[]) => {
-    const s = listFor(states.length);
-    return withAttempts(s.rows.all(...states) as CommandRow[], s.attempts.all(...states) as AttemptRow[]);
+    const s = listFor(states);
+    return withAttempts(s.rows.all() as CommandRow[], s.attempts.all() as AttemptRow[]);
   });
+  const reads = createSqliteReads(statements);
 
   return {
     database: db,
@@ -121,7 +150,7 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
           cache.delete(id); // rolled back: the cached copy may be ahead of the database
           throw e;
         }
-      });
+      }).then(scrubbed);
     },
     async transition(id, to, patch?: CommandPatch, lease?: Lease, options?: WriteOptions) {
       const p = cleanPatch(patch);
@@ -135,7 +164,7 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
           }
         },
         { redoable: options?.redoable === true },
-      );
+      ).then(scrubbed);
     },
     async renewLeases(lease, ids) {
       screenLease(lease);
@@ -162,14 +191,13 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
       screenLease(request);
       const now = clock.now();
       return commit(() => {
-        const rows = claimStmt.all({
+        const rows = claimFor(request.states).all({
           owner: request.owner,
           leaseUntil: now + request.leaseMs,
           apiKeyId: request.apiKeyId ?? null,
           environment: request.environment ?? null,
           ids: request.ids === undefined ? null : JSON.stringify(request.ids),
           exclude: JSON.stringify(request.excludeIds ?? []),
-          states: JSON.stringify(request.states),
           now,
           staleBefore: now - (request.unownedStaleAfterMs ?? 0),
           limit: request.limit,
@@ -189,6 +217,37 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
     async listByState(states) {
       if (states.length === 0) return [];
       return listTx(states);
+    },
+    async prune(options) {
+      const { settledBefore, limit } = screenPrune(options);
+      const pruned = await commit(() => statements.prune.all(settledBefore, limit ?? -1).length, { single: true });
+      if (pruned > 0 && onDisk) reclaim(db); // H2: the old pages leave the WAL and the file
+      return { pruned };
+    },
+    async countByState(filter) {
+      return reads.countByState(filter);
+    },
+    async latestByLockKey(apiKeyId, lockKey, opts) {
+      return reads.latestByLockKey(apiKeyId, lockKey, opts?.since);
+    },
+    async listCommands(filter) {
+      screenListFilter(filter);
+      return reads.listCommands(filter);
+    },
+    async resolveManualCheck(id, resolution) {
+      const r = screenResolution(resolution);
+      const patch = cleanPatch(resolutionPatch(null, r));
+      return commit(() => {
+        cache.delete(id);
+        const done = statements.resolve.get(r.as, clock.now(), patch.reconciliation!, JSON.stringify(r), id);
+        if (!done) {
+          const cur = q.stateOf.get(id);
+          if (!cur) throw new UnknownCommandError(id);
+          throw new InvalidTransitionError(rowState(cur), r.as);
+        }
+        if (done.body_sensitive) writes.markScrub();
+        return load(id)!;
+      }).then(scrubbed);
     },
     async close() {
       if (!db.open) return;

@@ -4,8 +4,18 @@
  * holds the state machine (G3/I5) and the lease fence; claim() is one UPDATE under the write lock.
  */
 import type Database from "better-sqlite3";
-import { COMMAND_STATES, TERMINAL_STATES, canMoveWithAttempt, canTransition, holdsLock, isTerminal } from "../journal";
+import {
+  COMMAND_STATES,
+  TERMINAL_STATES,
+  canMoveWithAttempt,
+  canTransition,
+  holdsLock,
+  isCommandState,
+  isTerminal,
+} from "../journal";
 import type { CommandState } from "../journal";
+import { InvalidArgumentError } from "../core";
+import { SETTLED_SQL, UNSETTLED_SQL } from "./migrations/sqlite";
 import { ATTEMPT_INSERT_COLUMNS, COMMAND_INSERT_COLUMNS, placeholders, type CleanPatch } from "./journal-common";
 import type { AttemptRow, CommandRow } from "./journal-rows";
 
@@ -27,6 +37,34 @@ function fromStatesSql(to: CommandState, viaSending: boolean): string | null {
 }
 
 const TERMINAL_SQL = TERMINAL_STATES.map((s) => `'${s}'`).join(", ");
+
+/**
+ * Issue 27: a query over unsettled states only reads the partial index over them. SQLite proves a
+ * partial index usable only from a term equal to the index's own WHERE, so the query repeats it
+ * (`state IN (<every unsettled state>)`) next to the states asked for; INDEXED BY says it
+ * explicitly, because without ANALYZE statistics SQLite may prefer walking a history index in
+ * `created_at` order to skip a sort — a scan of every settled row.
+ */
+function unsettledScope(states: readonly CommandState[]): { from: string; where: string } {
+  return states.length > 0 && states.every((st) => !isTerminal(st))
+    ? { from: "INDEXED BY commands_unsettled", where: `state IN (${UNSETTLED_SQL}) AND ` }
+    : { from: "", where: "" };
+}
+
+/**
+ * `states` as an SQL list of literals, sorted and de-duplicated (one statement per set). Literals,
+ * not bound parameters: only then can SQLite see that a query over unsettled states is covered by
+ * the partial index `commands_unsettled` (the planner proves implication from constants only).
+ */
+export function statesSql(states: readonly CommandState[]): string {
+  for (const st of states) {
+    if (!isCommandState(st)) throw new InvalidArgumentError(`Unknown command state "${String(st)}".`, "states");
+  }
+  return [...new Set(states)]
+    .sort()
+    .map((st) => `'${st}'`)
+    .join(", ");
+}
 const ATTEMPT_COLUMNS_SQL = ATTEMPT_INSERT_COLUMNS.join(", ");
 
 type Stmt<P extends unknown[], R = unknown> = Database.Statement<P, R>;
@@ -47,10 +85,20 @@ export interface SqliteStatements {
   };
   /** The guarded UPDATE for this move and patch shape; null when no state may move to `to`. */
   updateFor: (to: CommandState, p: CleanPatch, viaSending: boolean, leased: boolean) => Statement | null;
-  /** listByState()'s two queries for `n` states. */
-  listFor: (n: number) => { rows: Statement; attempts: Statement };
-  claimStmt: Stmt<[Record<string, unknown>], CommandRow>;
+  /** listByState()'s two queries for this set of states. */
+  listFor: (states: readonly CommandState[]) => { rows: Statement; attempts: Statement };
+  /** claim()'s UPDATE for this set of states. */
+  claimFor: (states: readonly CommandState[]) => Stmt<[Record<string, unknown>], CommandRow>;
   claimAttempts: Stmt<[string], AttemptRow>;
+  /** The attempts of a JSON list of ids. */
+  attemptsOf: Stmt<[string], AttemptRow>;
+  /** countByState(): all states, or only these (through the partial index when they are unsettled). */
+  countFor: (states: readonly CommandState[] | null) => Stmt<[], { state: string; n: number }>;
+  latestByLock: Stmt<[string, string, number], CommandRow>;
+  /** listCommands()'s query for this filter shape. */
+  listCommandsFor: (shape: { apiKeyId: boolean; states: readonly CommandState[] | null; before: boolean }) => Statement;
+  prune: Stmt<[number, number], { id: string }>;
+  resolve: Stmt<[string, number, string, string, string], { version: number; body_sensitive: number }>;
 }
 
 export function prepareSqliteStatements(db: Database.Database): SqliteStatements {
@@ -112,35 +160,48 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
     } else {
       const set = ["state = ?", "version = version + 1", "updated_at = ?"];
       if (!holdsLock(to)) set.push("lock_held = 0"); // I6: released in the same UPDATE as the terminal state
-      if (isTerminal(to)) set.push("lease_until = NULL");
-      else if (leased) set.push("lease_until = ?");
+      if (isTerminal(to)) {
+        set.push("lease_until = NULL");
+        // H2: a request with sensitive fields is kept only while a resend may need it.
+        set.push("body = CASE WHEN body_sensitive = 1 THEN NULL ELSE body END");
+        set.push("body_pruned = CASE WHEN body_sensitive = 1 THEN 1 ELSE body_pruned END");
+      } else if (leased) set.push("lease_until = ?");
       if (leased) set.push("owner = ?");
       for (const [k] of p.resources) set.push(`${RESOURCE_COLUMNS[k]} = ?`);
-      if (p.response !== undefined) set.push("response_status = ?", "response_body = ?");
+      // H2: a sensitive command keeps no bodies once settled — neither its request nor its response.
+      const dropped = (value: string) =>
+        isTerminal(to) ? `CASE WHEN body_sensitive = 1 THEN NULL ELSE ${value} END` : value;
+      if (p.response !== undefined) set.push("response_status = ?", `response_body = ${dropped("?")}`);
+      else if (isTerminal(to)) set.push(`response_body = ${dropped("response_body")}`);
       if (p.reconciliation !== undefined) set.push("reconciliation = ?");
       if (p.manualCheck !== undefined) set.push("manual_check = ?");
       const fence = leased ? " AND (owner IS NULL OR owner = ?)" : "";
+      // A terminal move also says whether it dropped a sensitive body (the caller then scrubs the WAL).
+      const returning = isTerminal(to) ? "version, body_sensitive" : "version";
       stmt = db.prepare(
-        `UPDATE commands SET ${set.join(", ")} WHERE id = ? AND state IN (${from})${fence} RETURNING version`,
+        `UPDATE commands SET ${set.join(", ")} WHERE id = ? AND state IN (${from})${fence} RETURNING ${returning}`,
       );
     }
     updates.set(shape, stmt);
     return stmt;
   };
 
-  const lists = new Map<number, { rows: Statement; attempts: Statement }>();
-  const listFor = (n: number) => {
-    let s = lists.get(n);
+  const lists = new Map<string, { rows: Statement; attempts: Statement }>();
+  const listFor = (states: readonly CommandState[]) => {
+    const list = statesSql(states);
+    let s = lists.get(list);
     if (!s) {
-      const marks = Array.from({ length: n }, () => "?").join(", ");
       s = {
-        rows: db.prepare(`SELECT * FROM commands WHERE state IN (${marks}) ORDER BY created_at, rowid`),
+        rows: db.prepare(
+          `SELECT * FROM commands ${unsettledScope(states).from}
+           WHERE ${unsettledScope(states).where}state IN (${list}) ORDER BY created_at, rowid`,
+        ),
         attempts: db.prepare(
           `SELECT a.* FROM command_attempts a JOIN commands c ON c.id = a.command_id
-           WHERE c.state IN (${marks}) ORDER BY a.command_id, a.seq`,
+           WHERE c.state IN (${list}) ORDER BY a.command_id, a.seq`,
         ),
       };
-      lists.set(n, s);
+      lists.set(list, s);
     }
     return s;
   };
@@ -149,21 +210,101 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
    * claim(): ONE UPDATE takes the batch (SQLite holds the write lock for the statement, so a row is
    * taken by exactly one claimer), then the rows' attempts are read in the same transaction.
    */
-  const claimStmt = db.prepare<[Record<string, unknown>], CommandRow>(
-    `UPDATE commands SET owner = @owner, lease_until = @leaseUntil, version = version + 1
+  const claims = new Map<string, Stmt<[Record<string, unknown>], CommandRow>>();
+  const claimFor = (states: readonly CommandState[]) => {
+    const list = statesSql(states);
+    let stmt = claims.get(list);
+    if (!stmt) {
+      stmt = db.prepare<[Record<string, unknown>], CommandRow>(
+        `UPDATE commands SET owner = @owner, lease_until = @leaseUntil, version = version + 1
      WHERE id IN (
-       SELECT id FROM commands
-       WHERE (@apiKeyId IS NULL OR api_key_id = @apiKeyId) AND (@environment IS NULL OR environment = @environment)
-         AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) AND state IN (SELECT value FROM json_each(@states))
+       SELECT id FROM commands ${unsettledScope(states).from}
+       WHERE ${unsettledScope(states).where}(@apiKeyId IS NULL OR api_key_id = @apiKeyId) AND (@environment IS NULL OR environment = @environment)
+         AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) AND state IN (${list})
          AND id NOT IN (SELECT value FROM json_each(@exclude))
          AND (owner = @owner OR (owner IS NOT NULL AND (lease_until IS NULL OR lease_until <= @now))
               OR (owner IS NULL AND updated_at <= @staleBefore))
        ORDER BY created_at, rowid LIMIT @limit)
      RETURNING *`,
-  );
+      );
+      claims.set(list, stmt);
+    }
+    return stmt;
+  };
   const claimAttempts = db.prepare<[string], AttemptRow>(
     "SELECT * FROM command_attempts WHERE command_id IN (SELECT value FROM json_each(?)) ORDER BY command_id, seq",
   );
 
-  return { q, updateFor, listFor, claimStmt, claimAttempts };
+  const counts = new Map<string, Stmt<[], { state: string; n: number }>>();
+  const countFor = (states: readonly CommandState[] | null) => {
+    const list = states === null ? "" : statesSql(states);
+    let stmt = counts.get(list);
+    if (!stmt) {
+      const where = states === null ? "" : `WHERE ${unsettledScope(states).where}state IN (${list})`;
+      stmt = db.prepare<[], { state: string; n: number }>(
+        `SELECT state, COUNT(*) AS n FROM commands ${states === null ? "" : unsettledScope(states).from} ${where} GROUP BY state`,
+      );
+      counts.set(list, stmt);
+    }
+    return stmt;
+  };
+
+  const latestByLock = db.prepare<[string, string, number], CommandRow>(
+    `SELECT * FROM commands WHERE api_key_id = ? AND lock_key = ? AND created_at >= ?
+     ORDER BY created_at DESC, rowid DESC LIMIT 1`,
+  );
+
+  const pages = new Map<string, Statement>();
+  const listCommandsFor = (shape: { apiKeyId: boolean; states: readonly CommandState[] | null; before: boolean }) => {
+    const list = shape.states === null ? null : statesSql(shape.states);
+    const key = `${shape.apiKeyId ? "k" : ""}${shape.before ? "b" : ""}|${list ?? "*"}`;
+    let stmt = pages.get(key);
+    if (!stmt) {
+      const where: string[] = [];
+      if (shape.apiKeyId) where.push("api_key_id = @apiKeyId");
+      if (list !== null) where.push(`state IN (${list})`);
+      if (shape.before) where.push("(created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))");
+      stmt = db.prepare(
+        `SELECT * FROM commands ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+         ORDER BY created_at DESC, id DESC LIMIT @limit`,
+      );
+      pages.set(key, stmt);
+    }
+    return stmt;
+  };
+
+  /** H2 retention: settled commands still holding a body, oldest settle first (LIMIT -1: all). */
+  const prune = db.prepare<[number, number], { id: string }>(
+    `UPDATE commands SET body = NULL, body_pruned = 1, response_body = NULL, version = version + 1
+     WHERE id IN (
+       SELECT id FROM commands
+       WHERE state IN (${SETTLED_SQL}) AND (body_pruned = 0 OR response_body IS NOT NULL) AND updated_at < ?
+       ORDER BY updated_at LIMIT ?)
+     RETURNING id`,
+  );
+
+  /** F4: only from needs_manual_check, in the statement that writes (no read-then-write window). */
+  const resolve = db.prepare<[string, number, string, string, string], { version: number; body_sensitive: number }>(
+    `UPDATE commands SET state = ?, version = version + 1, updated_at = ?, lock_held = 0, lease_until = NULL,
+       reconciliation = ?,
+       manual_check = json_set(COALESCE(manual_check, '{"reason":"manual check","requestIds":[]}'), '$.resolution', json(?)),
+       body = CASE WHEN body_sensitive = 1 THEN NULL ELSE body END,
+       response_body = CASE WHEN body_sensitive = 1 THEN NULL ELSE response_body END,
+       body_pruned = CASE WHEN body_sensitive = 1 THEN 1 ELSE body_pruned END
+     WHERE id = ? AND state = 'needs_manual_check' RETURNING version, body_sensitive`,
+  );
+
+  return {
+    q,
+    updateFor,
+    listFor,
+    claimFor,
+    claimAttempts,
+    attemptsOf: claimAttempts,
+    countFor,
+    latestByLock,
+    listCommandsFor,
+    prune,
+    resolve,
+  };
 }

@@ -11,6 +11,7 @@ import {
   isTerminal,
   DomainLockedError,
   DuplicateCommandError,
+  JournalContentionError,
   LeaseLostError,
   UnknownCommandError,
   type AttemptMove,
@@ -25,6 +26,7 @@ import {
   OPTIMISTIC_RETRIES,
   cleanPatch,
   commandInsertValues,
+  isSensitiveRequest,
   type CleanPatch,
   type JournalClock,
 } from "./journal-common";
@@ -51,6 +53,13 @@ export function createSqliteWrites(statements: SqliteStatements, clock: JournalC
    * transaction. Terminal commands leave the cache; it holds at most CACHE_MAX entries.
    */
   const cache = new Map<string, { row: CachedRow; attempts: AttemptRow[] }>();
+  /** A settle dropped a sensitive body (H2): its old page images are still in the WAL until a checkpoint. */
+  let scrub = false;
+  const takeScrub = () => {
+    const out = scrub;
+    scrub = false;
+    return out;
+  };
   const remember = (row: CachedRow, attempts: AttemptRow[]) => {
     cache.delete(row.id);
     if (isTerminal(rowState(row))) return;
@@ -94,20 +103,24 @@ export function createSqliteWrites(statements: SqliteStatements, clock: JournalC
     if (p.manualCheck !== undefined) args.push(manualCheck);
     args.push(id);
     if (lease) args.push(lease.owner);
-    const res = stmt.get(...args) as { version: number } | undefined;
+    const res = stmt.get(...args) as { version: number; body_sensitive?: number } | undefined;
     if (!res) return undefined;
+    if (res.body_sensitive) scrub = true;
     const hit = cache.get(id);
     if (!hit || hit.row.version + 1 !== res.version)
       return { row: q.row.get(id) as CachedRow, attempts: q.attempts.all(id), exact: false };
     const row: CachedRow = { ...hit.row, state: to, version: res.version, updated_at: now };
     if (!holdsLock(to)) row.lock_held = 0;
-    if (isTerminal(to)) row.lease_until = null;
-    else if (leaseUntil !== null) row.lease_until = leaseUntil;
+    if (isTerminal(to)) {
+      row.lease_until = null;
+      if (row.body_sensitive) Object.assign(row, { body: null, body_pruned: 1 }); // H2: as the UPDATE did
+    } else if (leaseUntil !== null) row.lease_until = leaseUntil;
     if (lease) row.owner = lease.owner;
     for (const [k, v] of p.resources) row[RESOURCE_COLUMNS[k]] = v;
     if (p.response !== undefined) Object.assign(row, { response_status: responseStatus, response_body: responseBody });
     if (p.reconciliation !== undefined) row.reconciliation = p.reconciliation;
     if (p.manualCheck !== undefined) row.manual_check = manualCheck;
+    if (isTerminal(to) && row.body_sensitive) row.response_body = null; // H2: as the UPDATE did
     return { row, attempts: hit.attempts, exact: true };
   };
 
@@ -145,7 +158,7 @@ export function createSqliteWrites(statements: SqliteStatements, clock: JournalC
         cache.delete(id);
         refusal(id, then.to, true, lease);
       }
-      throw new Error(`Command ${id} kept changing under addAttempt(); giving up after ${OPTIMISTIC_RETRIES} tries.`);
+      throw new JournalContentionError(id, OPTIMISTIC_RETRIES);
     }
     const now = clock.now();
     let res: { version: number; lease_until?: number | null } | undefined;
@@ -177,20 +190,24 @@ export function createSqliteWrites(statements: SqliteStatements, clock: JournalC
       const moved = applyMove(id, to, p, false, lease);
       if (moved) {
         remember(moved.row, moved.attempts);
+        // H2: a settle that dropped a sensitive command's bodies returns what is stored, not the patch.
+        if (isTerminal(to) && moved.row.body_sensitive && known.response)
+          known.response = { status: known.response.status, body: null };
         return rowToRecord(moved.row, moved.attempts, true, known);
       }
       cache.delete(id);
       // Not applied: say why. If the state now allows the move, another writer got in between — retry.
       refusal(id, to, false, lease);
     }
-    throw new Error(`Command ${id} kept changing under transition(); giving up after ${OPTIMISTIC_RETRIES} tries.`);
+    throw new JournalContentionError(id, OPTIMISTIC_RETRIES);
   };
 
   const recordWrite = (c: NewCommand, lease: Lease | undefined): CommandRecord => {
     const leaseUntil = lease ? clock.now() + lease.leaseMs : null;
+    const sensitive = isSensitiveRequest(c);
     try {
       // One INSERT: the unique indexes decide duplicates and the I6 lock.
-      q.insert.run(...commandInsertValues(c, lease?.owner ?? null), leaseUntil);
+      q.insert.run(...commandInsertValues(c, lease?.owner ?? null, sensitive), leaseUntil);
     } catch (e) {
       if (!isUniqueViolation(e)) throw e;
       // Which rule refused it: the domain lock first (I6), then the key (D7), then the id.
@@ -203,7 +220,7 @@ export function createSqliteWrites(statements: SqliteStatements, clock: JournalC
         q.byKey.get(c.apiKeyId, c.idempotencyKey)?.id ?? c.id,
       );
     }
-    remember(insertedRow(c, lease?.owner ?? null, leaseUntil), []);
+    remember(insertedRow(c, lease?.owner ?? null, leaseUntil, sensitive), []);
     return newRecordFrom(c, lease?.owner ?? null, leaseUntil);
   };
 
@@ -222,5 +239,8 @@ export function createSqliteWrites(statements: SqliteStatements, clock: JournalC
     });
   };
 
-  return { cache, attemptWrite, transitionWrite, recordWrite, withAttempts };
+  const markScrub = () => {
+    scrub = true;
+  };
+  return { cache, attemptWrite, transitionWrite, recordWrite, withAttempts, takeScrub, markScrub };
 }

@@ -3,7 +3,7 @@
  * schema name. Append new versions; never edit an applied one. Applied by stores/pg-journal.ts in
  * one transaction under pg_advisory_xact_lock, recorded in `schema_migrations`.
  */
-import type { Migration } from "./sqlite";
+import { SETTLED_SQL, UNSETTLED_SQL, type Migration } from "./sqlite";
 
 export const pgMigrations: readonly Migration[] = [
   {
@@ -66,6 +66,32 @@ CREATE INDEX command_attempts_command ON {{schema}}.command_attempts (command_id
 -- held command, which an index would make costlier on every write.
 ALTER TABLE {{schema}}.commands ADD COLUMN owner TEXT;
 ALTER TABLE {{schema}}.commands ADD COLUMN lease_until BIGINT;
+`,
+  },
+  {
+    version: 3,
+    name: "fingerprint, pruned bodies, indexes over unsettled commands only",
+    sql: `
+-- D4: the request fingerprint, kept when the body is pruned; rows from before are filled in by the
+-- journal when it opens (stores/pg-journal.ts, backfillPg).
+ALTER TABLE {{schema}}.commands ADD COLUMN fingerprint TEXT;
+CREATE INDEX commands_fingerprint_missing ON {{schema}}.commands (id) WHERE fingerprint IS NULL;
+-- H2 retention: true once the request body was dropped (prune, or at settle for a sensitive request).
+ALTER TABLE {{schema}}.commands ADD COLUMN body_pruned BOOLEAN NOT NULL DEFAULT false;
+-- H2: the request carries sensitive fields (x-sensitive-fields, auth codes): dropped at settle.
+ALTER TABLE {{schema}}.commands ADD COLUMN body_sensitive BOOLEAN NOT NULL DEFAULT false;
+-- Claims, recover() and listByState(unsettled) read only unsettled commands: index only those, so
+-- their cost (and the index's size and dead entries) follows the unsettled count, not the history.
+DROP INDEX {{schema}}.commands_state_created;
+CREATE INDEX commands_unsettled ON {{schema}}.commands (state, created_at, seq) WHERE state IN (${UNSETTLED_SQL});
+-- latestByLockKey(): "was this domain already ordered/renewed since T?"
+CREATE INDEX commands_lock_latest ON {{schema}}.commands (api_key_id, lock_key, created_at) WHERE lock_key IS NOT NULL;
+-- listCommands(): newest first, for one API key or all.
+CREATE INDEX commands_key_newest ON {{schema}}.commands (api_key_id, created_at, id);
+CREATE INDEX commands_newest ON {{schema}}.commands (created_at, id);
+-- prune(): settled commands that still hold a body; a pruned row leaves this index.
+CREATE INDEX commands_prunable ON {{schema}}.commands (updated_at)
+  WHERE state IN (${SETTLED_SQL}) AND (NOT body_pruned OR response_body IS NOT NULL);
 `,
   },
 ];

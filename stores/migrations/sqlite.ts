@@ -8,6 +8,11 @@ export interface Migration {
   sql: string;
 }
 
+/** SQL lists of the unsettled and the settled states, fixed by the I5 state machine (journal/command-state.ts). */
+export const UNSETTLED_SQL =
+  "'recorded', 'sending', 'accepted', 'conflict', 'unknown', 'reconciling', 'needs_manual_check'";
+export const SETTLED_SQL = "'succeeded', 'completed', 'failed', 'rejected'";
+
 export const sqliteMigrations: readonly Migration[] = [
   {
     version: 1,
@@ -68,6 +73,32 @@ CREATE TABLE command_attempts (
 -- held command, which an index would make costlier on every write.
 ALTER TABLE commands ADD COLUMN owner TEXT;
 ALTER TABLE commands ADD COLUMN lease_until INTEGER;
+`,
+  },
+  {
+    version: 3,
+    name: "fingerprint, pruned bodies, indexes over unsettled commands only",
+    sql: `
+-- D4: the request fingerprint, kept when the body is pruned. Rows from before are filled in by the
+-- journal when it opens (SHA-256 is not an SQLite function), see stores/sqlite-backfill.ts.
+ALTER TABLE commands ADD COLUMN fingerprint TEXT;
+CREATE INDEX commands_fingerprint_missing ON commands (id) WHERE fingerprint IS NULL; -- empty once filled
+-- H2 retention: 1 once the request body was dropped (prune, or at settle for a sensitive request).
+ALTER TABLE commands ADD COLUMN body_pruned INTEGER NOT NULL DEFAULT 0;
+-- H2: the request carries sensitive fields (x-sensitive-fields, auth codes): dropped at settle.
+ALTER TABLE commands ADD COLUMN body_sensitive INTEGER NOT NULL DEFAULT 0;
+-- Claims, recover() and listByState(unsettled) read only unsettled commands: index only those, so
+-- their cost follows the unsettled count, not the history (the old index held every settled row).
+DROP INDEX commands_state_created;
+CREATE INDEX commands_unsettled ON commands (state, created_at) WHERE state IN (${UNSETTLED_SQL});
+-- latestByLockKey(): "was this domain already ordered/renewed since T?"
+CREATE INDEX commands_lock_latest ON commands (api_key_id, lock_key, created_at) WHERE lock_key IS NOT NULL;
+-- listCommands(): newest first, for one API key or all.
+CREATE INDEX commands_key_newest ON commands (api_key_id, created_at, id);
+CREATE INDEX commands_newest ON commands (created_at, id);
+-- prune(): settled commands that still hold a body; a pruned row leaves this index.
+CREATE INDEX commands_prunable ON commands (updated_at)
+  WHERE state IN (${SETTLED_SQL}) AND (body_pruned = 0 OR response_body IS NOT NULL);
 `,
   },
 ];

@@ -232,6 +232,7 @@ describe("closing a manual check (item 6)", () => {
         JSON.stringify({ subject: "Passport AB1234567", message: "my passport is AB1234567" }),
       ),
       idempotencyKey: "ticket-1",
+      fingerprint: "0".repeat(64),
       externalId: null,
       lockKey: null,
       createdAt: now - 3 * 3_600_000,

@@ -13,6 +13,7 @@ import type { ClientEvent } from "../../core";
 import type { OperationId } from "../../generated/operations";
 import { VirtualClock } from "../../runtime/clock";
 import { BASE_URL, decode, requestsTo, setup, type Harness } from "../client/harness";
+import { fingerprintSync } from "../../stores/sqlite-backfill";
 
 const dirs: string[] = [];
 const journals: SqliteJournal[] = [];
@@ -60,6 +61,7 @@ async function crashed(h: Harness, journal: Journal, c: Crash) {
     path: c.path,
     query: "",
     body: c.body === null ? null : enc(c.body),
+    fingerprint: fingerprintSync(c.method, c.path, "", c.body === null ? null : enc(c.body)),
     idempotencyKey: key,
     externalId: c.externalId ?? null,
     lockKey: c.lockKey ?? null,
@@ -285,6 +287,7 @@ describe("recover(): other states", () => {
       path: `/domains/${h.domainUuid}/sync`,
       query: "",
       body: null,
+      fingerprint: fingerprintSync("POST", `/domains/${h.domainUuid}/sync`, "", null),
       idempotencyKey: "other-key",
       externalId: null,
       lockKey: null,

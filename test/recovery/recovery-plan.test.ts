@@ -27,6 +27,8 @@ function rec(over: Partial<CommandRecord>): CommandRecord {
     path: "/domains/11111111-1111-4111-8111-111111111111/renew",
     query: "",
     body: new TextEncoder().encode('{"period":1}'),
+    bodyPruned: false,
+    fingerprint: "0".repeat(64),
     idempotencyKey: "k1",
     externalId: null,
     lockKey: null,

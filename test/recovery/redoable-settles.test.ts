@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
 import type { Journal, WriteOptions } from "../../journal";
 import { BASE_URL, setup } from "../client/harness";
+import { fingerprintSync } from "../../stores/sqlite-backfill";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -62,6 +63,7 @@ describe("recover(): redoable settles", () => {
       path: "/orders",
       query: "",
       body: enc(orderBody),
+      fingerprint: fingerprintSync("POST", "/orders", "", enc(orderBody)),
       idempotencyKey: "rd-order",
       externalId: "rd-1",
       lockKey: null,
@@ -87,6 +89,7 @@ describe("recover(): redoable settles", () => {
       path: `/domains/${h.domainUuid}/renew`,
       query: "",
       body: enc('{"period":1}'),
+      fingerprint: fingerprintSync("POST", `/domains/${h.domainUuid}/renew`, "", enc('{"period":1}')),
       idempotencyKey: "rd-renew",
       externalId: null,
       lockKey: null,

@@ -8,6 +8,9 @@ import { describe, expect, it } from "vitest";
 import { COMMAND_STATES, canTransition, holdsLock } from "../../journal";
 import type { JournalClock } from "../../stores/journal-common";
 import { defineLeaseSuite } from "./lease-suite";
+import { defineHistorySuite } from "./history-suite";
+import { InvalidArgumentError, ResellerClientError, isInvalidArgumentError } from "../../core";
+import { fingerprinted } from "../support/journal";
 import {
   DomainLockedError,
   DuplicateCommandError,
@@ -38,7 +41,7 @@ const enc = (s: string) => new TextEncoder().encode(s);
 
 let clockMs = Date.UTC(2026, 9, 5, 9, 0, 0);
 export function newCommand(over: Partial<NewCommand> = {}): NewCommand {
-  return {
+  return fingerprinted({
     id: randomUUID(),
     environment: "test",
     apiKeyId: "A1b2C3d4E5f6G7h8I9j0K1l2",
@@ -52,7 +55,7 @@ export function newCommand(over: Partial<NewCommand> = {}): NewCommand {
     lockKey: null,
     createdAt: clockMs++,
     ...over,
-  };
+  });
 }
 
 /** Drives a command along allowed edges to `state`. */
@@ -62,6 +65,7 @@ async function driveTo(j: Journal, id: string, path: CommandState[]) {
 
 export function defineJournalSuite(label: string, harness: JournalHarness): void {
   defineLeaseSuite(label, harness);
+  defineHistorySuite(label, harness);
   describe(`${label}: Journal`, () => {
     it("G1/D3 record before send: body bytes round-trip exactly", async () => {
       const { journal, another } = await harness.fresh();
@@ -448,7 +452,7 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       );
     });
 
-    it("D2/D3: malformed commands are refused with a TypeError before anything is written", async () => {
+    it("D2/D3: malformed commands are refused with InvalidArgumentError (the package's error family) before anything is written", async () => {
       const { journal } = await harness.fresh();
       const bad: Partial<NewCommand>[] = [
         { idempotencyKey: "" },
@@ -456,12 +460,18 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
         { body: "{}" as unknown as Uint8Array },
         { environment: "prod" as "live" },
         { apiKeyId: "" },
+        { fingerprint: "not-a-sha256" },
       ];
       for (const over of bad) {
         const cmd = newCommand(over);
-        await expect(journal.record(cmd)).rejects.toBeInstanceOf(TypeError);
+        const err = await journal.record(cmd).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(InvalidArgumentError);
+        expect(err).toBeInstanceOf(ResellerClientError);
+        expect((err as InvalidArgumentError).code).toBe("invalid_argument");
         expect(await journal.get(cmd.id)).toBeUndefined();
       }
+      const nothing = await journal.record(null as unknown as NewCommand).catch((e: unknown) => e);
+      expect(isInvalidArgumentError(nothing)).toBe(true);
     });
 
     it("D6: nothing unlocks a stuck command by itself — it stays listed until reconciled", async () => {

@@ -6,6 +6,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Journal } from "../../journal";
 import { pgMigrations } from "../../stores/migrations/pg";
+import { SETTLED_SQL } from "../../stores/migrations/sqlite";
+import { fingerprintSync } from "../../stores/sqlite-backfill";
 import { createPgJournal, migratePg } from "../../stores/pg-journal";
 import { startPostgres, type PostgresServer } from "../support/postgres";
 import type { JournalClock } from "../../stores/journal-common";
@@ -50,6 +52,11 @@ defineJournalSuite("postgres", {
           const res = await pool.query(`SELECT t::text AS row FROM "${schema}".${t} t`);
           out.push(...res.rows.map((r) => r.row as string));
         }
+        // The body as text too (t::text shows bytea as hex, which a scan for plain text would miss).
+        const bodies = await pool.query(
+          `SELECT encode(body, 'escape') AS b FROM "${schema}".commands WHERE body IS NOT NULL`,
+        );
+        out.push(...bodies.rows.map((r) => r.b as string));
         return out.join("\n");
       },
     };
@@ -122,5 +129,84 @@ describe("postgres: migrations", () => {
     // The injected clock (0) is what the other handle uses: its lease is long expired on it.
     const injected = await journal.record(newCommand(), { owner: "w", leaseMs: 60_000 });
     expect(injected.leaseUntil).toBe(60_000);
+  });
+});
+
+describe("postgres: migration 3 and query plans (issue 27, H2)", () => {
+  it("D4/H2: a journal written by the previous schema gets fingerprints; settled sensitive bodies are dropped", async () => {
+    const pool = newPool();
+    await migratePg(
+      pool,
+      "old_schema",
+      pgMigrations.filter((m) => m.version <= 2),
+    );
+    await pool.query(
+      `INSERT INTO old_schema.commands (id, environment, api_key_id, operation_id, method, path, query, body,
+         idempotency_key, state, created_at, updated_at)
+       VALUES ('a', 'test', 'K', 'domains.renew', 'POST', '/domains/d1/renew', '', $1, 'k-a', 'succeeded', 1, 2),
+              ('b', 'test', 'K', 'orders.create', 'POST', '/orders', '?x=%7e', $2, 'k-b', 'succeeded', 1, 2),
+              ('c', 'test', 'K', 'orders.create', 'POST', '/orders', '', $3, 'k-c', 'sending', 1, 2)`,
+      [
+        Buffer.from('{"period":1}'),
+        Buffer.from('{"auth_code":"OLD-PG-AUTH"}'),
+        Buffer.from('{"auth_code":"PG-INFLIGHT"}'),
+      ],
+    );
+    const journal = await createPgJournal({ pool, schema: "old_schema" });
+    expect((await journal.get("a"))!.fingerprint).toBe(
+      fingerprintSync("POST", "/domains/d1/renew", "", new TextEncoder().encode('{"period":1}')),
+    );
+    expect((await journal.get("b"))!.fingerprint).toBe(
+      fingerprintSync("POST", "/orders", "?x=~", new TextEncoder().encode('{"auth_code":"OLD-PG-AUTH"}')),
+    );
+    expect(await journal.get("b")).toMatchObject({ body: null, bodyPruned: true });
+    expect((await journal.get("c"))!.bodyPruned).toBe(false);
+    expect((await journal.transition("c", "succeeded")).body).toBeNull();
+    const idx = await pool.query<{ indexname: string }>(
+      "SELECT indexname FROM pg_indexes WHERE schemaname = 'old_schema'",
+    );
+    const names = idx.rows.map((r) => r.indexname);
+    expect(names).toEqual(expect.arrayContaining(["commands_unsettled", "commands_lock_latest", "commands_prunable"]));
+    expect(names).not.toContain("commands_state_created");
+  });
+
+  it("EXPLAIN: claim/list over unsettled states, latestByLockKey, listCommands and prune use their indexes", async () => {
+    const pool = newPool();
+    await createPgJournal({ pool, schema: "plans" });
+    // Enough settled history that a sequential scan is not the cheap choice, as in a year-old journal.
+    await pool.query(
+      `INSERT INTO plans.commands (id, environment, api_key_id, operation_id, method, path, query, body, fingerprint,
+         idempotency_key, lock_key, state, created_at, updated_at, response_status, response_body, body_pruned)
+       SELECT 'h' || g, 'test', 'K', 'domains.renew', 'POST', '/domains/x/renew', '', NULL, repeat('0', 64),
+         'hk' || g, 'domain:' || g, 'succeeded', g, g, 200, NULL, true FROM generate_series(1, 20000) g`,
+    );
+    await pool.query("ANALYZE plans.commands");
+    const plan = async (sql: string, params: unknown[]) =>
+      (await pool.query<{ "QUERY PLAN": string }>(`EXPLAIN ${sql}`, params)).rows
+        .map((r) => r["QUERY PLAN"])
+        .join("\n");
+    expect(
+      await plan("SELECT * FROM plans.commands WHERE state = ANY($1) ORDER BY created_at, seq", [
+        ["recorded", "unknown"],
+      ]),
+    ).toContain("commands_unsettled");
+    expect(
+      await plan(
+        "SELECT * FROM plans.commands WHERE api_key_id = $1 AND lock_key = $2 AND created_at >= $3 ORDER BY created_at DESC, seq DESC LIMIT 1",
+        ["K", "domain:7", 0],
+      ),
+    ).toContain("commands_lock_latest");
+    expect(
+      await plan("SELECT * FROM plans.commands WHERE api_key_id = $1 ORDER BY created_at DESC, id DESC LIMIT 25", [
+        "K",
+      ]),
+    ).toMatch(/commands_(key_)?newest/); // one key holds every row here: either index walks the page only
+    expect(
+      await plan(
+        `SELECT id FROM plans.commands WHERE state IN (${SETTLED_SQL}) AND (NOT body_pruned OR response_body IS NOT NULL)
+         AND updated_at < $1 ORDER BY updated_at LIMIT $2`,
+        [5, 10],
+      ),
+    ).toContain("commands_prunable");
   });
 });

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { DomainLockedError } from "../../journal";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
+import { fingerprintSync } from "../../stores/sqlite-backfill";
 
 const [filename, startAtArg, countArg, tag] = process.argv.slice(2);
 const journal = createSqliteJournal({ filename: filename, busyTimeoutMs: 10_000 });
@@ -25,6 +26,7 @@ for (let i = 0; i < Number(countArg); i++) {
       path: "/orders",
       query: "",
       body: new TextEncoder().encode(`{"external_id":"${tag}-${i}"}`),
+      fingerprint: fingerprintSync("POST", "/orders", "", new TextEncoder().encode(`{"external_id":"${tag}-${i}"}`)),
       idempotencyKey: `${tag}-${i}`,
       externalId: `${tag}-${i}`,
       lockKey,

@@ -1,0 +1,94 @@
+/**
+ * H2: the SQLite journal's files are private. The main file is created 0600 before SQLite opens it;
+ * SQLite gives the -wal and -shm files the main file's mode, and any left from before are narrowed
+ * to it. An existing main file readable by group or others is reported (or refused): the journal
+ * holds request bodies and outcomes. Also where prune() gives the freed pages back.
+ */
+import { chmodSync, closeSync, existsSync, openSync, statSync } from "node:fs";
+import { InvalidOptionsError } from "../core";
+import type { SqliteDatabase } from "./sqlite-migrate";
+
+type Policy = "warn" | "refuse" | "ignore";
+
+/** Checks createSqliteJournal()'s options up front, each error naming the fix. */
+export function screenSqliteOptions(
+  options: { filename?: unknown; busyTimeoutMs?: unknown; filePermissions?: unknown } | null | undefined,
+  synchronous: unknown,
+): void {
+  if (options === null || typeof options !== "object") {
+    throw new InvalidOptionsError('createSqliteJournal() needs options: { filename: "./journal.sqlite" }.', "options");
+  }
+  if (typeof options.filename !== "string" || options.filename.length === 0) {
+    throw new InvalidOptionsError(
+      'SqliteJournalOptions.filename must be a path, e.g. { filename: "./journal.sqlite" } (":memory:" for a throwaway one).',
+      "filename",
+    );
+  }
+  if (synchronous !== "full" && synchronous !== "normal") {
+    throw new InvalidOptionsError(
+      `SqliteJournalOptions.synchronous must be "full" (default: survives a power cut) or "normal", got ${JSON.stringify(synchronous)}.`,
+      "synchronous",
+    );
+  }
+  const t = options.busyTimeoutMs;
+  if (t !== undefined && !(typeof t === "number" && Number.isFinite(t) && t >= 0)) {
+    throw new InvalidOptionsError(
+      "SqliteJournalOptions.busyTimeoutMs must be a number of ms ≥ 0 (default 5000).",
+      "busyTimeoutMs",
+    );
+  }
+  const p = options.filePermissions;
+  if (p !== undefined && p !== "warn" && p !== "refuse" && p !== "ignore") {
+    throw new InvalidOptionsError(
+      `SqliteJournalOptions.filePermissions must be "warn" (default), "refuse" or "ignore", got ${JSON.stringify(p)}.`,
+      "filePermissions",
+    );
+  }
+}
+
+const isOnDisk = (filename: string) => filename !== ":memory:" && filename !== "" && !filename.startsWith("file:");
+
+/**
+ * Creates the journal file 0600 when it does not exist yet (whatever the umask and whether or not
+ * the folder existed), and checks an existing one. Returns whether the journal lives in a file.
+ */
+export function preparePrivateFile(filename: string, policy: Policy): boolean {
+  if (!isOnDisk(filename)) return false;
+  try {
+    closeSync(openSync(filename, "wx", 0o600));
+    return true;
+  } catch (e) {
+    if ((e as { code?: string }).code !== "EEXIST") throw e; // e.g. ENOENT: the folder is missing — SQLite says the same
+  }
+  const mode = statSync(filename).mode & 0o777;
+  if ((mode & 0o077) !== 0 && policy !== "ignore") {
+    const message =
+      `The journal ${filename} is readable by other local users (mode ${mode.toString(8).padStart(4, "0")}); it holds ` +
+      `request bodies and outcomes. Run: chmod 600 ${filename} (and its -wal/-shm files).`;
+    if (policy === "refuse") throw new InvalidOptionsError(message, "filePermissions");
+    process.emitWarning(message, { code: "RESELLER_JOURNAL_PERMISSIONS" });
+  }
+  return true;
+}
+
+/** -wal/-shm files left from before (e.g. from a 0644 era) get no more access than the main file. */
+export function privateSidecars(filename: string): void {
+  const main = statSync(filename).mode & 0o777;
+  for (const suffix of ["-wal", "-shm"]) {
+    const f = `${filename}${suffix}`;
+    if (!existsSync(f)) continue;
+    const mode = statSync(f).mode & 0o777;
+    if ((mode & ~main) !== 0) chmodSync(f, mode & main);
+  }
+}
+
+/**
+ * After a prune: gives the freed pages back to the file system (new journals use auto_vacuum =
+ * INCREMENTAL; an older file keeps its size until `VACUUM`) and checkpoints the WAL with TRUNCATE, so
+ * the pruned bodies' old page images leave the -wal too. Best effort: a reader still holding an old
+ * snapshot makes the checkpoint stop early; the next prune or close finishes it.
+ */
+export function reclaim(db: SqliteDatabase): void {
+  db.pragma("incremental_vacuum");
+  db.pragma("wal_checkpoint(TRUNCATE)");
+}
