@@ -7,11 +7,12 @@
  * - dist/stores/{memory,sqlite,postgres,redis} ← stores/*  (reseller-api/stores/…; optional peers)
  * - dist/cli     ← emulator/cli.ts    ESM only, with a shebang    (bin: reseller-emulator)
  * - dist/reseller← cli/main.ts        ESM only, with a shebang    (bin: reseller, the operator CLI)
+ * - dist/{cli,reseller}.bundled.json  what each bin bundles (name, version, licence), from esbuild's metafile
  * `dependencies` and `peerDependencies` stay external; dev-only runtime code the emulator uses
  * (e.g. hono) is bundled, so installing the package never needs devDependencies.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, sep } from "node:path";
 import { defineConfig, type Options } from "tsup";
 
 /**
@@ -63,6 +64,57 @@ function stripModuleMarkers(only: (file: string) => boolean, dir = "dist"): void
   }
 }
 
+/**
+ * Supply chain: what a bin bundles is invisible to the user's `npm audit` (it is not in their
+ * lockfile), so each bin gets a machine-readable list next to it — `dist/<bin>.bundled.json`, every
+ * npm package whose code esbuild put into the bundle, with its version and licence — written from
+ * esbuild's own metafile at build time, so it cannot drift from what ships.
+ */
+function bundledPackagesList(bin: string, file: string): NonNullable<Options["esbuildPlugins"]>[number] {
+  return {
+    name: "bundled-packages-list",
+    setup(build) {
+      build.initialOptions.metafile = true;
+      build.onEnd((result) => {
+        if (!result.metafile) return;
+        const packages = new Map<string, { name: string; version: string; license: string; repository?: string }>();
+        for (const input of Object.keys(result.metafile.inputs)) {
+          const parts = input.split(/[\\/]/);
+          const at = parts.lastIndexOf("node_modules");
+          if (at < 0) continue;
+          const name = parts[at + 1]?.startsWith("@") ? `${parts[at + 1]}/${parts[at + 2]}` : parts[at + 1];
+          if (!name) continue;
+          const dir = [...parts.slice(0, at + 1), ...name.split("/")].join(sep);
+          const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+            version: string;
+            license?: string | { type?: string };
+            repository?: string | { url?: string };
+          };
+          const license =
+            typeof manifest.license === "string" ? manifest.license : (manifest.license?.type ?? "UNKNOWN");
+          const repository = typeof manifest.repository === "string" ? manifest.repository : manifest.repository?.url;
+          // Two copies of one version (nested node_modules) are one entry.
+          packages.set(`${name}@${manifest.version}`, {
+            name,
+            version: manifest.version,
+            license,
+            ...(repository ? { repository } : {}),
+          });
+        }
+        const list = [...packages.values()].sort(
+          (a, b) => a.name.localeCompare(b.name) || a.version.localeCompare(b.version),
+        );
+        const out = build.initialOptions.outdir ?? "dist";
+        if (!existsSync(out)) mkdirSync(out, { recursive: true });
+        writeFileSync(
+          join(out, file),
+          JSON.stringify({ bin, format: "reseller-api bundled packages v1", packages: list }, null, 2) + "\n",
+        );
+      });
+    },
+  };
+}
+
 const shared = {
   outDir: "dist",
   platform: "node",
@@ -95,7 +147,7 @@ export default defineConfig([
     // import.meta.url in the emulator must keep working in the CJS build.
     shims: true,
     // Both configs run in parallel: this one cleans dist/ but leaves the CLI build's files alone.
-    clean: ["!cli.js", "!reseller.js"],
+    clean: ["!cli.js", "!reseller.js", "!*.bundled.json"],
     // The configs build in parallel: each strips only its own files.
     onSuccess: async () =>
       stripModuleMarkers((file) => ![join("dist", "cli.js"), join("dist", "reseller.js")].includes(file)),
@@ -108,6 +160,7 @@ export default defineConfig([
     clean: false,
     splitting: false,
     banner: { js: "#!/usr/bin/env node" },
+    esbuildPlugins: [bundledPackagesList("reseller-emulator", "cli.bundled.json")],
     onSuccess: async () => stripModuleMarkers((file) => file === join("dist", "cli.js")),
   },
   {
@@ -123,7 +176,7 @@ export default defineConfig([
     },
     // The CLI's own libraries are devDependencies bundled here, so SDK users never install them.
     noExternal: ["commander", "cli-table3", "csv-parse", "log-update"],
-    esbuildPlugins: [sdkAsExternal],
+    esbuildPlugins: [sdkAsExternal, bundledPackagesList("reseller", "reseller.bundled.json")],
     onSuccess: async () => stripModuleMarkers((file) => file === join("dist", "reseller.js")),
   },
 ]);

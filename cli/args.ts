@@ -29,8 +29,11 @@ export function parseChoice<T extends string>(flag: string, raw: string, choices
   return raw as T;
 }
 
-/** Anything that looks like a reseller token (A3) or a bearer header value. */
-const TOKEN_SHAPED = /rsl_(?:test|live)_[A-Za-z0-9]{8,}|^bearer\s+\S{20,}/i;
+/**
+ * Anything that looks like a reseller token (A3), its secret part alone (64 base64url characters,
+ * also as `--flag=value`), or a bearer header value.
+ */
+const TOKEN_SHAPED = /rsl_(?:test|live)_[A-Za-z0-9]{8,}|^bearer\s+\S{20,}|(?:^|=)[A-Za-z0-9_-]{64}$/i;
 
 export const TOKEN_ADVICE =
   "Put the token in the RESELLER_API_TOKEN environment variable, or in a file only you can read and pass --token-file FILE.";
@@ -50,7 +53,7 @@ export function refuseTokenArguments(argv: readonly string[]): void {
       throw new UsageError(
         `Argument ${
           i + 1
-        } looks like an API token; tokens are never read from the command line (shell history and ps are logs too). ${TOKEN_ADVICE} Then revoke this token if it was typed into a shared shell.`,
+        } looks like an API token or its secret part; tokens are never read from the command line (shell history and ps are logs too). ${TOKEN_ADVICE} Then revoke this token if it was typed into a shared shell.`,
       );
     }
   });

@@ -5,7 +5,7 @@
  * batch keep its key and bytes (D4). `--dry-run` needs no credentials and sends nothing.
  */
 import type { ExitCode } from "./exit-codes";
-import { countDataLines, dataLines, ensureReadable, openInput, type InputSource } from "./input";
+import { countDataLines, dataLines, ensureReadable, ensureStdinHasData, openInput, type InputSource } from "./input";
 import { withJobSession, type Runtime } from "./job-session";
 import { createJobIo, printSummary, runJob, type JobIo, type RowResult, type SourceItem } from "./jobs";
 import { outputMode } from "./output";
@@ -86,6 +86,7 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
   if (input === undefined && options.names.length === 0) {
     if (rt.stdin.isTTY) throw new UsageError("check needs names: as arguments, a --file FILE, or lines on stdin.");
     input = "-";
+    await ensureStdinHasData(rt.stdin, "check");
   }
   const source = input !== undefined ? openInput(input, rt.stdin) : undefined;
   if (source) await ensureReadable(source);

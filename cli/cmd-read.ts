@@ -3,7 +3,7 @@ import type { Writable } from "node:stream";
 import type { ExitCode } from "./exit-codes";
 import { EXIT } from "./exit-codes";
 import type { Runtime } from "./job-session";
-import { jsonLine, outputMode, renderPairs, RowPrinter } from "./output";
+import { jsonLine, outputMode, renderPairs, RowPrinter, terminalColumns } from "./output";
 import { openSession, type GlobalOptions } from "./session";
 import { zoneOf } from "./rows";
 import { listedDomainOf, type ListedDomain } from "./shape";
@@ -21,13 +21,22 @@ export async function runContext(global: GlobalOptions, rt: Runtime): Promise<Ex
       scopes: ctx.scopes,
       rate_limit_per_window: ctx.limit,
       window_ms: session.windowMs,
+      window_source: global.windowFromFlag
+        ? "--window-ms"
+        : global.emulator
+          ? "the in-process emulator's"
+          : "the API's documented window (the server does not report it; --window-ms if yours differs)",
       window: "fixed, starts at the first counted request (C3)",
       key_expires_at: ctx.expiresAt,
       language: ctx.language,
       journal: session.journalLabel,
     };
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
-    rt.stdout.write(mode.json ? jsonLine(info) : renderPairs(Object.entries(info)));
+    rt.stdout.write(
+      mode.json
+        ? jsonLine(info)
+        : renderPairs(Object.entries(info), { wide: global.wide === true, columns: terminalColumns(rt.stdout) }),
+    );
     return EXIT.ok;
   } finally {
     await session.close();
@@ -46,14 +55,24 @@ export async function runDomainsList(global: GlobalOptions, rt: Runtime, options
   try {
     for (const n of session.notices) rt.stderr.write(n + "\n");
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
-    const printer = new RowPrinter<ListedDomain>(rt.stdout, mode, [
-      { header: "name", value: (d) => d.name },
-      { header: "expires", value: (d) => d.expires_at.slice(0, 10) },
-      { header: "days left", value: (d) => Math.floor((Date.parse(d.expires_at) - Date.now()) / 86_400_000) },
-      { header: "status", value: (d) => d.status },
-      { header: "auto-renew", value: (d) => (d.auto_renew ? "yes" : "no") },
-      { header: "uuid", value: (d) => d.uuid },
-    ]);
+    const printer = new RowPrinter<ListedDomain>(
+      rt.stdout,
+      mode,
+      [
+        { header: "name", value: (d) => d.name },
+        { header: "expires", value: (d) => d.expires_at.slice(0, 10) },
+        {
+          header: "days left",
+          value: (d) => Math.floor((Date.parse(d.expires_at) - Date.now()) / 86_400_000),
+          priority: 2,
+        },
+        { header: "status", value: (d) => d.status, priority: 1 },
+        { header: "auto-renew", value: (d) => (d.auto_renew ? "yes" : "no"), priority: 3 },
+        { header: "uuid", value: (d) => d.uuid, priority: 4 },
+      ],
+      (row) => row,
+      { wide: global.wide === true, columns: terminalColumns(rt.stdout) },
+    );
     const horizon = options.expiringWithinMs === undefined ? undefined : Date.now() + options.expiringWithinMs;
     const zone = options.zone?.replace(/^\./, "").toLowerCase();
     let count = 0;

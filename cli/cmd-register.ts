@@ -10,6 +10,7 @@ import type { ExitCode } from "./exit-codes";
 import {
   countDataLines,
   ensureReadable,
+  ensureStdinHasData,
   openInput,
   readCsv,
   readJsonLines,
@@ -110,6 +111,7 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
     if (rt.stdin.isTTY)
       throw new UsageError("register needs orders: a FILE (CSV with a header, or JSON lines), or - for stdin.");
     input = "-";
+    await ensureStdinHasData(rt.stdin, "register");
   }
   const source = openInput(input, rt.stdin)!;
   await ensureReadable(source);

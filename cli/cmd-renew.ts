@@ -13,10 +13,20 @@ import {
   type OperationResource,
 } from "../src/index";
 import { formatDuration } from "./args";
-import { listDomains, renewalIndex, renewKey, targetTerm, type DomainRef } from "./renewals";
+import { JournalQueries } from "./journal-queries";
+import {
+  DomainResolver,
+  latestRenewal,
+  NAMES_PER_LOOKUP,
+  listDomains,
+  renewKey,
+  targetTerm,
+  termOfKey,
+  type DomainRef,
+} from "./renewals";
 import { UsageError } from "./errors";
 import type { ExitCode } from "./exit-codes";
-import { countDataLines, dataLines, ensureReadable, openInput } from "./input";
+import { countDataLines, dataLines, ensureReadable, ensureStdinHasData, openInput } from "./input";
 import { finishJob, notice, withJobSession, type Runtime } from "./job-session";
 import { runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
 import { describeOutcome, requestIdsOf, unsettledRow } from "./outcome-text";
@@ -42,28 +52,39 @@ export interface RenewOptions {
 
 interface RenewRow {
   line?: number;
-  domain: DomainRef;
+  /** Known up front (--expiring-within lists them) … */
+  domain?: DomainRef;
+  /** … or the UUID a FILE line names, looked up when the row starts. */
+  ref?: { uuid: string };
   period: number;
 }
 
 export async function runRenew(global: GlobalOptions, rt: Runtime, options: RenewOptions): Promise<ExitCode> {
+  let implicitStdin = false;
   if ((options.input === undefined) === (options.expiringWithinMs === undefined)) {
-    if (options.input === undefined && !rt.stdin.isTTY) options.input = "-";
-    else
+    if (options.input === undefined && !rt.stdin.isTTY) {
+      options.input = "-";
+      implicitStdin = true;
+    } else
       throw new UsageError(
         "renew needs the domains: a FILE (or - for stdin) of names or UUIDs, or --expiring-within 30d — not both.",
       );
   }
   const source = options.input !== undefined ? openInput(options.input, rt.stdin) : undefined;
   if (source) await ensureReadable(source);
+  if (source && implicitStdin) await ensureStdinHasData(source.stream, "renew");
   return withJobSession(global, rt, "renew", options.dryRun, async (env) => {
     const { session, sink, io } = env;
-    const journalIndex = await renewalIndex(env);
     const quotes = new QuoteBook(session.client, options.zones);
     let total: number | undefined;
     let listed = 0;
     let skipped = 0;
     const onSkipped = () => (skipped += 1);
+    const onSkippedLater = () => {
+      if (++skipped === 1) notice(io, sink, "a listed item without a uuid, a name or a valid expires_at was skipped");
+    };
+    const queries = new JournalQueries(session.journal);
+    const resolver = new DomainResolver(env, onSkippedLater);
     const noteSkipped = () => {
       if (skipped > 0)
         notice(io, sink, `${skipped} listed item(s) without a uuid, a name or a valid expires_at were skipped`);
@@ -81,52 +102,87 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         noteSkipped();
         return;
       }
-      // A file names domains; one listing (100 per request) maps names and UUIDs to their terms.
-      const byName = new Map<string, DomainRef>();
-      for await (const d of listDomains(env, onSkipped)) byName.set(d.name, d).set(d.uuid.toLowerCase(), d);
-      noteSkipped();
-      sink.event({ type: "listed", domains: byName.size / 2 });
+      // A file names domains: up to 100 names are resolved by one filtered lookup (a UUID by its own
+      // GET, when its row starts), never by listing the account first.
       if (source!.file) total = await countDataLines(source!.file);
+      let batch: { line: number; rawName: string; name?: string; uuid?: string; period: number }[] = [];
+      const flush = async function* (): AsyncGenerator<SourceItem<RenewRow>> {
+        const names = batch.filter((b) => b.name !== undefined).map((b) => b.name!);
+        const found = await resolver.byNames(names);
+        for (const b of batch) {
+          const domain = b.name !== undefined ? found.get(b.name) : undefined;
+          if (b.name !== undefined && !domain) {
+            yield {
+              result: {
+                line: b.line,
+                subject: b.rawName,
+                kind: "invalid",
+                message: "not one of this key's domains (GET /domains does not list it)",
+              },
+            };
+            continue;
+          }
+          const ref = b.uuid !== undefined ? { uuid: b.uuid } : undefined;
+          yield {
+            row: { line: b.line, domain, ref, period: b.period },
+            line: b.line,
+            subject: domain?.name ?? b.uuid!,
+          };
+        }
+        batch = [];
+      };
       for await (const { line, text } of dataLines(source!.stream)) {
         const [rawName, rawPeriod, extra] = text.split(/[\s,;]+/);
+        const bad = (message: string): SourceItem<RenewRow> => ({
+          result: { line, subject: rawName, kind: "invalid", message },
+        });
         if (extra !== undefined) {
-          yield { result: { line, subject: rawName, kind: "invalid", message: "expected `name-or-uuid[,period]`" } };
+          yield* flush();
+          yield bad("expected `name-or-uuid[,period]`");
           continue;
         }
         const period = checkPeriod(rawPeriod, options.period);
         if ("error" in period) {
-          yield { result: { line, subject: rawName, kind: "invalid", message: period.error } };
+          yield* flush();
+          yield bad(period.error);
           continue;
         }
-        let domain: DomainRef | undefined;
-        if (isUuid(rawName)) domain = byName.get(rawName.toLowerCase());
+        if (isUuid(rawName)) batch.push({ line, rawName, uuid: rawName.toLowerCase(), period: period.period });
         else {
           const name = checkDomainName(rawName, options.zones);
           if ("error" in name) {
-            yield { result: { line, subject: rawName, kind: "invalid", message: name.error } };
+            yield* flush();
+            yield bad(name.error);
             continue;
           }
-          domain = byName.get(name.name);
+          batch.push({ line, rawName, name: name.name, period: period.period });
         }
-        if (!domain) {
-          yield {
-            result: {
-              line,
-              subject: rawName,
-              kind: "invalid",
-              message: "not one of this key's domains (GET /domains does not list it)",
-            },
-          };
-          continue;
-        }
-        yield { row: { line, domain, period: period.period }, line, subject: domain.name };
+        if (batch.length >= NAMES_PER_LOOKUP) yield* flush();
       }
+      yield* flush();
+    }
+
+    /** A FILE row's domain: one lookup by UUID or by name (DomainResolver), or an `invalid` result. */
+    async function domainOf(row: RenewRow): Promise<DomainRef | RowResult> {
+      if (row.domain) return row.domain;
+      const uuid = row.ref!.uuid;
+      const domain = await resolver.byUuid(uuid);
+      if (domain) return domain;
+      return {
+        line: row.line,
+        subject: uuid,
+        kind: "invalid",
+        message: "not one of this key's domains (GET /domains/{uuid} does not find it)",
+      };
     }
 
     const seen = new Map<string, number>(); // domain → first line, within this input
 
     async function renewOne(row: RenewRow, ctx: JobContext): Promise<RowResult> {
-      const { domain, line } = row;
+      const { line } = row;
+      const found = await domainOf(row);
+      if (!("uuid" in found)) return found;
+      const domain = found;
       const base = { line, subject: domain.name, domainUuid: domain.uuid };
       const first = seen.get(domain.uuid);
       if (first !== undefined)
@@ -140,7 +196,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         idempotencyKey: key,
         data: { period: row.period, from: domain.expires_at.slice(0, 10), target },
       };
-      const previous = journalIndex.get(domain.uuid.toLowerCase());
+      const previous = await latestRenewal(queries, session.apiKeyId, domain.uuid);
       if (previous) {
         const recent = Date.now() - previous.createdAt < options.renewedWithinMs;
         const failed = previous.state === "failed" || previous.state === "rejected";
@@ -258,6 +314,9 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         operationUuid: record.resources.operationUuid,
       };
       const when = isoOf(record.createdAt);
+      // The term this command produced (its key names it), not the one a new renewal would produce now.
+      const produced = termOfKey(record.idempotencyKey);
+      if (result.data) r.data = { ...result.data, target: produced ?? null, next_target: result.data.target };
       switch (record.state) {
         case "completed":
         case "succeeded":
@@ -291,12 +350,8 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       concurrency: options.concurrency,
       onError: options.onError,
       run: renewOne,
-      requestsPerRow: () =>
-        env.progress.counters.finished > 0
-          ? env.progress.counters.requests / env.progress.counters.finished
-          : options.wait
-            ? 3
-            : 1,
+      // Before any row is measured: a send, plus a poll or two when waiting for the operation.
+      requestsPerRow: () => (options.wait && !options.dryRun ? 3 : 1),
       resumeHint:
         "Re-run the same command to resume: finished domains are skipped, in-flight ones are reconciled, none is renewed twice.",
     };

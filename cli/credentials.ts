@@ -30,18 +30,24 @@ export function resolveCredentials(sources: CredentialSources): Credentials {
   }
   let token: string;
   let tokenSource: string;
-  let warning: string | undefined;
+  const warning: string | undefined = undefined;
   if (sources.tokenFile !== undefined) {
+    let mode: number;
     try {
-      token = readFileSync(sources.tokenFile, "utf8").trim();
-      const mode = statSync(sources.tokenFile).mode;
-      if ((mode & 0o077) !== 0) {
-        warning = `warning: ${sources.tokenFile} can be read by other users; chmod 600 it.`;
-      }
+      mode = statSync(sources.tokenFile).mode;
+      // Like ssh with a private key: a token file others can read is refused before it is read.
+      if ((mode & 0o077) === 0) token = readFileSync(sources.tokenFile, "utf8").trim();
+      else token = "";
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? String(error);
       throw new UsageError(`--token-file: cannot read ${sources.tokenFile} (${code}). ${TOKEN_ADVICE}`);
     }
+    if ((mode & 0o077) !== 0)
+      throw new UsageError(
+        `--token-file: ${sources.tokenFile} can be read by ${
+          mode & 0o007 ? "every user" : "the file's group"
+        } (mode ${(mode & 0o777).toString(8)}): run \`chmod 600 ${sources.tokenFile}\`, then revoke the token if others may have read it.`,
+      );
     tokenSource = `--token-file ${sources.tokenFile}`;
   } else {
     token = (sources.env.RESELLER_API_TOKEN ?? "").trim();

@@ -21,6 +21,8 @@ export const CLI_DEFAULTS = {
   http: {
     /** Per-attempt timeout, ms. */
     requestTimeoutMs: DEFAULT_CALL.timeoutMs,
+    /** Connect timeout (DNS + TCP + TLS) of the first request of a command, ms: a wrong URL fails fast. */
+    connectTimeoutMs: 3_000,
     /** The API's fixed rate-limit window (C3); only an emulator started with --window-ms differs. */
     windowMs: DEFAULT_PACING.windowMs,
   },

@@ -3,7 +3,7 @@
  * 100,000-line file is never held in memory and the first row goes out before the last is read.
  * Every row keeps its 1-based line number for error messages.
  */
-import { createReadStream } from "node:fs";
+import { createReadStream, statSync } from "node:fs";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import type { Readable } from "node:stream";
@@ -31,8 +31,49 @@ export function openInput(spec: string | undefined, stdin: Readable & { isTTY?: 
     if (spec === undefined && stdin.isTTY) return undefined;
     return { stream: stdin, name: "stdin" };
   }
+  // Usage errors before any network: a missing file or a directory is said now, not after the
+  // context call, recovery and the first lookups ran (exit 2, nothing sent).
+  let stat;
+  try {
+    stat = statSync(spec);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(
+      code === "ENOENT"
+        ? `Cannot read ${spec}: no such file. Give an existing file, or - to read stdin.`
+        : `Cannot read ${spec}: ${code}.`,
+    );
+  }
+  if (stat.isDirectory())
+    throw new UsageError(`Cannot read ${spec}: it is a directory; give a file, or - to read stdin.`);
   const stream = createReadStream(spec);
   return { stream, name: spec, file: spec };
+}
+
+/**
+ * No FILE and stdin is not a terminal (cron, a pipe): stdin must bring at least one byte, or the
+ * invocation is a usage error — a cron entry that forgot its file must not "succeed" with 0 rows.
+ */
+export async function ensureStdinHasData(stream: Readable, what: string): Promise<void> {
+  for (;;) {
+    const chunk = stream.read() as Buffer | string | null;
+    if (chunk !== null) {
+      stream.unshift(chunk);
+      return;
+    }
+    if (stream.readableEnded || stream.destroyed) break;
+    const ended = await Promise.race([
+      once(stream, "readable").then(() => false),
+      once(stream, "end").then(() => true),
+      once(stream, "close").then(() => true),
+    ]);
+    if (ended && stream.readableLength === 0) break;
+  }
+  throw new UsageError(
+    `${what} got no FILE and stdin is empty: give a FILE (or - for stdin with data), or ${
+      what === "renew" ? "--expiring-within 30d" : "pipe the rows in"
+    }.`,
+  );
 }
 
 /** Fails with a UsageError (not a stack trace) when the file cannot be opened. */

@@ -3,6 +3,11 @@
  * entries and the server agree); the second exits at once — still safe, because every write was
  * journalled before it was sent and the next run's recover() settles it.
  */
+import { setMaxListeners } from "node:events";
+
+/** Abort listeners one waiting row may hold at once (its wait, a poll's fetch, a pacer slot, a timer). */
+const LISTENERS_PER_WAIT = 4;
+
 export interface Interrupt {
   /** Aborted on the first Ctrl-C (or SIGTERM). */
   readonly signal: AbortSignal;
@@ -10,8 +15,19 @@ export interface Interrupt {
   dispose(): void;
 }
 
-export function watchInterrupts(proc: NodeJS.Process, onFirst: () => void, onSecond: () => void): Interrupt {
+/**
+ * @param waiters how many rows may wait on the signal at once (the job's concurrency): each wait
+ *   and its polls listen for the abort, and Node warns on stderr past 10 listeners — stderr carries
+ *   only JSON events when piped, so the limit is raised to what the job really holds.
+ */
+export function watchInterrupts(
+  proc: NodeJS.Process,
+  onFirst: () => void,
+  onSecond: () => void,
+  waiters = 1,
+): Interrupt {
   const controller = new AbortController();
+  setMaxListeners(Math.max(10, waiters * LISTENERS_PER_WAIT), controller.signal);
   let count = 0;
   const handler = () => {
     count += 1;

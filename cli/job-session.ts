@@ -95,6 +95,7 @@ export async function withJobSession(
       mode: outputMode(global.json, rt.stdout, rt.stderr),
       proc: rt.proc,
       pace: progress.pace,
+      wide: global.wide === true,
     };
     const sink = createJobIo(io, progress);
     for (const message of session.notices) notice(io, sink, message);

@@ -9,7 +9,8 @@ import type { Writable } from "node:stream";
 import { formatDuration } from "./args";
 import { exitCodeFor, type ExitCode, type ResultKind } from "./exit-codes";
 import { watchInterrupts } from "./interrupt";
-import { jsonLine, renderTable, type OutputMode } from "./output";
+import { colourOn, paintKind } from "./colour";
+import { jsonLine, renderTable, terminalColumns, type OutputMode } from "./output";
 import type { Progress } from "./progress";
 import { jsonSink, ttySink, type PaceView, type ProgressSink } from "./progress";
 
@@ -48,7 +49,7 @@ export interface JobSpec<Row> {
   concurrency: number;
   onError: "continue" | "stop";
   run(row: Row, ctx: JobContext): Promise<RowResult | RowResult[]>;
-  /** Requests a row costs (for the ETA); default 1. */
+  /** Requests a row is expected to cost before any is measured (for the ETA); default 1. */
   requestsPerRow?: () => number;
   /** Printed when the job was interrupted: how to resume. */
   resumeHint: string;
@@ -60,6 +61,8 @@ export interface JobIo {
   mode: OutputMode;
   proc: NodeJS.Process;
   pace: PaceView;
+  /** --wide: tables at full width. */
+  wide?: boolean;
   /** Columns of a human result line. */
   describe?: (r: RowResult) => string;
 }
@@ -72,6 +75,8 @@ export interface JobOutcome {
   elapsedMs: number;
   progress: Progress;
 }
+
+const roundOrNull = (n: number | undefined) => (n === undefined ? null : Math.round(n * 10) / 10);
 
 const STOPPING_KINDS: ReadonlySet<ResultKind> = new Set(["rejected", "invalid"]);
 
@@ -95,7 +100,7 @@ export async function runJob<Row>(
   const interrupt = watchInterrupts(
     io.proc,
     () => {
-      progress.status = `interrupted: finishing ${c.inFlight} in flight (Ctrl-C again to exit now)`;
+      progress.status = `interrupted: Ctrl-C again exits now; finishing ${c.inFlight} in flight`;
       sink.event({ type: "interrupt", inFlight: c.inFlight, message: "no new rows will start; rows in flight settle" });
       sink.render();
     },
@@ -104,13 +109,26 @@ export async function runJob<Row>(
       io.stderr.write(`\nExiting now. Nothing is lost: every write was journalled first. ${spec.resumeHint}\n`);
       io.proc.exit(130);
     },
+    spec.concurrency,
   );
   const emitResult = (r: RowResult) => {
     c.finished += 1;
     c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + 1;
     if (io.mode.json) io.stdout.write(jsonLine(r));
-    else sink.above(io.stdout, (io.describe ?? humanLine)(r));
-    sink.event({ type: "row", line: r.line, subject: r.subject, state: r.kind });
+    else {
+      const text = (io.describe ?? humanLine)(r);
+      sink.above(io.stdout, colourOn(io.stdout) ? text.replace(`  ${r.kind}`, `  ${paintKind(true, r.kind)}`) : text);
+    }
+    sink.event({
+      type: "row",
+      line: r.line,
+      subject: r.subject,
+      state: r.kind,
+      finished: c.finished,
+      etaMs: progress.etaMs(),
+      requestsLeft: roundOrNull(progress.requestsLeft()),
+      requestsSent: progress.jobRequests(),
+    });
     if (spec.onError === "stop" && STOPPING_KINDS.has(r.kind) && !stoppedByPolicy) {
       stoppedByPolicy = true;
       progress.status = `stopping: --on-error stop after ${r.kind} row`;
@@ -164,10 +182,11 @@ export async function runJob<Row>(
         c.inFlight -= 1;
       }
       for (const r of Array.isArray(results) ? results : [results]) emitResult(r);
-      if (spec.requestsPerRow) progress.requestsPerRow = spec.requestsPerRow();
       await drained();
     }
   };
+  if (spec.requestsPerRow) progress.requestsPerRow = spec.requestsPerRow();
+  progress.jobStarted();
   sink.event({ type: "job-start", job: spec.name, total: spec.total?.() });
   try {
     await Promise.all(Array.from({ length: Math.max(1, spec.concurrency) }, lane));
@@ -233,12 +252,17 @@ export function printSummary(
   const rows = (Object.keys(KIND_HELP) as ResultKind[])
     .filter((k) => (outcome.counts[k] ?? 0) > 0)
     .map((k) => ({ kind: k, count: outcome.counts[k] ?? 0, meaning: KIND_HELP[k] }));
+  const on = colourOn(io.stderr);
   io.stderr.write(
-    renderTable(rows.length ? rows : [{ kind: "-", count: 0, meaning: "no rows" }], [
-      { header: "outcome", value: (r) => r.kind },
-      { header: "rows", value: (r) => r.count },
-      { header: "meaning", value: (r) => r.meaning },
-    ]),
+    renderTable(
+      rows.length ? rows : [{ kind: "-", count: 0, meaning: "no rows" }],
+      [
+        { header: "outcome", value: (r) => (r.kind === "-" ? r.kind : paintKind(on, r.kind as ResultKind)) },
+        { header: "rows", value: (r) => r.count },
+        { header: "meaning", value: (r) => r.meaning },
+      ],
+      { wide: io.wide, columns: terminalColumns(io.stderr) },
+    ),
   );
   io.stderr.write(
     `${spec.name}: ${c.finished} rows in ${formatDuration(outcome.elapsedMs)}, ${c.requests} requests, ${

@@ -2,19 +2,48 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { CommanderError } from "commander";
-import { InsecureTransportError, InvalidOptionsError, InvalidTokenError, ResellerClientError } from "../src/index";
+import {
+  InsecureTransportError,
+  InvalidOptionsError,
+  InvalidTokenError,
+  ResellerClientError,
+  redactUrl,
+} from "../src/index";
 import { refuseTokenArguments } from "./args";
-import { SetupError, UsageError } from "./errors";
+import { configureColour } from "./colour";
+import { UsageError } from "./errors";
 import { EXIT, type ExitCode } from "./exit-codes";
 import type { Runtime } from "./job-session";
 import { buildProgram } from "./program";
 
+/**
+ * Fatal errors: plain text on a terminal; one JSON line on stderr when stderr is not a terminal or
+ * with --json, so `2> events.jsonl` and `| jq` never meet a line that is not JSON.
+ */
+function reporter(argv: readonly string[], rt: Runtime) {
+  const json = !rt.stderr.isTTY || argv.includes("--json");
+  return (code: string, message: string, exitCode: ExitCode): ExitCode => {
+    if (json)
+      rt.stderr.write(JSON.stringify({ at: new Date().toISOString(), type: "error", code, message, exitCode }) + "\n");
+    else rt.stderr.write(`reseller: ${message}\n`);
+    return exitCode;
+  };
+}
+
 /** Runs one CLI invocation (argv without node and script) and returns its exit code. */
 export async function main(argv: readonly string[], rt: Runtime): Promise<ExitCode> {
   let code: ExitCode = EXIT.ok;
+  const report = reporter(argv, rt);
+  const jsonErrors = !rt.stderr.isTTY || argv.includes("--json");
+  let commanderText = "";
+  configureColour(!argv.includes("--no-color"), rt.env);
   try {
     refuseTokenArguments(argv);
-    const program = buildProgram(rt, (c) => (code = c));
+    const program = buildProgram(
+      rt,
+      (c) => (code = c),
+      jsonErrors ? (s) => (commanderText += s) : (s) => rt.stderr.write(s),
+    );
     if (argv.length === 0) {
       program.outputHelp();
       return EXIT.usage;
@@ -29,25 +58,28 @@ export async function main(argv: readonly string[], rt: Runtime): Promise<ExitCo
         error.code === "commander.help"
       )
         return EXIT.ok;
-      return EXIT.usage; // commander already printed the message and the --help hint
+      // commander printed the message and the --help hint (collected for one JSON line when piped)
+      if (jsonErrors) report("cli_usage", commanderText.trim().replace(/^error: /, "") || error.message, EXIT.usage);
+      return EXIT.usage;
     }
     if (
       error instanceof UsageError ||
       error instanceof InvalidTokenError ||
       error instanceof InvalidOptionsError ||
       error instanceof InsecureTransportError
-    ) {
-      rt.stderr.write(`reseller: ${error.message}\n`);
-      return EXIT.usage;
-    }
-    if (error instanceof SetupError || error instanceof ResellerClientError) {
-      rt.stderr.write(`reseller: ${error.message}\n`);
-      return EXIT.failure;
-    }
-    rt.stderr.write(`reseller: unexpected error: ${error instanceof Error ? error.message : String(error)}\n`);
+    )
+      return report(error.code, error.message, EXIT.usage);
+    if (error instanceof ResellerClientError) return report(error.code, error.message, EXIT.failure);
+    const message = `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+    report("unexpected", redactUrlsIn(message), EXIT.failure);
     if (rt.env.RESELLER_DEBUG && error instanceof Error && error.stack) rt.stderr.write(error.stack + "\n");
     return EXIT.failure;
   }
+}
+
+/** Any URL inside an unexpected error's message is printed redacted (userinfo, secret query values). */
+function redactUrlsIn(message: string): string {
+  return message.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => redactUrl(url));
 }
 
 function isEntry(): boolean {

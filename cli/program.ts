@@ -6,7 +6,14 @@ import { createRequire } from "node:module";
 import { Command, Option } from "commander";
 import { parseChoice, parseDuration, parseInteger } from "./args";
 import { runCheck } from "./cmd-check";
-import { parseStates, runCommandsList, runCommandsNotes, runCommandsShow, runRecover } from "./cmd-journal";
+import {
+  parseStates,
+  runCommandsList,
+  runCommandsNotes,
+  runCommandsResolve,
+  runCommandsShow,
+  runRecover,
+} from "./cmd-journal";
 import { runContext, runDomainsList } from "./cmd-read";
 import { runRegister } from "./cmd-register";
 import { runRenew } from "./cmd-renew";
@@ -62,6 +69,13 @@ function globals(program: Command): GlobalOptions {
       o.requestTimeout === undefined
         ? DEFAULT_GLOBALS.requestTimeoutMs
         : parseDuration("--request-timeout", text(o.requestTimeout)),
+    connectTimeoutMs:
+      o.connectTimeout === undefined
+        ? DEFAULT_GLOBALS.connectTimeoutMs
+        : parseDuration("--connect-timeout", text(o.connectTimeout)),
+    windowFromFlag: o.windowMs !== undefined,
+    wide: o.wide === true,
+    color: o.color !== false,
     recoverOlderThanMs:
       o.recoverOlderThan === undefined ? 0 : parseDuration("--recover-older-than", text(o.recoverOlderThan)),
   };
@@ -94,7 +108,15 @@ function jobOptions(cmd: Command): Command {
     );
 }
 
-export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Command {
+/**
+ * @param writeErr where commander's own messages go (usage errors, help hints): main.ts turns them
+ *   into one JSON error line when stderr is not a terminal.
+ */
+export function buildProgram(
+  rt: Runtime,
+  setExit: (code: ExitCode) => void,
+  writeErr: (s: string) => void = (s) => rt.stderr.write(s),
+): Command {
   const program = new Command("reseller");
   program
     .description("Operator CLI for the Reseller API: bulk renew, register and check without ever buying twice.")
@@ -128,12 +150,16 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
       "--recover-older-than <duration>",
       "with several processes on one journal: recover only commands idle this long",
     )
-    .addOption(
-      new Option(
-        "--window-ms <ms>",
-        "rate-limit window of the server (the API's is 60000; only emulators differ)",
-      ).default(String(CLI_DEFAULTS.http.windowMs)),
+    .option(
+      "--connect-timeout <duration>",
+      `connect timeout (DNS, TCP, TLS) of the first request, e.g. 3s (default ${CLI_DEFAULTS.http.connectTimeoutMs / 1000}s)`,
     )
+    .option(
+      "--window-ms <ms>",
+      `rate-limit window of the server (default: the API's ${CLI_DEFAULTS.http.windowMs}; --emulator: the emulator's)`,
+    )
+    .option("--wide", "tables at full width (default: fit the terminal, truncating or stacking columns)")
+    .option("--no-color", "no colours (also NO_COLOR=1; colours are only ever used on a terminal)")
     .addHelpText("after", `\n${TRY_IT}\n\n${CREDENTIALS_HELP}\n\n${EXIT_CODE_HELP}\n`)
     .showHelpAfterError("(add --help for usage)");
 
@@ -266,13 +292,39 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
     .command("show")
     .description("one command in full (by command id or Idempotency-Key); a support note when it needs a manual check")
     .argument("<id>", "command id or Idempotency-Key")
-    .action(async (id: string) => setExit(await runCommandsShow(globals(program), rt, id)));
+    .option("--include-text", "also print free text of the request body (ticket messages), left out by default")
+    .action(async (id: string, o: Raw) =>
+      setExit(await runCommandsShow(globals(program), rt, id, { includeText: o.includeText === true })),
+    );
   commands
     .command("notes")
     .description(
       "every needs_manual_check command as a ready-to-send support note (request ids, UUIDs, times, key id; no secret)",
     )
-    .action(async () => setExit(await runCommandsNotes(globals(program), rt)));
+    .option("--include-text", "also print free text of the request body (ticket messages), left out by default")
+    .action(async (o: Raw) =>
+      setExit(await runCommandsNotes(globals(program), rt, { includeText: o.includeText === true })),
+    );
+  commands
+    .command("resolve")
+    .description("close a needs_manual_check command after support answered: journalled with your note, sends nothing")
+    .argument("<id>", "command id or Idempotency-Key")
+    .addOption(
+      new Option("--as <outcome>", "what support confirmed: completed (it happened) or failed (it did not)")
+        .choices(["completed", "failed"])
+        .makeOptionMandatory(),
+    )
+    .requiredOption("--note <text>", "what support said, in your words (kept in the journal)")
+    .option("--reference <ref>", "support's ticket or reference number")
+    .action(async (id: string, o: Raw) =>
+      setExit(
+        await runCommandsResolve(globals(program), rt, id, {
+          as: parseChoice("--as", text(o.as), ["completed", "failed"] as const),
+          note: text(o.note),
+          reference: o.reference === undefined ? undefined : text(o.reference),
+        }),
+      ),
+    );
 
   program
     .command("recover")
@@ -281,7 +333,7 @@ export function buildProgram(rt: Runtime, setExit: (code: ExitCode) => void): Co
 
   for (const cmd of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {
     cmd.exitOverride();
-    cmd.configureOutput({ writeOut: (s) => rt.stdout.write(s), writeErr: (s) => rt.stderr.write(s) });
+    cmd.configureOutput({ writeOut: (s) => rt.stdout.write(s), writeErr });
   }
   return program;
 }

@@ -9,6 +9,7 @@ import { createLogUpdate } from "log-update";
 import type { ClientEvent, PacingSnapshot } from "../src/index";
 import { formatDuration } from "./args";
 import type { ResultKind } from "./exit-codes";
+import { jsonLine } from "./output";
 
 /** What the pacer says about the key right now, plus the window length the client paces for. */
 export type PaceView = () => (PacingSnapshot & { windowMs: number }) | undefined;
@@ -29,6 +30,8 @@ export interface Counters {
 export interface Pause {
   reason: string;
   untilMs: number;
+  /** The server answered 429 (not merely a full window). */
+  is429?: boolean;
 }
 
 export interface ProgressSink {
@@ -103,13 +106,15 @@ export class Progress {
         if (e.type === "pause") {
           const reason =
             e.reason === "backoff" ? "429 without Retry-After: backing off" : "429: whole key paused for Retry-After";
-          this.pause = { reason, untilMs: e.untilMs };
-          return { type: "pause", reason, untilMs: e.untilMs };
+          this.pause = { reason, untilMs: e.untilMs, is429: true };
+          return { type: "pause", reason, status: 429, untilMs: new Date(e.untilMs).toISOString() };
         }
         if (e.type === "window-wait" && e.waitMs >= 1000) {
+          // A 429's pause stays what it is: the queued sends waiting it out are not "window full".
+          if (this.pause?.is429 && this.pause.untilMs > this.now()) return undefined;
           const reason = "window full: waiting for the next rate-limit window";
           this.pause = { reason, untilMs: this.now() + e.waitMs };
-          return { type: "pause", reason, untilMs: this.pause.untilMs };
+          return { type: "pause", reason, untilMs: new Date(this.pause.untilMs).toISOString() };
         }
         if (e.type === "limit-learned") return { type: "limit-learned", limit: e.limit };
         return undefined;
@@ -121,19 +126,53 @@ export class Progress {
     }
   }
 
+  /** Requests sent before the job's first row (context, recovery): not a cost of any row. */
+  private requestsBeforeJob = 0;
+
+  /** Requests the job's rows have sent so far. */
+  jobRequests(): number {
+    return this.counters.requests - this.requestsBeforeJob;
+  }
+
+  /** The job's first row is about to start: later requests are the rows' cost. */
+  jobStarted(): void {
+    this.requestsBeforeJob = this.counters.requests;
+  }
+
+  /**
+   * Requests one row costs, measured: the job's requests so far over the rows they paid for, where a
+   * row in flight counts as half done (its send went out, its polls are still coming). Until a row
+   * has cost anything, the prior `requestsPerRow` (1 for a send, more when it waits for its operation).
+   */
+  measuredRequestsPerRow(): number {
+    const c = this.counters;
+    const spent = c.requests - this.requestsBeforeJob;
+    const paidFor = c.finished + 0.5 * c.inFlight;
+    if (spent <= 0 || paidFor < 1) return this.requestsPerRow;
+    return spent / paidFor;
+  }
+
+  /** Requests still to send: rows not started at the measured cost, rows in flight at half of it. */
+  requestsLeft(): number | undefined {
+    const c = this.counters;
+    if (c.total === undefined) return undefined;
+    const notStarted = Math.max(0, c.total - c.finished - c.inFlight);
+    return (notStarted + 0.5 * c.inFlight) * this.measuredRequestsPerRow();
+  }
+
   /**
    * ETA from the window model: the requests still to send fill what is left of the open window,
-   * then whole windows of `limit` each (C3: fixed windows), after any pause in force.
+   * then whole windows of `limit` each (C3: fixed windows), after any pause in force. 0 only once
+   * every row is finished; undefined while the total or the key's limit is not known yet.
    */
   etaMs(): number | undefined {
     const c = this.counters;
     if (c.total === undefined) return undefined;
-    const rowsLeft = Math.max(0, c.total - c.finished);
-    if (rowsLeft === 0) return 0;
+    if (c.finished >= c.total) return 0;
     const pace = this.pace();
     if (!pace) return undefined;
     const now = this.now();
-    const requestsLeft = Math.ceil(rowsLeft * Math.max(1, this.requestsPerRow));
+    const requestsLeft = Math.max(1, Math.ceil(this.requestsLeft() ?? 0));
     const spacing = pace.windowMs / pace.limit;
     let eta = pace.pausedUntil !== null && pace.pausedUntil > now ? pace.pausedUntil - now : 0;
     const windowOpen = pace.windowEndsAt !== null && pace.windowEndsAt > now + eta;
@@ -145,27 +184,47 @@ export class Progress {
     return eta;
   }
 
-  line(): string {
+  /**
+   * The live line, at most `width` columns. The state and any pause (reason and countdown) come
+   * first; the least useful fields are dropped first when the terminal is narrow: in flight, rate,
+   * retries, unknown, 429s, then the ETA. A 429 pause is always shown as a 429.
+   */
+  line(width = Infinity): string {
     const c = this.counters;
-    const elapsed = Math.max(1, this.now() - this.startedAt);
+    const now = this.now();
+    const elapsed = Math.max(1, now - this.startedAt);
     const rate = (c.finished / elapsed) * 1000;
     const total = c.total === undefined ? "?" : String(c.total);
     const pct = c.total ? ` ${Math.floor((c.finished / c.total) * 100)}%` : "";
     const eta = this.etaMs();
-    const parts = [
-      `${this.job} ${c.finished}/${total}${pct}`,
-      `${rate.toFixed(1)}/s`,
-      `ETA ${eta === undefined ? "?" : formatDuration(eta)}`,
-      `429s ${c.count429}`,
-      `retries ${c.retries}`,
-      `unknown ${c.unknownOutcomes}`,
-    ];
-    if (c.inFlight > 0) parts.push(`in flight ${c.inFlight}`);
-    const now = this.now();
-    if (this.pause && this.pause.untilMs > now)
-      parts.push(`paused: ${this.pause.reason} (${formatDuration(this.pause.untilMs - now)})`);
-    if (this.status) parts.push(this.status);
-    return parts.join(" · ");
+    const head = `${this.job} ${c.finished}/${total}${pct}`;
+    const paused = this.pause && this.pause.untilMs > now ? this.pause : undefined;
+    // Most important first; each entry: [text, drop order (higher goes first)].
+    const parts: [string, number][] = [[head, 0]];
+    if (paused) {
+      parts.push([`paused ${formatDuration(paused.untilMs - now)}: ${paused.reason}`, 0]);
+    }
+    if (this.status) parts.push([this.status, 0]);
+    parts.push([`ETA ${eta === undefined ? "?" : eta === 0 ? "done" : formatDuration(eta)}`, 1]);
+    parts.push([`429s ${c.count429}`, 2]);
+    // The same count the summary gives: rows whose outcome is unknown (not transient client events).
+    parts.push([`unknown ${c.byKind.unknown ?? 0}`, 3]);
+    parts.push([`retries ${c.retries}`, 4]);
+    parts.push([`${rate.toFixed(1)}/s`, 5]);
+    if (c.inFlight > 0) parts.push([`in flight ${c.inFlight}`, 6]);
+    const join = (ps: [string, number][]) => ps.map(([t]) => t).join(" · ");
+    let kept = parts;
+    for (let drop = 6; drop >= 1 && join(kept).length > width; drop--) kept = kept.filter(([, d]) => d !== drop);
+    let out = join(kept);
+    if (out.length > width) {
+      // Only the essentials are left: shorten the pause reason and status, keep the countdown.
+      const essentials = kept.map(([t]) => t);
+      if (paused)
+        essentials[1] = `paused ${formatDuration(paused.untilMs - now)}: ${paused.is429 ? "429" : "window full"}`;
+      out = essentials.join(" · ");
+      if (out.length > width) out = out.slice(0, Math.max(1, width - 1)) + "…";
+    }
+    return out;
   }
 }
 
@@ -173,7 +232,7 @@ export class Progress {
 export function jsonSink(stream: Writable): ProgressSink {
   return {
     event(event) {
-      stream.write(JSON.stringify({ at: new Date().toISOString(), ...event }) + "\n");
+      stream.write(jsonLine({ at: new Date().toISOString(), ...event }));
     },
     render() {
       // nothing to redraw: every event is already a line
@@ -212,7 +271,7 @@ export function ttySink(stream: Writable, progress: Progress): ProgressSink {
   const draw = () => {
     if (stopped) return;
     last = Date.now();
-    log(progress.line().slice(0, Math.max(20, positive(sized.columns, 120) - 1)));
+    log(progress.line(Math.max(20, positive(sized.columns, 120) - 1)));
   };
   const timer = setInterval(draw, 250);
   timer.unref();

@@ -2,17 +2,16 @@
  * What a renewal is, for the journal and the key: the target term, the Idempotency-Key derived from
  * the job's own inputs (D2, D4), and the newest journalled renewal of each domain (the re-run guard).
  */
-import { COMMAND_STATES, InvalidArgumentError, type CommandRecord, type CommandState } from "../src/index";
+import { InvalidArgumentError, operationTable, type CommandRecord } from "../src/index";
 import type { JobEnv } from "./job-session";
-import { listedDomainOf } from "./shape";
+import type { JournalQueries } from "./journal-queries";
+import { dataRecordOf, listedDomainOf } from "./shape";
 
 export interface DomainRef {
   uuid: string;
   name: string;
   expires_at: string;
 }
-
-const ALL_STATES: readonly CommandState[] = COMMAND_STATES;
 
 const RENEW_KEY_PREFIX = "rsl-cli:renew:";
 
@@ -30,21 +29,28 @@ export function renewKey(domainUuid: string, period: number, target: string, att
   return `${RENEW_KEY_PREFIX}${domainUuid.toLowerCase()}:${period}y:${target}${attempt > 1 ? `:a${attempt}` : ""}`;
 }
 
-function domainOfPath(path: string): string | undefined {
-  return /^\/domains\/([0-9a-f-]{36})\/renew$/i.exec(path)?.[1]?.toLowerCase();
+/** I6: the lock key the client gives a renewal of this domain (its journal rows are found by it). */
+export function renewLockKey(domainUuid: string): string {
+  return `domain:${domainUuid.toLowerCase()}`;
 }
 
-/** The newest renewal command per domain in this journal for this key (any client, not only the CLI). */
-export async function renewalIndex(env: JobEnv): Promise<Map<string, CommandRecord>> {
-  const index = new Map<string, CommandRecord>();
-  for (const record of await env.session.journal.listByState(ALL_STATES)) {
-    if (record.operationId !== "domains.renew" || record.apiKeyId !== env.session.apiKeyId) continue;
-    const uuid = domainOfPath(record.path);
-    if (!uuid) continue;
-    const previous = index.get(uuid);
-    if (!previous || previous.createdAt <= record.createdAt) index.set(uuid, record);
-  }
-  return index;
+/** The term a journalled renewal produced (or will): the `:<target>` of a CLI key, else undefined. */
+export function termOfKey(idempotencyKey: string): string | undefined {
+  if (!idempotencyKey.startsWith(RENEW_KEY_PREFIX)) return undefined;
+  return /:\d+y:(\d{4}-\d{2}-\d{2})(?::a\d+)?$/.exec(idempotencyKey)?.[1];
+}
+
+/**
+ * The newest renewal command of this domain in this journal for this key (any client, not only the
+ * CLI): one indexed lookup per row (I6 lock key), never a listing of the journal.
+ */
+export async function latestRenewal(
+  queries: JournalQueries,
+  apiKeyId: string,
+  domainUuid: string,
+): Promise<CommandRecord | undefined> {
+  const record = await queries.latestByLockKey(apiKeyId, renewLockKey(domainUuid));
+  return record?.operationId === "domains.renew" ? record : undefined;
 }
 
 /** Every listed domain; an item without a uuid, a name or a readable expires_at is skipped and counted (E5). */
@@ -53,5 +59,95 @@ export async function* listDomains(env: JobEnv, onSkipped?: (item: unknown) => v
     const d = listedDomainOf(item);
     if (d) yield d;
     else onSkipped?.(item);
+  }
+}
+
+/** The API filters domains.list by exact names, up to 100 per request (then a FILE job costs ⌈names/100⌉ GETs). */
+const LIST_FILTERS_BY_NAME = (operationTable["domains.list"].queryParams as readonly string[]).includes("name");
+
+/** Names per filtered `GET /domains?name=…` (the filter's maxItems). */
+export const NAMES_PER_LOOKUP = 100;
+
+/**
+ * Name or UUID → the domain, costing what the file names, not what the account holds: a UUID is one
+ * `GET /domains/{uuid}`; up to 100 names are one filtered `GET /domains?name=…&name=…` when the API
+ * has the filter; else (or when a server ignores the filter) the listing is streamed, shared by every
+ * row, only as far as the names asked for so far.
+ */
+export class DomainResolver {
+  private readonly listed = new Map<string, DomainRef>();
+  private listing: AsyncGenerator<DomainRef> | undefined;
+  private listingDone = false;
+  private pulling: Promise<void> = Promise.resolve();
+  private filter = LIST_FILTERS_BY_NAME;
+
+  constructor(
+    private readonly env: JobEnv,
+    private readonly onSkipped?: (item: unknown) => void,
+  ) {}
+
+  async byUuid(uuid: string): Promise<DomainRef | undefined> {
+    const outcome = await this.env.session.client.domains.get({ domainUuid: uuid });
+    if (outcome.kind !== "succeeded") {
+      if (outcome.kind === "rejected") return undefined; // 404 (not this key's) or 422
+      throw new Error(`GET /domains/${uuid} ended ${outcome.kind}; re-run`);
+    }
+    return listedDomainOf(dataRecordOf(outcome.data));
+  }
+
+  /** Up to NAMES_PER_LOOKUP names at once; the map holds the ones this key owns. */
+  async byNames(names: readonly string[]): Promise<Map<string, DomainRef>> {
+    const found = new Map<string, DomainRef>();
+    if (names.length === 0) return found;
+    if (this.filter) {
+      const wanted = new Set(names);
+      let ignored = false;
+      const query = { name: [...wanted], per_page: 100 };
+      for await (const item of this.env.session.client.domains.list({ query })) {
+        const d = listedDomainOf(item);
+        if (!d) {
+          this.onSkipped?.(item);
+          continue;
+        }
+        if (!wanted.has(d.name)) {
+          ignored = true; // a server without the filter answers with the whole account: stop reading it
+          break;
+        }
+        found.set(d.name, d);
+      }
+      if (!ignored) return found;
+      this.filter = false;
+    }
+    for (const name of names) {
+      const d = await this.byListing(name);
+      if (d) found.set(name, d);
+    }
+    return found;
+  }
+
+  private async byListing(name: string): Promise<DomainRef | undefined> {
+    for (;;) {
+      const hit = this.listed.get(name);
+      if (hit || this.listingDone) return hit;
+      await this.pullPage();
+    }
+  }
+
+  /** One more page of the shared listing (one puller at a time; others wait for it). */
+  private pullPage(): Promise<void> {
+    const before = this.listed.size;
+    this.pulling = this.pulling.then(async () => {
+      if (this.listed.size !== before || this.listingDone) return; // another row's pull already added a page
+      this.listing ??= listDomains(this.env, this.onSkipped);
+      for (let i = 0; i < 100; i++) {
+        const next = await this.listing.next();
+        if (next.done) {
+          this.listingDone = true;
+          return;
+        }
+        this.listed.set(next.value.name, next.value);
+      }
+    });
+    return this.pulling;
   }
 }

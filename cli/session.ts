@@ -7,13 +7,15 @@ import {
   createResellerClient,
   type ClientEvent,
   type Journal,
+  type Outcome,
   type ResellerClient,
   type RecoverSummary,
   type RecoveryEvent,
 } from "../src/index";
+import { connectionMessage, failureOf, probeConnection } from "./connect";
 import { resolveCredentials } from "./credentials";
 import { CLI_DEFAULTS } from "./defaults";
-import { SetupError } from "./errors";
+import { ConnectionError, SetupError } from "./errors";
 import { dataRecordOf, recordOf, stringOf } from "./shape";
 import { openJournal, type OpenedJournal } from "./stores";
 
@@ -25,10 +27,18 @@ export interface GlobalOptions {
   json: boolean;
   windowMs: number;
   requestTimeoutMs: number;
+  /** Connect timeout (DNS + TCP + TLS) of the first request of the command. */
+  connectTimeoutMs: number;
   /** SQLite journal durability: "full" fsyncs every commit (default), "normal" survives SIGKILL but not a power cut. */
   journalSync: "full" | "normal";
   /** recover() only touches commands not updated for this long (several processes on one journal). */
   recoverOlderThanMs: number;
+  /** --window-ms was given (else the window is the API's documented one, not reported by the server). */
+  windowFromFlag?: boolean;
+  /** --wide: tables at full width. */
+  wide?: boolean;
+  /** false with --no-color (NO_COLOR is read from the environment too). */
+  color?: boolean;
 }
 
 export interface ContextInfo {
@@ -80,6 +90,9 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
     token = credentials.token;
     baseUrl = credentials.baseUrl;
     if (credentials.warning) notices.push(credentials.warning);
+    // The client refuses a bad URL (userinfo, query, http to a remote host) before any network.
+    checkClientOptions(baseUrl, token);
+    await probeConnection(baseUrl, options.connectTimeoutMs);
   }
   const opened = await openJournal(options.journal, env, options.emulator, options.journalSync);
   notices.push(`journal: ${opened.label}`);
@@ -115,16 +128,7 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
     },
     async context() {
       const outcome = await client.context.get();
-      if (outcome.kind !== "succeeded") {
-        const status = "status" in outcome && outcome.status ? ` ${outcome.status}` : "";
-        const code = "error" in outcome && outcome.error ? ` ${outcome.error.code}` : "";
-        const reason = outcome.kind === "unknown" ? ` (${outcome.reason})` : "";
-        throw new SetupError(
-          `GET /context: ${outcome.kind}${status}${code}${reason} (request ${
-            outcome.requestId ?? "none"
-          }). Check the token, the base URL and the key's IP allowlist.`,
-        );
-      }
+      if (outcome.kind !== "succeeded") throw contextFailure(outcome, baseUrl, options.connectTimeoutMs);
       // E5: a 200 from a proxy or a broken server may hold anything; read it field by field.
       const data = dataRecordOf(outcome.data);
       const environment = data?.environment;
@@ -158,9 +162,45 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
   };
 }
 
+/** Builds a throwaway client only to run the SDK's own option checks (nothing is sent, no journal). */
+function checkClientOptions(baseUrl: string, token: string): void {
+  createResellerClient({ baseUrl, token });
+}
+
+/**
+ * GET /context did not succeed. Without any response, nobody received the request: the cause is named
+ * (refused, DNS, TLS, timeout) and no request id is quoted; with a response, its status and request id.
+ */
+function contextFailure(outcome: Exclude<Outcome, { kind: "succeeded" }>, baseUrl: string, connectMs: number): Error {
+  const status = "status" in outcome && outcome.status ? outcome.status : undefined;
+  if (outcome.kind === "unknown" && status === undefined) {
+    const url = new URL(baseUrl);
+    const host = `${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)}`;
+    if (outcome.reason === "timeout")
+      return new SetupError(
+        `GET /context: ${host} accepted the connection but sent no response within the request timeout; nobody answered, so there is no request id. Check that the base URL points at the Reseller API (not a proxy that holds connections), or raise --request-timeout.`,
+      );
+    const code = outcome.cause && "causeCode" in outcome.cause ? outcome.cause.causeCode : undefined;
+    const failure = failureOf(code);
+    return new ConnectionError(connectionMessage(failure, host, code ?? outcome.reason, connectMs), failure, host);
+  }
+  const code = "error" in outcome && outcome.error ? ` ${outcome.error.code}` : "";
+  const reason = outcome.kind === "unknown" ? ` (${outcome.reason})` : "";
+  const hint =
+    status === 401
+      ? "The token is wrong, revoked or expired: check RESELLER_API_TOKEN / --token-file."
+      : status === 403
+        ? "The key lacks a scope, or this machine's IP is not on the key's allowlist."
+        : "Check the token, the base URL and the key's IP allowlist.";
+  return new SetupError(
+    `GET /context: ${outcome.kind}${status ? ` ${status}` : ""}${code}${reason} (request ${outcome.requestId ?? "none"}). ${hint}`,
+  );
+}
+
 export const DEFAULT_GLOBALS: Omit<GlobalOptions, "emulator" | "json"> = {
   journalSync: "full",
   windowMs: CLI_DEFAULTS.http.windowMs,
   requestTimeoutMs: CLI_DEFAULTS.http.requestTimeoutMs,
+  connectTimeoutMs: CLI_DEFAULTS.http.connectTimeoutMs,
   recoverOlderThanMs: 0,
 };

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import type { Journal } from "../src/index";
+import { redactUrl, type Journal } from "../src/index";
 import { SetupError } from "./errors";
 // Types only: the modules themselves load on demand, below.
 import type * as PgStore from "../stores/pg-journal";
@@ -29,15 +29,18 @@ function isPostgresUrl(value: string): boolean {
   return /^postgres(?:ql)?:\/\//i.test(value);
 }
 
-/** postgres://user:secret@host:5432/db → postgres://user@host:5432/db (never print the password). */
-function redactUrl(value: string): string {
+/** A driver's message may quote the connection string or its password: neither is printed. */
+function redactMessage(message: string, connectionString: string): string {
+  let out = message.split(connectionString).join(redactUrl(connectionString));
   try {
-    const url = new URL(value);
-    url.password = "";
-    return url.toString();
+    const password = decodeURIComponent(new URL(connectionString).password);
+    const params = new URL(connectionString).searchParams;
+    for (const secret of [password, params.get("password") ?? ""])
+      if (secret.length >= 3) out = out.split(secret).join("[REDACTED]");
   } catch {
-    return "postgres://(unparseable URL)";
+    // unparseable: the whole string was already replaced
   }
+  return out;
 }
 
 function missingDriver(driver: string, error: unknown): never {
@@ -60,7 +63,9 @@ export async function openJournal(
   memory: boolean,
   sync: "full" | "normal" = "full",
 ): Promise<OpenedJournal> {
-  const chosen = spec?.trim() || env.RESELLER_JOURNAL?.trim();
+  // --emulator: a throwaway journal unless --journal names one explicitly (RESELLER_JOURNAL is the
+  // real journal of real jobs; a test key's commands do not belong there).
+  const chosen = spec?.trim() || (memory ? undefined : env.RESELLER_JOURNAL?.trim());
   if (!chosen && memory) {
     const { createMemoryJournal } = await import("../stores/memory-journal");
     return {
@@ -84,7 +89,9 @@ export async function openJournal(
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") missingDriver("pg", error);
-      throw new SetupError(`Cannot open the PostgreSQL journal ${redactUrl(chosen)}: ${(error as Error).message}`);
+      throw new SetupError(
+        `Cannot open the PostgreSQL journal ${redactUrl(chosen)}: ${redactMessage((error as Error).message, chosen)}`,
+      );
     }
   }
   const file = resolve(chosen || defaultJournalPath(env));

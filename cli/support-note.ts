@@ -4,9 +4,51 @@
  * which never holds the token or any x-sensitive-fields value (H2); nothing else is added.
  */
 import type { CommandRecord } from "../src/index";
-import { isoOf } from "./shape";
+import { isoOf, recordOf } from "./shape";
 
-export function supportNote(record: CommandRecord): string {
+/** Body fields that hold free text a person wrote (ticket messages): left out unless asked for (H2). */
+const FREE_TEXT_FIELDS: ReadonlySet<string> = new Set(["message", "subject", "text", "comment", "description", "note"]);
+
+const LEFT_OUT = "[free text left out; --include-text prints it]";
+
+/** A journalled request body as text, its free-text fields left out unless `includeText`. */
+export function bodyText(record: CommandRecord, includeText: boolean): string | null {
+  if (!record.body) return null;
+  const raw = new TextDecoder().decode(record.body);
+  if (includeText) return raw;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return "[a body that is not JSON, left out; --include-text prints it]";
+  }
+  const strip = (value: unknown, depth: number): unknown => {
+    if (Array.isArray(value)) return value.map((v) => strip(v, depth + 1));
+    const obj = recordOf(value);
+    if (!obj || depth > 32) return value;
+    return Object.fromEntries(
+      Object.entries(obj).map(([k, v]) => [
+        k,
+        FREE_TEXT_FIELDS.has(k.toLowerCase()) && typeof v === "string" ? LEFT_OUT : strip(v, depth + 1),
+      ]),
+    );
+  };
+  return JSON.stringify(strip(parsed, 0));
+}
+
+/**
+ * Internal rule ids ("(D6)", "F4:", "(E4, F1)") mean nothing to a support agent: the note says the
+ * same thing in plain words without them.
+ */
+export function plainWords(text: string): string {
+  return text
+    .replace(/\s*\((?:[A-J]\d{1,2}(?:\s*[,/;]\s*|\s+and\s+)?)+\)/g, "")
+    .replace(/\b[A-J]\d{1,2}(?:\/[A-J]\d{1,2})*:\s*/g, "")
+    .replace(/\s{2,}/g, " ")
+    .trim();
+}
+
+export function supportNote(record: CommandRecord, options: { includeText?: boolean } = {}): string {
   const check = record.manualCheck;
   const ids = [
     ...new Set([
@@ -14,13 +56,13 @@ export function supportNote(record: CommandRecord): string {
       ...record.attempts.map((a) => a.requestId).filter((x): x is string => !!x),
     ]),
   ];
-  const body = record.body ? new TextDecoder().decode(record.body) : "(no body)";
+  const body = bodyText(record, options.includeText === true) ?? "(no body)";
   const lines = [
     `Subject: manual check needed — ${record.method} ${record.path} (${record.environment})`,
     "",
     "Hello, please check the outcome of this command; our client could not confirm it and will not repeat it.",
     "",
-    `Reason:           ${check?.reason ?? record.reconciliation ?? "not recorded"}`,
+    `Reason:           ${plainWords(check?.reason ?? record.reconciliation ?? "not recorded")}`,
     `API key id:       ${record.apiKeyId} (${record.environment})`,
     `Request:          ${record.method} /api/reseller/v1${record.path}${record.query}`,
     `Body:             ${body}`,
@@ -43,7 +85,7 @@ export function supportNote(record: CommandRecord): string {
         ? `HTTP ${a.status}${a.errorCode ? ` ${a.errorCode}` : ""}`
         : (a.transportError ?? "no response");
     lines.push(
-      `  ${isoOf(a.at)}  ${what}${a.requestId ? `  request ${a.requestId}` : ""}${a.replayed ? "  (replayed)" : ""}`,
+      `  ${isoOf(a.at)}  ${plainWords(what)}${a.requestId ? `  request ${a.requestId}` : ""}${a.replayed ? "  (replayed)" : ""}`,
     );
   }
   lines.push("", `Local command id: ${record.id}`);

@@ -38,7 +38,10 @@ export type ResellerErrorCode =
   | "journal_closed"
   | "journal_contention"
   | "journal_corrupt"
-  | "store_unavailable";
+  | "store_unavailable"
+  | "cli_usage"
+  | "cli_setup"
+  | "cli_connection";
 
 /** Base class of every error the package throws. */
 export class ResellerClientError extends Error {

@@ -19,6 +19,8 @@ const SENSITIVE_KEYS: ReadonlySet<string> = new Set([
 const TOKEN_RE = /rsl_(?:test|live)_[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{1,64}/g;
 const WHSEC_RE = /whsec_[A-Za-z0-9_-]+/g;
 const BEARER_RE = /Bearer\s+[^\s"',;]+/gi;
+/** A URL inside free text (an error message quoting its request): redacted like every URL (redactUrl). */
+const URL_IN_TEXT_RE = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi;
 
 function sensitiveKeyPattern(): RegExp {
   const names = [...SENSITIVE_KEYS].map((k) => k.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|");
@@ -52,7 +54,8 @@ export function createRedactor(secrets: readonly string[] = [], extraKeys: reado
       .replace(TOKEN_RE, REDACTED)
       .replace(WHSEC_RE, REDACTED)
       .replace(BEARER_RE, `Bearer ${REDACTED}`)
-      .replace(KEY_VALUE_RE, `$1"${REDACTED}"`);
+      .replace(KEY_VALUE_RE, `$1"${REDACTED}"`)
+      .replace(URL_IN_TEXT_RE, (url) => (/[@?#]/.test(url) ? redactUrl(url) : url));
   };
 
   const walk = (input: unknown, seen: WeakSet<object>, depth: number): unknown => {
@@ -84,4 +87,84 @@ export function snippetOf(bytes: Uint8Array, redactor: Redactor, maxBytes = 2048
   const enc = new TextEncoder();
   while (enc.encode(out).byteLength > maxBytes) out = out.slice(0, Math.max(0, out.length - 16));
   return out;
+}
+
+/** Words that make a query parameter's value a secret (H2, A4): `password`, `api_key`, `X-Amz-Signature`… */
+const SECRET_WORDS: ReadonlySet<string> = new Set([
+  "password",
+  "passwd",
+  "pass",
+  "pwd",
+  "token",
+  "secret",
+  "key",
+  "apikey",
+  "sig",
+  "signature",
+  "auth",
+  "authorization",
+  "credential",
+  "credentials",
+  "session",
+  "sessionid",
+  "code",
+  "otp",
+  "accesstoken",
+  "sslkey",
+  "sslpassword",
+  "sslcert",
+  "jwt",
+  "bearer",
+  "hmac",
+  "hash",
+]);
+
+/** True when a query parameter's name says its value is a secret: one of its words is one of SECRET_WORDS. */
+export function isSecretParam(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (SECRET_WORDS.has(lower.replace(/[^a-z0-9]/g, ""))) return true;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/);
+  return words.some((w) => SECRET_WORDS.has(w));
+}
+
+/**
+ * The one redaction of a URL for anything the package prints or throws (H2, A4): the userinfo
+ * (`user:secret@`) loses its password and the user name is kept; every query parameter whose name
+ * looks like a secret keeps its name with its value replaced; a fragment is dropped. Text that does
+ * not parse as a URL is never echoed: only its scheme, if any, is kept.
+ */
+export function redactUrl(input: string): string {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(input)?.[1];
+    return scheme ? `${scheme.toLowerCase()}://(unparseable URL)` : "(unparseable URL)";
+  }
+  // A lone user name may itself be a token (`https://<token>@host`); next to a password it is kept.
+  if (url.password) url.password = REDACTED;
+  else if (url.username) url.username = REDACTED;
+  url.hash = "";
+  if (url.search) {
+    // Rebuilt by hand: URLSearchParams would re-encode "[REDACTED]" and reorder nothing else.
+    const parts = url.search
+      .slice(1)
+      .split("&")
+      .map((pair) => {
+        const eq = pair.indexOf("=");
+        const rawName = eq < 0 ? pair : pair.slice(0, eq);
+        let name = rawName;
+        try {
+          name = decodeURIComponent(rawName.replace(/\+/g, " "));
+        } catch {
+          // a malformed escape: judge the raw name
+        }
+        return eq >= 0 && isSecretParam(name) ? `${rawName}=${REDACTED}` : pair;
+      });
+    url.search = "?" + parts.join("&");
+  }
+  return url.toString().replace(/%5BREDACTED%5D/gi, REDACTED);
 }

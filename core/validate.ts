@@ -63,9 +63,23 @@ export function checkBaseUrl(baseUrl: unknown, allowInsecureHttp: boolean): URL 
     );
   }
   const path = url.pathname.replace(/\/+$/, "");
-  if (!path.endsWith(API_BASE_PATH) || url.search !== "" || url.hash !== "") {
+  // H2/A4: credentials never travel in a URL (a proxy, a log or an error would print them). The
+  // message names what to remove and echoes nothing of the userinfo, the query or the fragment.
+  if (url.username !== "" || url.password !== "") {
     throw new InvalidOptionsError(
-      `baseUrl must end with the API base path ${API_BASE_PATH} (got "${url.pathname}${url.search}"), or every call reaches a route the server does not have: use ${url.origin}${path.endsWith(API_BASE_PATH) ? path : path + API_BASE_PATH}.`,
+      `baseUrl must not carry a user name or password (user:secret@): the API authenticates with the token only. Use ${url.protocol}//${url.host}${path}.`,
+      "baseUrl",
+    );
+  }
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(String(baseUrl))) {
+    throw new InvalidOptionsError(
+      `baseUrl must not have a query string or a fragment (nothing after "?" or "#" is sent or kept; a token there would leak into logs): use ${url.origin}${path.endsWith(API_BASE_PATH) ? path : path + API_BASE_PATH}.`,
+      "baseUrl",
+    );
+  }
+  if (!path.endsWith(API_BASE_PATH)) {
+    throw new InvalidOptionsError(
+      `baseUrl must end with the API base path ${API_BASE_PATH} (got "${url.pathname}"), or every call reaches a route the server does not have: use ${url.origin}${path + API_BASE_PATH}.`,
       "baseUrl",
     );
   }

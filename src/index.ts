@@ -66,6 +66,8 @@ export {
   isResponseTooLargeError,
 } from "../core";
 export type { ResellerErrorCode } from "../core";
+// One redaction for every URL printed or thrown (userinfo, secret-looking query values).
+export { redactUrl } from "../core";
 export {
   DomainLockedError,
   DuplicateCommandError,

@@ -113,6 +113,12 @@ describe("layout", () => {
     expect(internal.map((e) => `${e.file} → ${e.spec}`)).toEqual([]);
   });
 
+  it("cli/ imports the package only through its public entries (the files the package's exports are built from)", () => {
+    const cli = all.filter((e) => top(e.file) === "cli" && top(e.target) !== "cli");
+    expect(cli.length).toBeGreaterThan(0);
+    expect(cli.filter((e) => !PUBLIC_ENTRIES.has(e.target)).map((e) => `${e.file} → ${e.spec}`)).toEqual([]);
+  });
+
   it("data flows one way: no folder imports a layer it may not", () => {
     const against = all.filter((e) => {
       const from = top(e.file);

@@ -26,6 +26,8 @@ const scripts = (
 /** The command's argv as this checkout runs it (no build needed), or undefined if it is not ours. */
 function translate(words: string[]): string[] | undefined {
   const [first, second, third, ...rest] = words;
+  // `npx -p reseller-api <bin> …`: the package named explicitly (outside an installed project).
+  if (first === "npx" && second === "-p" && third === "reseller-api") return translate(["npx", ...rest]);
   if (first === "npx" && second && bins.has(second)) return [bins.get(second)!, ...(third ? [third] : []), ...rest];
   if (bins.has(first)) return [bins.get(first)!, ...words.slice(1)];
   if (first === "npm" && second === "run" && third && scripts[third]) {
@@ -49,7 +51,7 @@ function commands(): ShellCommand[] {
         .replace(/\s+\d?>\s*\S+/g, "");
       const words = head.split(/\s+/);
       const ours = translate(words) !== undefined;
-      const looksOurs = /^(npx\s+)?reseller/.test(head);
+      const looksOurs = /^(npx\s+(-p\s+reseller-api\s+)?)?reseller/.test(head);
       if (!ours && !looksOurs) continue;
       const where = `${relative(repoRoot, block.guide.file)}:${block.line}`;
       const seen = found.get(line);

@@ -1,0 +1,53 @@
+/**
+ * What the CLI asks the journal, one row at a time (never the whole history): the newest command for
+ * a domain's lock key, a command by id or Idempotency-Key, a page of commands, closing a manual check.
+ * Each is one indexed Journal query (latestByLockKey, findByIdempotencyKey, listCommands,
+ * resolveManualCheck), so a run's cost grows with the job, not with a year of journalled commands.
+ */
+import type { CommandRecord, CommandState, Journal, ManualResolution } from "../src/index";
+
+/** Rows per page when streaming the journal (memory stays bounded by one page). */
+const PAGE = 500;
+
+export class JournalQueries {
+  constructor(private readonly j: Journal) {}
+
+  /** The newest command (any client) this key made for `lockKey`, e.g. `domain:<uuid>`. */
+  latestByLockKey(apiKeyId: string, lockKey: string): Promise<CommandRecord | undefined> {
+    return this.j.latestByLockKey(apiKeyId, lockKey);
+  }
+
+  /** Commands newest first, streamed page by page. */
+  async *stream(filter: { apiKeyId?: string; states?: readonly CommandState[] }): AsyncGenerator<CommandRecord> {
+    let before: { createdAt: number; id: string } | undefined;
+    for (;;) {
+      const page = await this.j.listCommands({ ...filter, limit: PAGE, before });
+      yield* page;
+      if (page.length < PAGE) return;
+      const last = page[page.length - 1];
+      before = { createdAt: last.createdAt, id: last.id };
+    }
+  }
+
+  /** Up to `limit` commands in `states`, newest first. */
+  list(states: readonly CommandState[], limit: number): Promise<CommandRecord[]> {
+    return this.j.listCommands({ states, limit });
+  }
+
+  /**
+   * A command by its id, else by its Idempotency-Key: with the key id known (the token is set) one
+   * indexed lookup; else the journal is streamed page by page (bounded memory) until the key is found.
+   */
+  async find(idOrKey: string, apiKeyId: string | undefined): Promise<CommandRecord | undefined> {
+    const byId = await this.j.get(idOrKey);
+    if (byId) return byId;
+    if (apiKeyId) return this.j.findByIdempotencyKey(apiKeyId, idOrKey);
+    for await (const r of this.stream({})) if (r.idempotencyKey === idOrKey) return r;
+    return undefined;
+  }
+
+  /** Closes a needs_manual_check command with the operator's words (journalled; sends nothing). */
+  resolveManualCheck(id: string, resolution: ManualResolution): Promise<CommandRecord> {
+    return this.j.resolveManualCheck(id, resolution);
+  }
+}
