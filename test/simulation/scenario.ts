@@ -1,0 +1,134 @@
+/**
+ * A scenario is everything one simulated run depends on: the workers and their applications'
+ * scripts, the business commands, the events injected at given steps (crashes, outages, emulator
+ * faults, time jumps) and the schedule — one choice per step of which pending point settles next.
+ * fast-check draws scenarios from a seed, shrinks a failing one to the shortest it can find, and
+ * replays one exactly from `seed` + `path`.
+ */
+import fc from "fast-check";
+import { FAULT_KINDS, type FaultKind } from "../../emulator/index";
+import { runScenario, type RunResult } from "./world";
+
+export type ScriptItem = { op: "cmd"; cmd: number; wait: boolean } | { op: "recover" } | { op: "pause"; ms: number };
+
+export type ScenarioEvent =
+  | { step: number; kind: "crash"; worker: number; restart: boolean }
+  | { step: number; kind: "journal-outage" | "store-outage"; worker: number | "all"; steps: number }
+  | { step: number; kind: "fault"; fault: FaultKind; path: "orders" | "renew" | "operations" | "any"; times: number }
+  | { step: number; kind: "jump"; to: "lease" | "ttl" | "short" };
+
+export interface Scenario {
+  /** Seeds the emulator's, the clients' and the platform's randomness (UUIDs). */
+  seed: number;
+  journal: "memory" | "sqlite";
+  workers: number;
+  commands: ("order" | "renew")[];
+  scripts: ScriptItem[][];
+  events: ScenarioEvent[];
+  schedule: number[];
+}
+
+const step = fc.nat({ max: 400 });
+
+const event: fc.Arbitrary<ScenarioEvent> = fc.oneof(
+  { weight: 3, arbitrary: fc.record({ step, kind: fc.constant("crash" as const), worker: fc.nat(3), restart: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      step,
+      kind: fc.constantFrom("journal-outage" as const, "store-outage" as const),
+      worker: fc.oneof(fc.nat(3), fc.constant("all" as const)),
+      steps: fc.integer({ min: 1, max: 60 }),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      step,
+      kind: fc.constant("fault" as const),
+      fault: fc.constantFrom(...FAULT_KINDS),
+      path: fc.constantFrom("orders" as const, "renew" as const, "operations" as const, "any" as const),
+      times: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  { weight: 2, arbitrary: fc.record({ step, kind: fc.constant("jump" as const), to: fc.constantFrom("lease" as const, "ttl" as const, "short" as const) }) },
+);
+
+export function scenarioArbitrary(journal?: "memory" | "sqlite"): fc.Arbitrary<Scenario> {
+  return fc
+    .record({
+      seed: fc.nat(),
+      journal: journal ? fc.constant(journal) : fc.constantFrom("memory" as const, "sqlite" as const),
+      workers: fc.integer({ min: 1, max: 3 }),
+      commands: fc.array(fc.constantFrom("order" as const, "renew" as const), { minLength: 1, maxLength: 5 }),
+      scripts: fc.array(
+        fc.array(
+          fc.oneof(
+            { weight: 8, arbitrary: fc.record({ op: fc.constant("cmd" as const), cmd: fc.nat(4), wait: fc.boolean() }) },
+            { weight: 1, arbitrary: fc.record({ op: fc.constant("recover" as const) }) },
+            { weight: 1, arbitrary: fc.record({ op: fc.constant("pause" as const), ms: fc.constantFrom(1_000, 31_000, 121_000) }) },
+          ),
+          { minLength: 1, maxLength: 6 },
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+      events: fc.array(event, { maxLength: 6 }),
+      schedule: fc.array(fc.nat(12), { maxLength: 400 }),
+    })
+    .map((s) => ({ ...s, scripts: s.scripts }));
+}
+
+export interface SimulationReport {
+  runs: number;
+  /** Runs with at least one violation. */
+  violations: number;
+  /** Every violation's invariant, with how many runs broke it. */
+  byInvariant: Map<string, number>;
+  coverage: Map<string, number>;
+  failure?: { seed: number; path: string; scenario: Scenario; result: RunResult };
+}
+
+export interface SimulateOptions {
+  seed: number;
+  runs: number;
+  /** Replay exactly this run (fast-check's counterexample path) instead of `runs` new ones. */
+  path?: string;
+  journal?: "memory" | "sqlite";
+  /** Shrink the first failing run to the shortest scenario fast-check finds (default true). */
+  shrink?: boolean;
+}
+
+/**
+ * Runs `runs` scenarios drawn from `seed` and counts violations and coverage over all of them; then,
+ * if any run failed, runs fast-check again from the same seed with a failing property, so it stops at
+ * the same first failure and shrinks it: the report's seed + path replay that shortest run exactly.
+ */
+export async function simulate(options: SimulateOptions): Promise<SimulationReport> {
+  const coverage = new Map<string, number>();
+  const byInvariant = new Map<string, number>();
+  let runs = 0;
+  let violations = 0;
+  const counting = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => {
+    const result = await runScenario(scenario);
+    runs += 1;
+    for (const [k, v] of result.coverage) coverage.set(k, (coverage.get(k) ?? 0) + v);
+    if (result.violations.length > 0) violations += 1;
+    for (const name of new Set(result.violations.map((v) => v.invariant))) byInvariant.set(name, (byInvariant.get(name) ?? 0) + 1);
+    return true;
+  });
+  await fc.assert(counting, { seed: options.seed, numRuns: options.runs, path: options.path });
+  const report: SimulationReport = { runs, violations, byInvariant, coverage };
+  if (violations === 0) return report;
+  const failing = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => (await runScenario(scenario)).violations.length === 0);
+  const details = await fc.check(failing, {
+    seed: options.seed,
+    numRuns: options.runs,
+    path: options.path,
+    endOnFailure: options.shrink === false,
+  });
+  if (details.failed && details.counterexample) {
+    const scenario = details.counterexample[0];
+    report.failure = { seed: details.seed, path: details.counterexamplePath ?? "", scenario, result: await runScenario(scenario) };
+  }
+  return report;
+}
