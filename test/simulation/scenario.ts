@@ -66,7 +66,7 @@ export function scenarioArbitrary(journal?: "memory" | "sqlite"): fc.Arbitrary<S
           fc.oneof(
             { weight: 8, arbitrary: fc.record({ op: fc.constant("cmd" as const), cmd: fc.nat(4), wait: fc.boolean() }) },
             { weight: 1, arbitrary: fc.record({ op: fc.constant("recover" as const) }) },
-            { weight: 1, arbitrary: fc.record({ op: fc.constant("pause" as const), ms: fc.constantFrom(1_000, 31_000, 121_000) }) },
+            { weight: 1, arbitrary: fc.record({ op: fc.constant("pause" as const), ms: fc.constantFrom(1_000, 31_000, 46_000) }) },
           ),
           { minLength: 1, maxLength: 6 },
         ),
@@ -84,6 +84,8 @@ export interface SimulationReport {
   violations: number;
   /** Every violation's invariant, with how many runs broke it. */
   byInvariant: Map<string, number>;
+  /** The first few violations of each invariant, with the run (0-based) they happened in. */
+  examples: Map<string, string[]>;
   coverage: Map<string, number>;
   failure?: { seed: number; path: string; scenario: Scenario; result: RunResult };
 }
@@ -94,6 +96,8 @@ export interface SimulateOptions {
   /** Replay exactly this run (fast-check's counterexample path) instead of `runs` new ones. */
   path?: string;
   journal?: "memory" | "sqlite";
+  /** Only violations whose invariant or detail contains this text fail a run (to shrink one defect). */
+  only?: string;
   /** Shrink the first failing run to the shortest scenario fast-check finds (default true). */
   shrink?: boolean;
 }
@@ -106,20 +110,31 @@ export interface SimulateOptions {
 export async function simulate(options: SimulateOptions): Promise<SimulationReport> {
   const coverage = new Map<string, number>();
   const byInvariant = new Map<string, number>();
+  const examples = new Map<string, string[]>();
   let runs = 0;
   let violations = 0;
+  let matching = 0;
   const counting = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => {
     const result = await runScenario(scenario);
     runs += 1;
     for (const [k, v] of result.coverage) coverage.set(k, (coverage.get(k) ?? 0) + v);
     if (result.violations.length > 0) violations += 1;
-    for (const name of new Set(result.violations.map((v) => v.invariant))) byInvariant.set(name, (byInvariant.get(name) ?? 0) + 1);
+    if (options.only && result.violations.some((v) => `${v.invariant}: ${v.detail}`.includes(options.only!))) matching += 1;
+    for (const name of new Set(result.violations.map((v) => v.invariant))) {
+      byInvariant.set(name, (byInvariant.get(name) ?? 0) + 1);
+      const list = examples.get(name) ?? [];
+      if (list.length < 3) list.push(`run ${runs - 1}: ${result.violations.find((v) => v.invariant === name)!.detail}`);
+      examples.set(name, list);
+    }
     return true;
   });
   await fc.assert(counting, { seed: options.seed, numRuns: options.runs, path: options.path });
-  const report: SimulationReport = { runs, violations, byInvariant, coverage };
-  if (violations === 0) return report;
-  const failing = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => (await runScenario(scenario)).violations.length === 0);
+  const report: SimulationReport = { runs, violations, byInvariant, examples, coverage };
+  if (violations === 0 || (options.only && matching === 0)) return report;
+  const failing = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => {
+    const found = (await runScenario(scenario)).violations;
+    return !found.some((v) => !options.only || `${v.invariant}: ${v.detail}`.includes(options.only));
+  });
   const details = await fc.check(failing, {
     seed: options.seed,
     numRuns: options.runs,

@@ -27,7 +27,8 @@ import "../../runner/reconcile-step";
 
 const BASE_URL = "http://127.0.0.1/api/reseller/v1";
 export const SIM = {
-  replayTtlMs: 120_000,
+  /** Shorter than an order's registration (pending + processing), so a re-call past it could buy again. */
+  replayTtlMs: 45_000,
   windowMs: 60_000,
   rateLimit: 20,
   /** Operations stay pending + processing longer than a lease, so a wait outlives the lease. */
@@ -177,7 +178,8 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
       if (outcome.kind === "accepted" && wait && outcome.commandId) {
         const waitAct = activity(w.id, "wait", { commandId: outcome.commandId, key: cmd.key });
         tracker.begin(waitAct);
-        tracker.hold(waitAct, outcome.commandId);
+        // A wait holds its command when this worker owns it (the lease is held for the whole wait).
+        if ((await shared.get(outcome.commandId))?.owner === w.id) tracker.hold(waitAct, outcome.commandId);
         const uuid = outcome.operationUuid;
         await context.run(waitAct, () => w.client.operations.wait(uuid, { commandId: outcome.commandId })).catch((error: unknown) => {
           if (!w.dead) tracker.onThrow(waitAct, error);
