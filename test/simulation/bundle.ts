@@ -6,14 +6,18 @@
  * client's own modules is a resolved promise, so a run depends only on its scenario.
  */
 import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
 
 const ROOT = resolve(new URL("../..", import.meta.url).pathname);
 
-/** Builds test/simulation/cli.ts into .tmp/simulation/simulate.mjs (inside the repo, so node_modules resolves). */
+/**
+ * Builds test/simulation/cli.ts into .tmp/simulation/ (inside the repo, so node_modules resolves), one
+ * file per process so that two simulations started at once never read each other's half-written bundle.
+ */
 export async function buildSimulation(): Promise<string> {
-  const outfile = join(ROOT, ".tmp/simulation/simulate.mjs");
+  const outfile = join(ROOT, `.tmp/simulation/simulate-${process.pid}.mjs`);
   await build({
     entryPoints: [join(ROOT, "test/simulation/cli.ts")],
     outfile,
@@ -43,6 +47,9 @@ export async function runSimulation(
     child.stdout?.on("data", (d: Buffer) => (stdout += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
+    child.on("close", (code) => {
+      rmSync(bundle, { force: true });
+      done({ code, stdout, stderr });
+    });
   });
 }

@@ -59,9 +59,12 @@ async function main(): Promise<void> {
     process.exitCode = report.violations > 0 ? 1 : 0;
     return;
   }
-  if (twice > 0) console.log(`determinism: ${twice - nondeterministic} of ${twice} scenarios gave the same trace twice`);
+  if (twice > 0)
+    console.log(`determinism: ${twice - nondeterministic} of ${twice} scenarios gave the same trace twice`);
   console.log(formatCoverage(report.coverage));
-  console.log(`schedules: ${report.runs} in ${seconds.toFixed(1)} s (${(report.runs / seconds).toFixed(1)}/s), seed ${seed}${path ? `, path ${path}` : ""}`);
+  console.log(
+    `schedules: ${report.runs} in ${seconds.toFixed(1)} s (${(report.runs / seconds).toFixed(1)}/s), seed ${seed}${path ? `, path ${path}` : ""}`,
+  );
   console.log(`violations: ${report.violations} run(s)`);
   for (const [name, n] of report.byInvariant) {
     console.log(`  ${n} run(s): ${name}`);
@@ -71,7 +74,8 @@ async function main(): Promise<void> {
     const f = report.failure;
     console.log(`\nshortest failing run: npm run simulate -- --seed ${f.seed} --path ${f.path}`);
     console.log(JSON.stringify(f.scenario));
-    for (const v of f.result.violations) console.log(`  ✗ ${v.invariant}: ${v.detail} (t=${new Date(v.at).toISOString()})`);
+    for (const v of f.result.violations)
+      console.log(`  ✗ ${v.invariant}: ${v.detail} (t=${new Date(v.at).toISOString()})`);
     if (path) console.log(`trace (${f.result.trace.length} steps):\n  ${f.result.trace.join("\n  ")}`);
   }
   process.exitCode = report.violations > 0 ? 1 : 0;

@@ -20,7 +20,7 @@ export const REQUIRED_PATHS = [
   "crash in call at send POST",
   "crash in call at recv POST",
   "crash in call at journal.addAttempt",
-  "crash in call at journal.transition",
+  "crash in call at store.reserve",
   "crash in wait",
   "crash in recovery at journal.claim",
   "crash in recovery at send",
@@ -103,7 +103,10 @@ export class Tracker {
     this.cover("call threw");
     if (act.sends > 0) {
       const name = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      this.violate("no throw after a send", `${act.worker} ${act.role} ${act.key ?? ""} threw after ${act.sends} send(s): ${name}`);
+      this.violate(
+        "no throw after a send",
+        `${act.worker} ${act.role} ${act.key ?? ""} threw after ${act.sends} send(s): ${name}`,
+      );
     }
   }
 
@@ -113,7 +116,11 @@ export class Tracker {
     if (!key) return;
     const set = this.inFlight.get(key) ?? new Set();
     const others = [...set].filter((w) => w !== worker && this.alive(w));
-    if (others.length > 0) this.violate("no command in two workers' hands", `${worker} sent ${key} while ${others.join(",")} was sending it`);
+    if (others.length > 0)
+      this.violate(
+        "no command in two workers' hands",
+        `${worker} sent ${key} while ${others.join(",")} was sending it`,
+      );
     set.add(worker);
     this.inFlight.set(key, set);
   }
@@ -159,14 +166,19 @@ export class Tracker {
     // Invariant: no journal write by a non-owner — never over another worker's live lease.
     if (before && before.owner !== null && before.owner !== worker) {
       const live = before.leaseUntil === null || before.leaseUntil > this.now();
-      if (live) this.violate("no journal write by a non-owner", `${worker} wrote ${method}(${String(args[1] ?? "")}) to ${before.idempotencyKey} owned by ${before.owner}`);
+      if (live)
+        this.violate(
+          "no journal write by a non-owner",
+          `${worker} wrote ${method}(${String(args[1] ?? "")}) to ${before.idempotencyKey} owned by ${before.owner}`,
+        );
     }
     if (act) this.hold(act, record.id);
     if (TERMINAL_STATES.includes(record.state) && (!before || !TERMINAL_STATES.includes(before.state))) {
       const set = this.settledBy.get(record.id) ?? new Set();
       set.add(worker);
       this.settledBy.set(record.id, set);
-      if (set.size > 1) this.violate("settled by one worker", `${record.idempotencyKey} settled by ${[...set].join(" and ")}`);
+      if (set.size > 1)
+        this.violate("settled by one worker", `${record.idempotencyKey} settled by ${[...set].join(" and ")}`);
     }
   }
 
@@ -186,7 +198,8 @@ export class Tracker {
     for (let i = this.requestsSeen; i < requests.length; i++) {
       const r = requests[i];
       if (r.fault) this.cover(`fault ${r.fault}`);
-      if (r.status === 429 && r.fault === null) this.violate("0 × 429 from our own pacing", `${r.method} ${r.path} at ${r.at}`);
+      if (r.status === 429 && r.fault === null)
+        this.violate("0 × 429 from our own pacing", `${r.method} ${r.path} at ${r.at}`);
     }
     this.requestsSeen = requests.length;
   }
@@ -195,11 +208,17 @@ export class Tracker {
   checkSettled(records: CommandRecord[], boundMs: number): void {
     for (const r of records) {
       if (TERMINAL_STATES.includes(r.state) || r.state === "needs_manual_check") continue;
-      this.violate("settled within the bound", `${r.idempotencyKey} still ${r.state} (owner ${r.owner}) ${boundMs} ms after the faults stopped`);
+      this.violate(
+        "settled within the bound",
+        `${r.idempotencyKey} still ${r.state} (owner ${r.owner}) ${boundMs} ms after the faults stopped`,
+      );
     }
   }
 
-  firstEffectAt(key: string, effects: readonly { idempotency_key: string | null; at: string; kind: string }[]): number | undefined {
+  firstEffectAt(
+    key: string,
+    effects: readonly { idempotency_key: string | null; at: string; kind: string }[],
+  ): number | undefined {
     const e = effects.find((x) => x.idempotency_key === key && PAID_EFFECTS.has(x.kind));
     return e ? Date.parse(e.at) : undefined;
   }

@@ -13,6 +13,8 @@ export type ScriptItem = { op: "cmd"; cmd: number; wait: boolean } | { op: "reco
 
 export type ScenarioEvent =
   | { step: number; kind: "crash"; worker: number; restart: boolean }
+  /** Armed at `step`: the worker crashes when one of its `role` activities next stops at a point labelled `at…`. */
+  | { step: number; kind: "crash-at"; worker: number; role: "call" | "wait" | "recovery"; at: string; restart: boolean }
   | { step: number; kind: "journal-outage" | "store-outage"; worker: number | "all"; steps: number }
   | { step: number; kind: "fault"; fault: FaultKind; path: "orders" | "renew" | "operations" | "any"; times: number }
   | { step: number; kind: "jump"; to: "lease" | "ttl" | "short" };
@@ -22,16 +24,45 @@ export interface Scenario {
   seed: number;
   journal: "memory" | "sqlite";
   workers: number;
+  /** Worker i runs continuous recovery when continuous[i % length] (explicit recover() is in the scripts). */
+  continuous: boolean[];
   commands: ("order" | "renew")[];
   scripts: ScriptItem[][];
   events: ScenarioEvent[];
   schedule: number[];
 }
 
-const step = fc.nat({ max: 400 });
+const step = fc.nat({ max: 200 });
+
+/** The awaits of the runner, of operations.wait and of recovery where a crash is aimed. */
+export const CRASH_POINTS = [
+  "journal.record",
+  "journal.addAttempt",
+  "journal.transition",
+  "journal.claim",
+  "send POST",
+  "recv POST",
+  "send GET",
+  "recv GET",
+  "store.reserve",
+];
 
 const event: fc.Arbitrary<ScenarioEvent> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ step, kind: fc.constant("crash" as const), worker: fc.nat(3), restart: fc.boolean() }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      step: fc.nat({ max: 60 }),
+      kind: fc.constant("crash-at" as const),
+      worker: fc.nat(3),
+      role: fc.constantFrom("call" as const, "wait" as const, "recovery" as const),
+      at: fc.constantFrom(...CRASH_POINTS),
+      restart: fc.boolean(),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ step, kind: fc.constant("crash" as const), worker: fc.nat(3), restart: fc.boolean() }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -51,7 +82,14 @@ const event: fc.Arbitrary<ScenarioEvent> = fc.oneof(
       times: fc.integer({ min: 1, max: 3 }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ step, kind: fc.constant("jump" as const), to: fc.constantFrom("lease" as const, "ttl" as const, "short" as const) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      step,
+      kind: fc.constant("jump" as const),
+      to: fc.constantFrom("lease" as const, "ttl" as const, "short" as const),
+    }),
+  },
 );
 
 export function scenarioArbitrary(journal?: "memory" | "sqlite"): fc.Arbitrary<Scenario> {
@@ -60,19 +98,29 @@ export function scenarioArbitrary(journal?: "memory" | "sqlite"): fc.Arbitrary<S
       seed: fc.nat(),
       journal: journal ? fc.constant(journal) : fc.constantFrom("memory" as const, "sqlite" as const),
       workers: fc.integer({ min: 1, max: 3 }),
+      continuous: fc.array(
+        fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+        { minLength: 1, maxLength: 3 },
+      ),
       commands: fc.array(fc.constantFrom("order" as const, "renew" as const), { minLength: 1, maxLength: 5 }),
       scripts: fc.array(
         fc.array(
           fc.oneof(
-            { weight: 8, arbitrary: fc.record({ op: fc.constant("cmd" as const), cmd: fc.nat(4), wait: fc.boolean() }) },
+            {
+              weight: 8,
+              arbitrary: fc.record({ op: fc.constant("cmd" as const), cmd: fc.nat(4), wait: fc.boolean() }),
+            },
             { weight: 1, arbitrary: fc.record({ op: fc.constant("recover" as const) }) },
-            { weight: 1, arbitrary: fc.record({ op: fc.constant("pause" as const), ms: fc.constantFrom(1_000, 31_000, 46_000) }) },
+            {
+              weight: 1,
+              arbitrary: fc.record({ op: fc.constant("pause" as const), ms: fc.constantFrom(1_000, 31_000, 46_000) }),
+            },
           ),
           { minLength: 1, maxLength: 6 },
         ),
         { minLength: 1, maxLength: 3 },
       ),
-      events: fc.array(event, { maxLength: 6 }),
+      events: fc.array(event, { maxLength: 8 }),
       schedule: fc.array(fc.nat(12), { maxLength: 400 }),
     })
     .map((s) => ({ ...s, scripts: s.scripts }));
@@ -119,7 +167,8 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
     runs += 1;
     for (const [k, v] of result.coverage) coverage.set(k, (coverage.get(k) ?? 0) + v);
     if (result.violations.length > 0) violations += 1;
-    if (options.only && result.violations.some((v) => `${v.invariant}: ${v.detail}`.includes(options.only!))) matching += 1;
+    if (options.only && result.violations.some((v) => `${v.invariant}: ${v.detail}`.includes(options.only!)))
+      matching += 1;
     for (const name of new Set(result.violations.map((v) => v.invariant))) {
       byInvariant.set(name, (byInvariant.get(name) ?? 0) + 1);
       const list = examples.get(name) ?? [];
@@ -143,7 +192,12 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
   });
   if (details.failed && details.counterexample) {
     const scenario = details.counterexample[0];
-    report.failure = { seed: details.seed, path: details.counterexamplePath ?? "", scenario, result: await runScenario(scenario) };
+    report.failure = {
+      seed: details.seed,
+      path: details.counterexamplePath ?? "",
+      scenario,
+      result: await runScenario(scenario),
+    };
   }
   return report;
 }

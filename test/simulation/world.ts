@@ -38,7 +38,12 @@ export const SIM = {
   appRetryPauseMs: 3_000,
 };
 
-const FAULT_PATHS = { orders: "/orders", renew: "/domains/{domainUuid}/renew", operations: "/operations/{operationUuid}", any: "*" };
+const FAULT_PATHS = {
+  orders: "/orders",
+  renew: "/domains/{domainUuid}/renew",
+  operations: "/operations/{operationUuid}",
+  any: "*",
+};
 
 interface Worker {
   id: string;
@@ -47,6 +52,7 @@ interface Worker {
   background: Activity;
   app?: Promise<void>;
   done?: boolean;
+  recovers: boolean;
 }
 
 export interface RunResult {
@@ -90,12 +96,15 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
   const key = emulator.control.createKey({ environment: "test", rate_limit_per_minute: SIM.rateLimit });
   const commands: BusinessCommand[] = scenario.commands.map((kind, i) => {
     const domain = `sim-${kind === "order" ? "o" : "r"}${i}.kz`;
-    const domainUuid = kind === "renew" ? emulator.control.createDomain({ token: key.token, name: domain }).uuid : undefined;
+    const domainUuid =
+      kind === "renew" ? emulator.control.createDomain({ token: key.token, name: domain }).uuid : undefined;
     return { key: `cmd-${i}`, kind, domain, domainUuid };
   });
   const journalClock = { now: () => clock.now() };
   const shared: Journal =
-    scenario.journal === "sqlite" ? createSqliteJournal({ filename: ":memory:", clock: journalClock }) : createMemoryJournal({ clock: journalClock });
+    scenario.journal === "sqlite"
+      ? createSqliteJournal({ filename: ":memory:", clock: journalClock })
+      : createMemoryJournal({ clock: journalClock });
   const windows = createMemoryWindowStore();
   const down = { journal: new Set<string>(), store: new Set<string>() };
   const outages = {
@@ -114,7 +123,7 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
     ...extra,
   });
 
-  function startWorker(id: string, script: ScriptItem[]): Worker {
+  function startWorker(id: string, script: ScriptItem[], continuous: boolean): Worker {
     const background = activity(id, "background");
     tracker.begin(background);
     const client = context.run(background, () =>
@@ -123,13 +132,13 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
         token: key.token,
         fetch: scheduledFetch(emulator, sched, tracker, id),
         clock,
-        random: seeded(scenario.seed ^ (workers.length + 1) * 7919),
+        random: seeded(scenario.seed ^ ((workers.length + 1) * 7919)),
         journal: scheduledJournal(shared, sched, tracker, id, outages),
         pacing: { store: scheduledStore(windows, sched, tracker, id, outages), initialLimit: SIM.rateLimit },
         fleet: {
           workerId: id,
           // The defaults (DEFAULT_FLEET); onRound only tells the tracker that a round let go of its commands.
-          continuousRecovery: {
+          continuousRecovery: continuous && {
             onRound: () => {
               tracker.end(background);
               tracker.begin(background);
@@ -138,7 +147,7 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
         },
       }),
     );
-    const worker: Worker = { id, client, dead: false, background };
+    const worker: Worker = { id, client, dead: false, background, recovers: continuous };
     workers.push(worker);
     worker.app = application(worker, script).then(() => void (worker.done = true));
     return worker;
@@ -181,9 +190,11 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
         // A wait holds its command when this worker owns it (the lease is held for the whole wait).
         if ((await shared.get(outcome.commandId))?.owner === w.id) tracker.hold(waitAct, outcome.commandId);
         const uuid = outcome.operationUuid;
-        await context.run(waitAct, () => w.client.operations.wait(uuid, { commandId: outcome.commandId })).catch((error: unknown) => {
-          if (!w.dead) tracker.onThrow(waitAct, error);
-        });
+        await context
+          .run(waitAct, () => w.client.operations.wait(uuid, { commandId: outcome.commandId }))
+          .catch((error: unknown) => {
+            if (!w.dead) tracker.onThrow(waitAct, error);
+          });
         if (clock.now() - waitAct.startedAt > leaseMs && !w.dead) tracker.cover("wait past the lease");
         tracker.end(waitAct);
       }
@@ -198,7 +209,9 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
         { idempotencyKey: cmd.key },
       ) as Promise<Outcome>;
     }
-    return client.domains.renew({ domainUuid: cmd.domainUuid!, body: { period: 1 } } as never, { idempotencyKey: cmd.key }) as Promise<Outcome>;
+    return client.domains.renew({ domainUuid: cmd.domainUuid!, body: { period: 1 } } as never, {
+      idempotencyKey: cmd.key,
+    }) as Promise<Outcome>;
   }
 
   async function coverRecall(cmd: BusinessCommand): Promise<void> {
@@ -210,28 +223,60 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
     else tracker.cover("same-key re-call after settle");
   }
 
+  const liveWorker = (index: number) => {
+    const live = workers.filter((x) => !x.dead);
+    return live[index % Math.max(1, live.length)];
+  };
+  const armed: Extract<ScenarioEvent, { kind: "crash-at" }>[] = [];
+  const groupOf = (role: Role | undefined) => (role === "call" || role === "wait" ? role : "recovery");
+
+  /** Fires armed crashes whose worker now waits at the aimed point. */
+  function fireArmed(): void {
+    for (const a of [...armed]) {
+      const w = liveWorker(a.worker);
+      if (!w) continue;
+      const hit = sched.pending.some(
+        (p) => p.worker === w.id && groupOf(p.activity?.role) === a.role && p.label.startsWith(a.at),
+      );
+      if (!hit) continue;
+      armed.splice(armed.indexOf(a), 1);
+      crash(a.worker, a.restart);
+    }
+  }
+
   function crash(index: number, restart: boolean): void {
-    const w = workers.filter((x) => !x.dead)[index % Math.max(1, workers.filter((x) => !x.dead).length)];
+    const w = liveWorker(index);
     if (!w) return;
     w.dead = true;
     const lost = sched.kill(w.id);
     if (lost.length === 0) tracker.cover("crash while idle");
     for (const p of lost) {
-      const role = p.activity?.role ?? "background";
-      const group = role === "call" ? "call" : role === "wait" ? "wait" : role === "setup" ? "setup" : "recovery";
-      const coarse = p.label.split(/[→ ]/).slice(0, p.label.startsWith("send") || p.label.startsWith("recv") ? 2 : 1).join(" ");
-      tracker.cover(group === "wait" ? "crash in wait" : `crash in ${group} at ${coarse}`);
+      const group = groupOf(p.activity?.role);
+      if (group === "wait") tracker.cover("crash in wait");
+      // Three grains: "send", "send POST", "send POST /orders" (journal labels: "journal.transition", "…→succeeded").
+      const words = p.label.split(/[→ ]/);
+      for (const n of new Set([1, Math.min(2, words.length)]))
+        tracker.cover(`crash in ${group} at ${words.slice(0, n).join(" ")}`);
       tracker.cover(`crash in ${group} at ${p.label}`);
     }
     tracker.dropWorker(w.id);
-    if (restart) startWorker(`${w.id}-r`, scenario.scripts[workers.indexOf(w) % scenario.scripts.length]);
+    const i = workers.indexOf(w);
+    if (restart)
+      startWorker(
+        `${w.id}-r`,
+        scenario.scripts[i % scenario.scripts.length],
+        scenario.continuous[i % scenario.continuous.length],
+      );
   }
 
   function apply(event: ScenarioEvent, step: number): void {
-    const who = (n: number | "all") => (n === "all" ? "*" : (workers.filter((w) => !w.dead)[n % Math.max(1, workers.length)]?.id ?? "*"));
+    const who = (n: number | "all") =>
+      n === "all" ? "*" : (workers.filter((w) => !w.dead)[n % Math.max(1, workers.length)]?.id ?? "*");
     switch (event.kind) {
       case "crash":
         return crash(event.worker, event.restart);
+      case "crash-at":
+        return void armed.push(event);
       case "journal-outage":
       case "store-outage": {
         const set = event.kind === "journal-outage" ? down.journal : down.store;
@@ -241,20 +286,32 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
         return;
       }
       case "fault":
-        emulator.control.addFault({ method: event.path === "operations" ? "GET" : event.path === "any" ? "*" : "POST", path: FAULT_PATHS[event.path], kind: event.fault as FaultKind, times: event.times });
+        emulator.control.addFault({
+          method: event.path === "operations" ? "GET" : event.path === "any" ? "*" : "POST",
+          path: FAULT_PATHS[event.path],
+          kind: event.fault as FaultKind,
+          times: event.times,
+        });
         return;
       case "jump": {
         const ms = event.to === "lease" ? leaseMs + 1 : event.to === "ttl" ? SIM.replayTtlMs + 1 : 5_000;
         tracker.excuse("*");
         clock.jump(ms);
         tracker.excuse("*");
-        if (event.to !== "short") tracker.cover(event.to === "lease" ? "time jump past the lease" : "time jump past the TTL");
+        if (event.to !== "short")
+          tracker.cover(event.to === "lease" ? "time jump past the lease" : "time jump past the TTL");
         return;
       }
     }
   }
 
-  for (let i = 0; i < scenario.workers; i++) startWorker(`w${i}`, scenario.scripts[i % scenario.scripts.length]);
+  for (let i = 0; i < scenario.workers; i++) {
+    startWorker(
+      `w${i}`,
+      scenario.scripts[i % scenario.scripts.length],
+      scenario.continuous[i % scenario.continuous.length],
+    );
+  }
   const events = [...scenario.events].sort((a, b) => a.step - b.step);
   let step = 0;
   let choice = 0;
@@ -268,6 +325,7 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
       ends.splice(ends.indexOf(e), 1);
     }
     for (const set of [down.journal, down.store]) for (const id of set) tracker.excuse(id);
+    fireArmed();
     if (appsDoneFlag(workers) && events.length === 0) break;
     if (!advance(sched, clock, scenario.schedule[choice++] ?? 0)) break;
     await sched.settle();
@@ -279,7 +337,7 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
   down.journal.clear();
   down.store.clear();
   ends.length = 0;
-  if (!workers.some((w) => !w.dead)) startWorker("survivor", []);
+  if (!workers.some((w) => !w.dead && w.recovers)) startWorker("survivor", [], true);
   const stoppedAt = clock.now();
   const boundMs = leaseMs + DEFAULT_FLEET.recoveryIntervalMs + SIM.windowMs;
   for (let n = 0; n < SIM.maxSteps && clock.now() <= stoppedAt + boundMs; n++, step++) {
