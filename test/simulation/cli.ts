@@ -1,6 +1,6 @@
 /**
  * The simulation's command line (run from the bundle, see bundle.ts; `npm run simulate -- …`):
- * `[--runs N] [--seed S] [--path P] [--journal memory|sqlite] [--no-shrink] [--json] [--twice K] [--only TEXT]`
+ * `[--runs N] [--seed S] [--path P] [--journal memory|sqlite] [--no-shrink] [--json] [--twice K] [--only TEXT] [--regressions]`
  * (`--only` shrinks the first run whose violation mentions TEXT, e.g. `--only InvalidTransitionError`.)
  *
  * Runs N simulated schedules (default 200) from seed S and prints the number of runs, the runs that
@@ -11,6 +11,7 @@ import { REQUIRED_PATHS } from "./invariants";
 import fc from "fast-check";
 import { scenarioArbitrary, simulate } from "./scenario";
 import { runScenario } from "./world";
+import { REGRESSIONS } from "./regressions";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -27,6 +28,17 @@ export function formatCoverage(coverage: Map<string, number>): string {
 }
 
 async function main(): Promise<void> {
+  if (process.argv.includes("--regressions")) {
+    // One JSON line per kept regression: its name and the violations it has today.
+    let failed = 0;
+    for (const r of REGRESSIONS) {
+      const { violations } = await runScenario(r.scenario);
+      if (violations.length > 0) failed += 1;
+      console.log(JSON.stringify({ name: r.name, invariant: r.invariant, violations }));
+    }
+    process.exitCode = failed > 0 ? 1 : 0;
+    return;
+  }
   const seed = Number(arg("seed") ?? 20);
   const path = arg("path");
   const runs = path ? 1 : Number(arg("runs") ?? 200);
