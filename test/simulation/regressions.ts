@@ -14,9 +14,35 @@ export interface Regression {
 
 export const REGRESSIONS: Regression[] = [
   {
+    // w0 orders cmd-0; w1's job re-runs it 46 s later, past the 45 s replay TTL: the same-key call on a
+    // settled command went out with no journal write → a second order.
+    // Found as: npm run simulate -- --seed 20 --path 19:0:3:6:8:1:2:2:1:3:2:3:3:3:3:7:5:5:5:5
+    name: "D6, G1: a same-key call of a settled command past the replay TTL is answered from the journal, not bought again",
+    invariant: "at most one effect per business command",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 2,
+      continuous: [false],
+      commands: ["order"],
+      scripts: [
+        [
+          { op: "cmd", cmd: 0, wait: false },
+          { op: "pause", ms: 1000 },
+        ],
+        [
+          { op: "pause", ms: 46000 },
+          { op: "cmd", cmd: 0, wait: false },
+        ],
+      ],
+      events: [],
+      schedule: [],
+    },
+  },
+  {
     // Two workers order cmd-0; the owner crashes and its restart (a new id) re-runs the job past the
     // replay TTL: the same-key call on a settled command went out unjournalled → a second order.
-    name: "D6, G1: a same-key call after the command settled, past the replay TTL, is answered from the journal (1 order, not 2)",
+    name: "D6, G1: a restarted worker re-running a settled order past the replay TTL does not buy it again",
     invariant: "at most one effect per business command",
     scenario: {
       seed: 0,
@@ -32,6 +58,7 @@ export const REGRESSIONS: Regression[] = [
   {
     // One worker, no faults: its continuous recovery claims the command its own call just recorded and
     // moves it to unknown; the call's answer then fails the transition and threw after the 201.
+    // Found as: npm run simulate -- --seed 20 --path 11:0:3:4:6:6:2:5:5:5:5:5:5:9:19:2:2:2:0:4:4
     name: "G4: a worker's own recovery never takes the command its call is sending; the call never throws after the send",
     invariant: "no throw after a send",
     scenario: {
@@ -48,6 +75,7 @@ export const REGRESSIONS: Regression[] = [
   {
     // w0 (no background recovery) waits on its renewal longer than the 30 s lease; the lease lapsed
     // during operations.wait and w1's recovery claimed the live command.
+    // Found as: npm run simulate -- --seed 20 --path 12:0:3:2:4:5:5
     name: "F1, G6: operations.wait holds the command's lease for its whole duration; no survivor claims it",
     invariant: "no command in two workers' hands",
     scenario: {
