@@ -156,6 +156,7 @@ export interface SimulateOptions {
  * the same first failure and shrinks it: the report's seed + path replay that shortest run exactly.
  */
 export async function simulate(options: SimulateOptions): Promise<SimulationReport> {
+  if (options.path !== undefined) return replay(options.seed, options.path, options.journal);
   const coverage = new Map<string, number>();
   const byInvariant = new Map<string, number>();
   const examples = new Map<string, string[]>();
@@ -200,4 +201,34 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
     };
   }
   return report;
+}
+
+/** The one scenario that `seed` + `path` name (fast-check's own replay), run once. */
+export async function scenarioAt(seed: number, path: string, journal?: "memory" | "sqlite"): Promise<Scenario> {
+  let found: Scenario | undefined;
+  const capture = fc.property(scenarioArbitrary(journal), (scenario) => {
+    found = scenario;
+    return false; // stop at the first value: the one at `path`
+  });
+  fc.check(capture, { seed, path, numRuns: 1, endOnFailure: true });
+  return found!;
+}
+
+async function replay(seed: number, path: string, journal?: "memory" | "sqlite"): Promise<SimulationReport> {
+  const scenario = await scenarioAt(seed, path, journal);
+  const result = await runScenario(scenario);
+  const byInvariant = new Map<string, number>();
+  const examples = new Map<string, string[]>();
+  for (const v of result.violations) {
+    byInvariant.set(v.invariant, 1);
+    examples.set(v.invariant, [...(examples.get(v.invariant) ?? []), v.detail].slice(0, 3));
+  }
+  return {
+    runs: 1,
+    violations: result.violations.length > 0 ? 1 : 0,
+    byInvariant,
+    examples,
+    coverage: result.coverage,
+    failure: result.violations.length > 0 ? { seed, path, scenario, result } : undefined,
+  };
 }
