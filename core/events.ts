@@ -77,6 +77,29 @@ export type ClientEvent =
       commandId?: string;
     }
   | { type: "replay"; operationId: OperationId; status: number; idempotencyKey?: string; requestId?: string }
+  /**
+   * A call answered WITHOUT sending (D5, G4): `journal` — the key belongs to a settled command, its
+   * journalled outcome is returned; `joined` — the same call was in flight in this process;
+   * `in_flight_elsewhere` — another live worker holds the command (the outcome is a `conflict`).
+   */
+  | {
+      type: "local-replay";
+      operationId: OperationId;
+      source: "journal" | "joined" | "in_flight_elsewhere";
+      kind: OutcomeKind;
+      state?: CommandState;
+      idempotencyKey?: string;
+      commandId?: string;
+    }
+  /** The journal refused a write after a send (another worker took the command over): resolved into the Outcome, never thrown. */
+  | {
+      type: "journal-race";
+      operationId: OperationId;
+      error: "lease_lost" | "invalid_transition" | "journal_error";
+      currentOwner?: string | null;
+      idempotencyKey?: string;
+      commandId?: string;
+    }
   | {
       type: "unknown-outcome";
       operationId: OperationId;
@@ -168,6 +191,8 @@ const TELEMETRY_EVENT_TYPES: ReadonlySet<ClientEvent["type"]> = new Set([
   "recovery",
   "deadline",
   "proxy-anomaly",
+  "local-replay",
+  "journal-race",
 ]);
 
 /**

@@ -5,6 +5,7 @@
 import type { OperationId } from "../generated/operations";
 import type { ApiError } from "../generated/errors";
 import type { NetworkError, TimeoutError } from "./errors";
+import type { CommandState } from "./states";
 
 /** Transport-level failure kind of an attempt that got no usable response. */
 export type AttemptErrorKind = "timeout" | "network" | "aborted" | "malformed_response" | "response_too_large";
@@ -50,6 +51,44 @@ interface OutcomeBase {
   commandId?: string;
   /** X-Request-ID of the last attempt (for support tickets, F4). */
   requestId?: string;
+  /**
+   * Set when this call sent NOTHING and answered from what this process already knows (D5, G4): the
+   * journal's record of a settled command, or the outcome of the same call in flight in this process.
+   */
+  localReplay?: LocalReplay;
+  /**
+   * Set when the server answered but the journal refused the write that records it: another worker
+   * took the command over, or the journal moved first (I5). The outcome is still what the server said
+   * (or `unknown` with reason `journal_race` when no final answer came); the command is that worker's now.
+   */
+  journalRace?: JournalRace;
+}
+
+/** Where a local replay came from (Outcome.localReplay). */
+export interface LocalReplay {
+  /**
+   * "journal": the key belongs to a settled command (succeeded, accepted, completed, failed,
+   * rejected, needs_manual_check) — its journalled outcome, rebuilt from state, status, resource
+   * UUIDs and request ids (the stored body when the journal still has it).
+   * "joined": a call with the same key was in flight in this process; this is its outcome.
+   */
+  source: "journal" | "joined";
+  /** The command's journal state when the replay was built. */
+  state: CommandState;
+  /** X-Request-IDs of the attempts the journal holds for the command, oldest first. */
+  requestIds: string[];
+  /** false: the journal no longer holds the response body (pruned); `data` has the resource UUIDs only. */
+  bodyAvailable: boolean;
+}
+
+/** Why the journal refused a write after the server may have executed the call (Outcome.journalRace). */
+export interface JournalRace {
+  /** lease_lost: another worker owns the command; invalid_transition: the journal moved first; journal_error: the write failed. */
+  error: "lease_lost" | "invalid_transition" | "journal_error";
+  /** The worker that owns the command now, when known (lease_lost). */
+  currentOwner?: string | null;
+  /** What to do, in words. */
+  message: string;
 }
 
 /**
@@ -98,9 +137,20 @@ export interface RejectedOutcome extends OutcomeBase {
  */
 export interface ConflictOutcome extends OutcomeBase {
   kind: "conflict";
+  /** 409: the server's, or the client's own local answer to "same key, first attempt still processing" (D5). */
   status: 409;
   error?: ApiError;
   snippet?: string;
+  /**
+   * "in_flight_elsewhere": nothing was sent — another live worker of the fleet holds this command's
+   * lease and is sending, reconciling or polling it. Call again with the same key after `retryAt`;
+   * a settled command then replays from the journal.
+   */
+  reason?: "in_flight_elsewhere";
+  /** reason "in_flight_elsewhere": the worker holding the command. */
+  heldBy?: string | null;
+  /** reason "in_flight_elsewhere": when that worker's lease runs out (journal clock, ms), if known. */
+  retryAt?: number | null;
 }
 
 /** Why an outcome is unknown. */
@@ -115,7 +165,11 @@ export type UnknownReason =
   /** Waiting on (pacer slot, 429 pause, backoff) would pass the call's `deadlineMs`. */
   | "deadline"
   /** The body was larger than `maxResponseBytes`; it was not read past it. */
-  | "response_too_large";
+  | "response_too_large"
+  /** The journal refused a write after a send (see `journalRace`): another worker settles the command. */
+  | "journal_race"
+  /** The command is in `needs_manual_check` (F4): nothing is sent until a human resolves it. */
+  | "needs_manual_check";
 
 /**
  * The side effect MAY have happened: a timeout, a reset connection, a 5xx, or a non-JSON, truncated or

@@ -3,3 +3,4 @@ export * from "./command-state";
 export type * from "./journal";
 export * from "./errors";
 export * from "./lease-keeper";
+export * from "./holders";

@@ -8,7 +8,7 @@
 import type { Clock } from "../runtime/clock";
 import { LOCK_HOLDING_STATES } from "./command-state";
 import { LeaseLostError } from "./errors";
-import type { Journal, Lease } from "./journal";
+import type { CommandRecord, Journal, Lease } from "./journal";
 
 export interface LeaseKeeperOptions {
   journal: Journal;
@@ -31,6 +31,14 @@ export interface LeaseKeeper {
    * not just record or claim is claimed first; throws LeaseLostError when another worker holds it.
    */
   acquire(id: string): Promise<void>;
+  /**
+   * A call is about to send `id` again (a same-key call of a command journalled earlier): claims it
+   * by id — ours already, or its lease expired — and keeps it ready for the runner's acquire().
+   * undefined: another live worker holds it (nothing was written).
+   */
+  claimForCall(id: string): Promise<CommandRecord | undefined>;
+  /** The call that claimed `id` answered without sending: drop the claim's readiness. */
+  forget(id: string): void;
   /** recover() claimed `id` (the claim wrote the lease): held until release(). */
   adopt(id: string): void;
   /** Before sending `id` again: throws LeaseLostError if it was lost; renews first when the lease is getting old. */
@@ -128,6 +136,18 @@ export function createLeaseKeeper(options: LeaseKeeperOptions): LeaseKeeper {
         throw new LeaseLostError(id, lease.owner, current?.owner ?? null);
       }
       hold(id, now);
+    },
+    async claimForCall(id) {
+      if (holds.has(id)) return journal.get(id); // held in this process already: acquire() counts it
+      const now = clock.now();
+      const [rec] = await journal.claim({ ...lease, ids: [id], states: LOCK_HOLDING_STATES, limit: 1 });
+      if (!rec) return undefined;
+      fresh.set(id, now);
+      gone.delete(id);
+      return rec;
+    },
+    forget(id) {
+      fresh.delete(id);
     },
     adopt(id) {
       hold(id, clock.now());

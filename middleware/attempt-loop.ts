@@ -36,15 +36,24 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
         first && request.signal && !request.bodyUsed
           ? { request, controller: first, init: ctx.signalViaInit ? first.fetchInit : undefined }
           : undefined;
-      const { outcome, raw } = await runCommand(
-        deps,
-        ctx,
-        () => (template ??= templateOf(request, body)),
-        prepared,
-        options.baseUrl,
-        options.fetch,
-      );
+      let result;
+      try {
+        result = await runCommand(
+          deps,
+          ctx,
+          () => (template ??= templateOf(request, body)),
+          prepared,
+          options.baseUrl,
+          options.fetch,
+        );
+      } catch (error) {
+        ctx.settleHold?.(); // a same-key call waiting on this one decides afresh
+        throw error;
+      }
+      const { outcome, raw } = result;
       ctx.outcome = outcome;
+      ctx.settleHold?.(outcome); // a same-key call waiting on this one gets this outcome
+
       if (ctx.outcomeOnly) return OUTCOME_READY;
       if (raw?.truncated) throw new ResponseTooLargeError(raw.status, deps.maxResponseBytes); // never a cut body
       if (raw) {

@@ -8,7 +8,9 @@ import type { Middleware } from "openapi-fetch";
 import type { Clock } from "../runtime/clock";
 import { callContextOf, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
-import type { CommandState, Journal, LeaseKeeper } from "../journal";
+import type { CallHold, CommandHolders, CommandRecord, CommandState, Journal, LeaseKeeper } from "../journal";
+import type { EventSink, Outcome } from "../core";
+import { REPLAYED_STATES, inFlightElsewhere, joinedOutcome, outcomeFromJournal, responseOf } from "./journal-replay";
 import { validateIdempotencyKey } from "../core";
 
 export interface IdempotencyOptions {
@@ -18,16 +20,61 @@ export interface IdempotencyOptions {
   journal?: Journal;
   /** Fleet mode: new commands are recorded as this worker's, under its lease. */
   leases?: LeaseKeeper;
+  /** This process's registry of the commands its calls and its recovery work on (with a journal). */
+  holders?: CommandHolders;
+  /** Where local replays are reported (I7). */
+  events?: EventSink;
   generateKey?: () => string;
 }
 
-/** States a resend may continue from (G4): not yet sent, mid-send (crash), or awaiting reconciliation. */
-const RESUMABLE: ReadonlySet<CommandState> = new Set<CommandState>(["recorded", "sending", "unknown", "conflict"]);
+/**
+ * States a call continues from by sending (G4): not yet sent, mid-send (a crash), awaiting
+ * reconciliation — once nobody else in this process holds it and, in fleet mode, its lease is ours.
+ * Settled states (REPLAYED_STATES) are answered from the journal and never sent again.
+ */
+const RESUMABLE: ReadonlySet<CommandState> = new Set<CommandState>([
+  "recorded",
+  "sending",
+  "unknown",
+  "conflict",
+  "reconciling",
+]);
 
 function sameBytes(a: Uint8Array | null, b: Uint8Array | null | undefined): boolean {
   if (a === null || b === null || b === undefined) return a === null && (b === null || b === undefined);
   return a.byteLength === b.byteLength && a.every((v, i) => v === b[i]);
 }
+
+/** What a call would send, compared with a journalled command under the same key. */
+interface RequestShape {
+  method: string;
+  path: string;
+  query: string;
+  body: Uint8Array | null;
+}
+
+/** D4/D5: whether the journalled command is the same request (method, path, query, exact bytes). */
+function isSameRequest(existing: CommandRecord, request: RequestShape): boolean {
+  return (
+    existing.method === request.method &&
+    existing.path === request.path &&
+    existing.query === request.query &&
+    sameBytes(existing.body, request.body)
+  );
+}
+
+function keyReused(existing: CommandRecord): InvalidArgumentError {
+  return new InvalidArgumentError(
+    `This Idempotency-Key already belongs to command ${existing.id} with a different method, path or body (D5, D7): never reuse a key for a new business action.`,
+    "idempotencyKey",
+  );
+}
+
+const isOutcome = (value: unknown): value is Outcome =>
+  typeof value === "object" && value !== null && "kind" in value && "attempts" in value;
+
+/** Start over: the command changed hands in this process while this call waited for it. */
+const AGAIN = Symbol("again");
 
 /** I6: the domain a purchase acts on — one in-flight command per domain. */
 function lockKeyOf(operationId: string, path: Record<string, unknown> | undefined, body: unknown): string | null {
@@ -42,6 +89,7 @@ function lockKeyOf(operationId: string, path: Record<string, unknown> | undefine
 
 export function createIdempotencyMiddleware(options: IdempotencyOptions): Middleware {
   const generateKey = options.generateKey ?? (() => crypto.randomUUID());
+  const { holders, leases } = options;
   return {
     onRequest(callback) {
       const ctx = callContextOf(callback.request, callback.schemaPath);
@@ -50,10 +98,25 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
     },
   };
 
+  /** Ends the chain with an answer that sent nothing (the attempt loop never runs). */
+  function answer(ctx: CallContext, outcome: Outcome, source: "journal" | "joined" | "in_flight_elsewhere"): Response {
+    ctx.outcome = outcome;
+    options.events?.emit({
+      type: "local-replay",
+      operationId: ctx.op.operationId,
+      source,
+      kind: outcome.kind,
+      state: outcome.localReplay?.state,
+      idempotencyKey: ctx.sentIdempotencyKey,
+      commandId: outcome.commandId,
+    });
+    return responseOf(outcome);
+  }
+
   async function freeze(
     ctx: CallContext,
     { request, params, options: merged }: Parameters<NonNullable<Middleware["onRequest"]>>[0],
-  ): Promise<undefined> {
+  ): Promise<undefined | Response> {
     // The facade's option, else a header a raw client.http caller set (params.header), else a UUID.
     const key = validateIdempotencyKey(ctx.idempotencyKey ?? request.headers.get("Idempotency-Key") ?? generateKey());
     ctx.sentIdempotencyKey = key;
@@ -62,7 +125,8 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
     if (ctx.body === undefined) {
       ctx.body = request.body === null ? null : new Uint8Array(await request.clone().arrayBuffer());
     }
-    if (!options.journal) return undefined;
+    const journal = options.journal;
+    if (!journal) return undefined;
     let parsed: unknown = null;
     try {
       parsed = ctx.body ? JSON.parse(new TextDecoder().decode(ctx.body)) : null;
@@ -72,46 +136,94 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
     const url = new URL(request.url);
     const basePath = new URL(merged.baseUrl).pathname.replace(/\/+$/, "");
     const path = url.pathname.startsWith(basePath) ? url.pathname.slice(basePath.length) : url.pathname;
-    // A resend of a command already journalled under this key (after a restart, or a caller's
-    // manual retry) resumes it; a DIFFERENT command under the same key is refused locally (D5, D7).
-    const existing = await options.journal.findByIdempotencyKey(options.apiKeyId, key);
-    if (existing) {
-      const same =
-        existing.method === ctx.op.method &&
-        existing.path === path &&
-        existing.query === url.search &&
-        sameBytes(existing.body, ctx.body);
-      if (!same) {
-        throw new InvalidArgumentError(
-          `This Idempotency-Key already belongs to command ${existing.id} with a different method, path or body (D5, D7): never reuse a key for a new business action.`,
-          "idempotencyKey",
-        );
+    const shape: RequestShape = { method: ctx.op.method, path, query: url.search, body: ctx.body };
+    // recover()'s own resend of a command it holds: it is the one mover already (recovery/recover.ts).
+    const recovering = ctx.priority === "recovery";
+
+    for (;;) {
+      let hold: CallHold | undefined;
+      if (holders && !recovering) {
+        const entered = holders.enterKey(`${options.apiKeyId}\n${key}`);
+        if ("joined" in entered) {
+          // The same key is in flight in this process: never a second send, its outcome is ours.
+          const prior = await entered.joined;
+          const existing = await journal.findByIdempotencyKey(options.apiKeyId, key);
+          if (existing && !isSameRequest(existing, shape)) throw keyReused(existing);
+          if (existing && isOutcome(prior)) return answer(ctx, joinedOutcome(prior, existing.state), "joined");
+          continue; // it ended before an outcome (a pre-send refusal): decide afresh
+        }
+        hold = entered.hold;
       }
-      ctx.commandId = existing.id;
-      ctx.journalState = RESUMABLE.has(existing.state) ? existing.state : undefined;
+      try {
+        const result = await decide(hold);
+        if (result === AGAIN) {
+          hold?.settle();
+          continue;
+        }
+        if (result instanceof Response) hold?.settle(ctx.outcome);
+        else ctx.settleHold = hold?.settle;
+        return result;
+      } catch (error) {
+        hold?.settle();
+        throw error;
+      }
+    }
+
+    async function decide(hold: CallHold | undefined): Promise<undefined | Response | typeof AGAIN> {
+      let existing = await journal!.findByIdempotencyKey(options.apiKeyId, key);
+      if (existing) {
+        // A resend of a command already journalled under this key (a restart, a caller's retry, a
+        // re-run job); a DIFFERENT command under the same key is refused locally (D5, D7).
+        if (!isSameRequest(existing, shape)) throw keyReused(existing);
+        hold?.bind(existing.id); // from here this process's recovery leaves it alone
+        if (!recovering && holders?.recovering(existing.id)) {
+          await holders.whenFree(existing.id); // this process's recovery is settling it: then decide again
+          return AGAIN;
+        }
+        if (!recovering && REPLAYED_STATES.has(existing.state))
+          return answer(ctx, outcomeFromJournal(existing), "journal");
+        if (leases && !recovering) {
+          // Fleet: only with the lease (ours, or expired) may it be sent again; else its owner is on it.
+          const claimed = await leases.claimForCall(existing.id);
+          if (!claimed) {
+            const current = (await journal!.get(existing.id)) ?? existing;
+            if (REPLAYED_STATES.has(current.state)) return answer(ctx, outcomeFromJournal(current), "journal");
+            return answer(ctx, inFlightElsewhere(current, current.owner, current.leaseUntil), "in_flight_elsewhere");
+          }
+          if (REPLAYED_STATES.has(claimed.state)) {
+            leases.forget(claimed.id);
+            return answer(ctx, outcomeFromJournal(claimed), "journal");
+          }
+          existing = claimed;
+        }
+        ctx.commandId = existing.id;
+        ctx.journalState = RESUMABLE.has(existing.state) ? existing.state : undefined;
+        return undefined;
+      }
+      const externalId = (parsed as { external_id?: unknown } | null)?.external_id;
+      const id = crypto.randomUUID();
+      hold?.bind(id); // before the row exists: this process's recovery can never claim it from under us
+      const record = await journal!.record(
+        {
+          id,
+          environment: options.environment,
+          apiKeyId: options.apiKeyId,
+          operationId: ctx.op.operationId,
+          method: ctx.op.method,
+          path,
+          query: url.search,
+          body: ctx.body!,
+          idempotencyKey: key,
+          externalId: typeof externalId === "string" ? externalId : null,
+          lockKey: lockKeyOf(ctx.op.operationId, params.path, parsed),
+          createdAt: options.clock.now(),
+        },
+        leases?.lease,
+      );
+      leases?.recorded(record.id);
+      ctx.journalState = record.state;
+      ctx.commandId = record.id;
       return undefined;
     }
-    const externalId = (parsed as { external_id?: unknown } | null)?.external_id;
-    const record = await options.journal.record(
-      {
-        id: crypto.randomUUID(),
-        environment: options.environment,
-        apiKeyId: options.apiKeyId,
-        operationId: ctx.op.operationId,
-        method: ctx.op.method,
-        path,
-        query: url.search,
-        body: ctx.body,
-        idempotencyKey: key,
-        externalId: typeof externalId === "string" ? externalId : null,
-        lockKey: lockKeyOf(ctx.op.operationId, params.path, parsed),
-        createdAt: options.clock.now(),
-      },
-      options.leases?.lease,
-    );
-    options.leases?.recorded(record.id);
-    ctx.journalState = record.state;
-    ctx.commandId = record.id;
-    return undefined;
   }
 }

@@ -74,22 +74,35 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       : RECOVERABLE_STATES;
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_RECOVER.staleAfterMs;
   const maxCommands = options.maxCommands ?? DEFAULT_RECOVER.maxCommands;
-  const { leases } = deps;
+  const { leases, holders } = deps;
   const lease = leases?.lease;
+  /**
+   * The atomic half of "never take what a call of this process holds": in the same synchronous
+   * step, rows a call or a wait holds are handed back untouched (the claim only re-stamped our own
+   * lease on them; nothing else is written) and the rest become recovery's (I6: one mover).
+   */
+  const take = (rows: CommandRecord[]): CommandRecord[] => {
+    if (!holders) return rows;
+    const taken = holders.enterRecovery(rows.map((r) => r.id));
+    return rows.filter((r) => taken.has(r.id));
+  };
   let records: CommandRecord[];
   if (leases) {
     // Fleet mode: one atomic claim takes the batch — expired leases, our own, and unowned commands
     // past staleAfterMs — so a live worker's command is never touched and each has one recoverer.
-    const claim = (only: readonly CommandState[], limit: number) =>
-      journal.claim({
+    const claim = async (only: readonly CommandState[], limit: number) => {
+      const claimed = await journal.claim({
         ...leases.lease,
         apiKeyId: deps.apiKeyId,
         environment: deps.environment,
         states: only,
         limit,
         unownedStaleAfterMs: staleAfterMs,
-        excludeIds: leases.busy(), // ours, but a call of this process is sending it right now
+        // A first filter only; take() decides, after the claim, with what is held at that moment.
+        excludeIds: [...leases.busy(), ...(holders?.busy() ?? [])],
       });
+      return take(claimed);
+    };
     // Commands that may not have reached the server first, then accepted ones waiting for their
     // operation: polling a backlog of accepted work must not hold a dead worker's commands back.
     const urgent = states.filter((st) => !LATER.includes(st));
@@ -103,19 +116,22 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     // updatedAt and leaseUntil come from the journal's own clock (Date.now by default).
     const now = Date.now();
     const listed = await journal.listByState(states);
-    // Read after the listing: a call that recorded its command before the list started is in it by now.
-    const busy = new Set(deps.busy?.());
-    records = listed
-      .filter(
-        (r) =>
-          !busy.has(r.id) && // G4/I5: one of this client's calls is sending it; two movers would clash
-          r.apiKeyId === deps.apiKeyId &&
-          r.environment === deps.environment &&
-          !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's
-          (staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs),
-      )
-      .slice(0, maxCommands);
+    const eligible = listed.filter(
+      (r) =>
+        r.apiKeyId === deps.apiKeyId &&
+        r.environment === deps.environment &&
+        !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's
+        (staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs),
+    );
+    // G4/I5: a command one of this client's calls is sending stays with that call (two movers would clash).
+    const taken = take(eligible.slice(0, maxCommands + (holders?.busy().length ?? 0)));
+    records = taken.slice(0, maxCommands);
+    for (const r of taken.slice(maxCommands)) holders?.leaveRecovery(r.id);
   }
+  const leave = (id: string) => {
+    leases?.release(id);
+    holders?.leaveRecovery(id);
+  };
   const summary: RecoverSummary = { examined: records.length, resolved: [], manual: [], stillPending: [], skipped: [] };
   let next = 0;
   try {
@@ -133,14 +149,14 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       while (next < records.length) {
         const record = records[next++];
         if (options.signal?.aborted) {
-          leases?.release(record.id);
+          leave(record.id);
           summary.skipped.push({ commandId: record.id, reason: "aborted" });
           continue;
         }
         try {
           await recoverOne(record);
         } catch (thrown) {
-          leases?.release(record.id);
+          leave(record.id);
           const error = thrown instanceof RequestAbortedError ? new Skip("aborted") : thrown;
           if (error instanceof Skip || error instanceof InvalidTransitionError || error instanceof LeaseLostError) {
             const reason =
@@ -155,7 +171,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
           }
           throw error;
         }
-        leases?.release(record.id); // settled or left open: ours until the lease runs out, no more heartbeats
+        leave(record.id); // settled or left open: ours until the lease runs out, no more heartbeats
       }
     };
     await Promise.all(
@@ -166,7 +182,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     );
     return summary;
   } finally {
-    for (let i = next; i < records.length; i++) leases?.release(records[i].id); // never reached (a pause was aborted)
+    for (let i = next; i < records.length; i++) leave(records[i].id); // never reached (a pause was aborted)
   }
 
   async function recoverOne(record: CommandRecord): Promise<void> {
@@ -278,6 +294,8 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       // with other bytes or another key — a human decides (F4).
       return manual(record, from, `resend refused locally: ${redactor.text(describe(error))}`, []);
     }
+    // The journal refused the resend's write: another mover has the command now, it is theirs to report.
+    if (outcome.journalRace) throw new Skip(`journal race on the resend: ${outcome.journalRace.message}`);
     const ids = outcome.attempts.map((a) => a.requestId);
     const after = (await journal.get(record.id))!;
     switch (after.state) {

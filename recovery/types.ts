@@ -4,7 +4,7 @@
 import type { OperationId } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import type { CallOptions } from "../runner";
-import type { CommandState, Journal, LeaseKeeper, ManualCheck } from "../journal";
+import type { CommandHolders, CommandState, Journal, LeaseKeeper, ManualCheck } from "../journal";
 import type { Outcome, RecoveryEvent, Redactor } from "../core";
 
 /** Options of `client.recover()` and of `recoverOnStart`. */
@@ -69,7 +69,7 @@ export interface RecoveryTransition {
 }
 
 export interface RecoverSummary {
-  /** Commands of this key/environment found in a recoverable state. */
+  /** Commands of this key/environment this call took to settle (never one a call of this process holds). */
   examined: number;
   /** Reached a terminal state (succeeded, completed, failed, rejected). */
   resolved: RecoveryTransition[];
@@ -97,6 +97,10 @@ export interface RecoverDeps {
   windowMs: number;
   /** Fleet mode: commands are claimed under this worker's lease and every move is fenced by it. */
   leases?: LeaseKeeper;
-  /** Without leases: ids of commands this client's own calls are working on right now (left alone). */
-  busy?: () => Iterable<string>;
+  /**
+   * This process's registry: commands its own calls and waits hold are never taken (the check and
+   * the take are one synchronous step after the claim or listing), and a call never joins a command
+   * recovery holds without waiting for it.
+   */
+  holders?: CommandHolders;
 }

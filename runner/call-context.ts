@@ -64,6 +64,11 @@ export interface CallContext extends CallOptions {
   signalViaInit?: boolean;
   /** Set by the facade for recover()'s calls: their attempts wait in the pacer's recovery lane. */
   priority?: PacingPriority;
+  /**
+   * Set by the idempotency middleware: frees this call's key and command in the process's registry
+   * (journal/holders.ts) once the call has its Outcome, so a same-key call joins it until then.
+   */
+  settleHold?: (outcome?: Outcome) => void;
 }
 
 const byRoute = new Map<string, OperationMeta>(

@@ -14,8 +14,8 @@ import {
   type TimeoutError,
 } from "../core";
 import { attemptEvent, replayEvent, buildOutcome, journalPatch, journalStateOf, type FinalizeInput } from "./finalize";
-import type { CommandState, Journal } from "../journal";
-import { CommandJournal } from "./command-journal";
+import { isLeaseLostError, type CommandState, type Journal } from "../journal";
+import { CommandJournal, elsewhere, raceEvent, raceOf } from "./command-journal";
 import type { AttemptErrorKind, AttemptInfo, CommandTelemetry, RateLimitSnapshot } from "../core";
 import { budgetExhaustedEvent, deadlineEvent, pauseEvent, retryEvent, unknownOutcomeEvent } from "./loop-events";
 import { decide, type AttemptResult } from "./retry-policy";
@@ -68,7 +68,13 @@ export async function runAttemptLoop(
   // Fleet mode: held (and renewed by the heartbeat) while this call works on the command.
   const leases = deps.leases;
   const commandId = ctx.commandId;
-  await leases.acquire(commandId);
+  try {
+    await leases.acquire(commandId);
+  } catch (error) {
+    // Another live worker holds it (a raw client.http resend): nothing is sent, it is theirs (D5).
+    if (!isLeaseLostError(error)) throw error;
+    return { outcome: elsewhere(ctx, error.currentOwner) };
+  }
   try {
     return await runLoop();
   } finally {
@@ -139,6 +145,11 @@ export async function runAttemptLoop(
           await move(target, { ...patch, reconciliation });
         }
       }
+      if (record.race) {
+        // I5 + "no throw after a send": the server's answer is returned, the refused write is named.
+        outcome.journalRace = record.race;
+        if (events.observed) events.emit(raceEvent(ctx, record.race));
+      }
       return { outcome, raw: lastRaw };
     };
 
@@ -178,9 +189,12 @@ export async function runAttemptLoop(
         noteRateLimit(attempt);
       } else if (clock.now() >= deadlineAt) {
         return atDeadline(clock.now(), "attempt");
+      } else if (record.race) {
+        return finish({ last: lastClassified, unknown: { reason: "journal_race", reconciliation: record.race.message } });
       } else
         try {
           if (record.state === "unknown" || record.state === "conflict") await move("reconciling"); // G4: a resend after reconciliation
+          if (record.race) continue; // the journal refused the move: another mover has it (above)
           // recorded/reconciling → sending is written with this attempt (one commit, see move()).
           if (lease) await deps.leases!.ensure(ctx.commandId!); // a lost lease is noticed before the send
           const first = prepared;
@@ -189,6 +203,10 @@ export async function runAttemptLoop(
         } catch (error) {
           if (signal?.aborted) return aborted(signal.reason);
           if (isDeadlineExceededError(error)) return atDeadline(error.retryAt, error.waitingFor);
+          if (isLeaseLostError(error) && (sent || record.state !== "recorded")) {
+            record.race = raceOf(error); // noticed before a resend: it may have run already, so an Outcome
+            continue;
+          }
           throw error;
         }
       const { transport, requestId, waitedMs } = attempt;

@@ -40,6 +40,7 @@ import type { WaitOptions, WaitResult } from "./operations-wait";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
 import type * as Recovery from "../recovery";
 import { createFleet } from "./fleet";
+import { createCommandHolders } from "../journal";
 
 export type { ResellerClient, ResultMap } from "./client-type";
 
@@ -149,8 +150,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const realSignal = signalViaInit && options.fetch !== undefined && options.fetch !== globalThis.fetch;
   const fleet =
     options.fleet && options.journal ? createFleet(options.fleet, options.journal, clock, events, random) : undefined;
-  // Without fleet leases, recover() learns from these which journalled commands this client is sending now.
-  const live = options.journal && !fleet ? new Set<CallContext>() : undefined;
+  // Which journalled commands this client's calls, waits and recovery work on right now (journal/holders.ts).
+  const holders = options.journal ? createCommandHolders() : undefined;
   const timeoutMs = options.timeoutMs ?? DEFAULT_CALL.timeoutMs;
   const deadlineMs = options.deadlineMs ?? DEFAULT_CALL.deadlineMs;
   const http = createClient<paths>({
@@ -174,6 +175,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         clock,
         journal: options.journal,
         leases: fleet?.leases,
+        holders,
+        events,
       }),
       createLanguageMiddleware(options.language),
       createRequestIdMiddleware(randomRequestId),
@@ -260,14 +263,13 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       body: args?.body, // undefined: no body (openapi-fetch serialises nothing)
       resellerCall: ctx, // CALL_CONTEXT_KEY
     } satisfies Record<typeof CALL_CONTEXT_KEY, CallContext> & Record<string, unknown>;
-    live?.add(ctx);
     try {
       await http.request(op.method as never, op.path as never, init as never); // openapi-fetch upper-cases it
     } catch (error) {
       if (ctx.outcome) return ctx.outcome;
       throw error;
     } finally {
-      live?.delete(ctx);
+      ctx.settleHold?.(ctx.outcome); // a same-key call waiting on this one gets its outcome
     }
     const outcome = ctx.outcome;
     if (!outcome) throw wrapBroken();
@@ -316,7 +318,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         clock,
         operationUuid,
         waitOptions,
-        options.journal,
+        options.journal && { journal: options.journal, leases: fleet?.leases, holders },
       ),
     );
   Object.assign(facade.operations, { wait });
@@ -342,7 +344,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
           redactor,
           windowMs: options.pacing?.windowMs ?? DEFAULT_PACING.windowMs,
           leases: fleet?.leases,
-          busy: live && (() => [...live].flatMap((c) => (c.commandId ? [c.commandId] : []))),
+          holders,
         },
         // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
         events.observed

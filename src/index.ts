@@ -22,6 +22,8 @@ export type {
   ConflictOutcome,
   UnknownOutcome,
   UnknownReason,
+  LocalReplay,
+  JournalRace,
   AttemptInfo,
   AttemptErrorKind,
   RateLimitSnapshot,

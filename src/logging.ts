@@ -120,6 +120,31 @@ function lineOf(event: ClientEvent): Line | undefined {
           idempotencyKey: event.idempotencyKey,
         },
       };
+    case "local-replay":
+      return {
+        level: "info",
+        msg: `${event.operationId}: answered without sending (${event.source}${event.state ? `, command ${event.state}` : ""}): ${event.kind}`,
+        fields: {
+          event: "reseller.local_replay",
+          operationId: event.operationId,
+          source: event.source,
+          kind: event.kind,
+          state: event.state,
+          ...ids(event),
+        },
+      };
+    case "journal-race":
+      return {
+        level: "warn",
+        msg: `${event.operationId}: the journal refused a write after the send (${event.error}); the outcome is returned, the command is ${event.currentOwner ?? "another mover"}'s now`,
+        fields: {
+          event: "reseller.journal_race",
+          operationId: event.operationId,
+          error: event.error,
+          currentOwner: event.currentOwner,
+          ...ids(event),
+        },
+      };
     case "unknown-outcome":
       return {
         level: "warn",

@@ -3,10 +3,14 @@
  * so every poll goes through the key's pacer — honouring `next_check_at`. pending, processing,
  * uncertain and any status we do not know are NOT failures (F3): only `completed` and a confirmed
  * `failed` end the wait. HTTP results never throw; the caller's abort does.
+ * With `commandId`, the wait works on that journalled command: in fleet mode it holds the command's
+ * lease for its whole duration (renewed by the heartbeat), so no survivor takes a live wait's command,
+ * and its one write (accepted → completed/failed) is fenced by that lease.
  */
 import type { Clock } from "../runtime/clock";
 import { DEFAULT_WAIT, operationResourceOf, RequestAbortedError } from "../core";
-import type { Journal } from "../journal";
+import { isLeaseLostError } from "../journal";
+import type { CommandHolders, Journal, LeaseKeeper } from "../journal";
 import type { OperationResource, Outcome } from "../core";
 
 export interface WaitOptions {
@@ -38,26 +42,79 @@ export type WaitResult =
   /** The API definitively refused to show the operation (401/403/404): polling cannot help (G5). */
   | { kind: "rejected"; operationUuid: string; outcome: Outcome };
 
+/** The journal side of a wait on a journalled command. */
+export interface WaitJournal {
+  journal: Journal;
+  /** Fleet mode: the wait holds the command's lease and fences its write. */
+  leases?: LeaseKeeper;
+  /** This process's registry: its own recovery leaves the command alone while the wait holds it. */
+  holders?: CommandHolders;
+}
+
 export async function waitForOperation(
   /** One poll; `leftMs` is what is left of the wait, which the poll must not outlive. */
   get: (operationUuid: string, signal: AbortSignal | undefined, leftMs: number) => Promise<Outcome>,
   clock: Clock,
   operationUuid: string,
   options: WaitOptions = {},
-  journal?: Journal,
+  jr?: WaitJournal,
+): Promise<WaitResult> {
+  const id = options.commandId;
+  if (!jr || !id) return poll(false);
+  const { journal, leases, holders } = jr;
+  // This process's recovery already settles it: poll, but leave the write to recovery.
+  if (holders?.recovering(id)) return poll(false);
+  const leaveWait = holders?.enterWait(id);
+  let held = false;
+  try {
+    if (leases) {
+      try {
+        await leases.acquire(id); // from now on renewed by the heartbeat until the wait ends
+        held = true;
+      } catch (error) {
+        if (!isLeaseLostError(error)) throw error;
+        return await poll(false); // another live worker holds it: read-only, it settles the command
+      }
+    }
+    return await poll(true);
+  } finally {
+    if (held) leases!.release(id);
+    leaveWait?.();
+  }
+
+  async function poll(writes: boolean): Promise<WaitResult> {
+    return pollOperation(get, clock, operationUuid, options, async (result) => {
+      if (!writes || !jr || !id) return;
+      try {
+        const record = await jr.journal.get(id);
+        if (record?.state !== "accepted") return; // settled already (by recovery, or another wait)
+        await jr.journal.transition(
+          id,
+          result.kind,
+          { response: { status: 200, body: { data: result.operation } } },
+          jr.leases?.lease,
+        );
+      } catch (error) {
+        // The operation's result stands: a race means someone else recorded it (I5); a failed write
+        // leaves the command `accepted`, which recovery polls and settles — never a reason to throw.
+        if (isLeaseLostError(error)) jr.leases?.lost(id, error.currentOwner);
+      }
+    });
+  }
+}
+
+async function pollOperation(
+  get: (operationUuid: string, signal: AbortSignal | undefined, leftMs: number) => Promise<Outcome>,
+  clock: Clock,
+  operationUuid: string,
+  options: WaitOptions,
+  record: (result: { kind: "completed" | "failed"; operation: OperationResource }) => Promise<void>,
 ): Promise<WaitResult> {
   const settle = async (result: {
     kind: "completed" | "failed";
     operation: OperationResource;
   }): Promise<WaitResult> => {
-    if (journal && options.commandId) {
-      const record = await journal.get(options.commandId);
-      if (record?.state === "accepted") {
-        await journal.transition(options.commandId, result.kind, {
-          response: { status: 200, body: { data: result.operation } },
-        });
-      }
-    }
+    await record(result);
     return result;
   };
   const { signal } = options;

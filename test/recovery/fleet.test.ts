@@ -5,7 +5,7 @@
 // In-process emulator and one VirtualClock for clients, emulator and the journal's clock.
 import { describe, expect, it } from "vitest";
 import { createMemoryJournal } from "../../stores/memory-journal";
-import { isLeaseLostError, LeaseLostError, type Journal } from "../../journal";
+import type { Journal } from "../../journal";
 import { InvalidOptionsError, type ClientEvent } from "../../core";
 import type { RecoverSummary } from "../../recovery";
 import { requestsTo, setup } from "../client/harness";
@@ -103,7 +103,7 @@ describe("fleet: leases across workers", () => {
     expect(requestsTo(h.captured, "POST", renew)).toHaveLength(2);
   });
 
-  it("lost lease: a worker cut off from the journal past its lease notices before it sends again, and reports it", async () => {
+  it("E4/I5: lost lease after a send — the worker notices before sending again and returns a typed Outcome (unknown, journal_race), never a throw", async () => {
     const h = setup();
     const memory = createMemoryJournal({ clock: h.clock });
     let claimedBySurvivor = false;
@@ -137,13 +137,12 @@ describe("fleet: leases across workers", () => {
     });
     const startedAt = h.clock.now();
     const call = a.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { idempotencyKey: "fleet-4" });
-    const error = await call.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const out = await call; // the 503 may have executed it: no throw from here on
     await survivorRecovery;
-    expect(error).toBeInstanceOf(LeaseLostError);
-    expect(isLeaseLostError(error) && error.currentOwner).toBe("worker-b");
+    expect(out.kind).toBe("unknown");
+    expect(out.kind === "unknown" && out.reason).toBe("journal_race");
+    expect(out.journalRace).toMatchObject({ error: "lease_lost", currentOwner: "worker-b" });
+    expect(events.some((e) => e.type === "journal-race" && e.error === "lease_lost")).toBe(true);
     expect(events.filter((e) => e.type === "lease-renew-failed").length).toBeGreaterThan(0);
     expect(events.some((e) => e.type === "lease-lost" && e.currentOwner === "worker-b")).toBe(true);
     // worker-a sent once (the 503); worker-b's resend is the only other one: nothing sent twice by two owners.
