@@ -16,7 +16,7 @@ const ROOT = resolve(new URL("../..", import.meta.url).pathname);
  * Builds test/simulation/cli.ts into .tmp/simulation/ (inside the repo, so node_modules resolves), one
  * file per process so that two simulations started at once never read each other's half-written bundle.
  */
-export async function buildSimulation(): Promise<string> {
+async function buildSimulation(): Promise<string> {
   const outfile = join(ROOT, `.tmp/simulation/simulate-${process.pid}.mjs`);
   await build({
     entryPoints: [join(ROOT, "test/simulation/cli.ts")],

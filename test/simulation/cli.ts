@@ -1,6 +1,7 @@
 /**
  * The simulation's command line (run from the bundle, see bundle.ts; `npm run simulate -- …`):
- * `[--runs N] [--seed S] [--path P] [--journal memory|sqlite] [--no-shrink] [--json] [--twice K] [--only TEXT] [--regressions]`
+ * `[--runs N] [--seed S] [--path P] [--journal memory|sqlite] [--no-shrink] [--json] [--twice K] [--only TEXT] [--regressions] [--directed]`
+ * (`--directed` first runs one scenario per await with a crash aimed at it, see directedScenarios.)
  * (`--only` shrinks the first run whose violation mentions TEXT, e.g. `--only InvalidTransitionError`.)
  *
  * Runs N simulated schedules (default 200) from seed S and prints the number of runs, the runs that
@@ -53,7 +54,16 @@ async function main(): Promise<void> {
   }
   const started = performance.now();
   const only = arg("only");
-  const report = await simulate({ seed, runs, path, journal, only, shrink: !process.argv.includes("--no-shrink") });
+  const directed = process.argv.includes("--directed");
+  const report = await simulate({
+    seed,
+    runs,
+    path,
+    journal,
+    only,
+    directed,
+    shrink: !process.argv.includes("--no-shrink"),
+  });
   const seconds = (performance.now() - started) / 1000;
   if (process.argv.includes("--json")) {
     const f = report.failure;

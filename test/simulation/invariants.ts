@@ -66,7 +66,8 @@ export class Tracker {
     this.violations.push({ invariant, detail, at: this.now() });
   }
 
-  excuse(worker: string | "*"): void {
+  /** `worker` is a worker id, or "*" for everyone. */
+  excuse(worker: string): void {
     const list = this.excuses.get(worker) ?? [];
     list.push(this.now());
     this.excuses.set(worker, list);
@@ -169,7 +170,7 @@ export class Tracker {
       if (live)
         this.violate(
           "no journal write by a non-owner",
-          `${worker} wrote ${method}(${String(args[1] ?? "")}) to ${before.idempotencyKey} owned by ${before.owner}`,
+          `${worker} wrote ${method}(${typeof args[1] === "string" ? args[1] : ""}) to ${before.idempotencyKey} owned by ${before.owner}`,
         );
     }
     if (act) this.hold(act, record.id);

@@ -38,9 +38,14 @@ export function scheduledFetch(
     const key = request.headers.get("idempotency-key");
     if (request.method !== "GET") tracker.onSend(worker, act, key);
     try {
-      const response = await emulator.fetch(request, { signal });
+      // The answer — or the dropped connection (reset_*) — reaches the client only when the schedule says.
+      const answer = await emulator.fetch(request, { signal }).then(
+        (response) => ({ response }),
+        (error: unknown) => ({ error }),
+      );
       await sched.point(worker, `recv ${label}`, act, signal);
-      return response;
+      if ("error" in answer) throw answer.error;
+      return answer.response;
     } finally {
       if (request.method !== "GET") tracker.onSendEnd(worker, key);
     }
@@ -83,7 +88,7 @@ export function scheduledJournal(
         if (method === "claim") tracker.onClaimStart(worker, act);
         const id = typeof args[0] === "string" && method !== "findByIdempotencyKey" ? args[0] : undefined;
         const before = WRITES.has(method) && id ? await inner.get(id) : undefined;
-        const result = (await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)) as unknown;
+        const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
         if (WRITES.has(method)) {
           const after = id ? await inner.get(id) : undefined;
           tracker.onJournalWrite(worker, act, method, args, before, after, result);

@@ -5,10 +5,13 @@
 import { describe, expect, it } from "vitest";
 import { runSimulation } from "./bundle";
 import { REQUIRED_PATHS } from "./invariants";
+import { directedScenarios } from "./scenario";
 
 /** Fixed: the same schedules on every machine, so a coverage count can only change with the code. */
 const SEED = 20;
-const RUNS = 60;
+const RUNS = 30;
+/** The directed runs: one aimed crash per await of a call, a wait and recovery, on both journals. */
+const DIRECTED = directedScenarios().length;
 
 interface JsonReport {
   runs: number;
@@ -26,8 +29,9 @@ describe("deterministic simulation (npm run simulate)", () => {
       String(SEED),
       "--runs",
       String(RUNS),
+      "--directed",
       "--twice",
-      "3",
+      "2",
       "--json",
     ]);
     const line = stdout.trim().split("\n").pop() ?? "";
@@ -42,7 +46,7 @@ describe("deterministic simulation (npm run simulate)", () => {
       report.failure &&
       `npm run simulate -- --seed ${report.failure.seed} --path ${report.failure.path}\n${report.failure.violations.map((v) => `${v.invariant}: ${v.detail}`).join("\n")}`;
     expect(report.byInvariant, failure).toEqual({});
-    expect(report.runs).toBe(RUNS);
+    expect(report.runs).toBe(DIRECTED + RUNS);
     expect(code).toBe(0);
     expect(REQUIRED_PATHS.filter((p) => !(report.coverage[p] >= 1))).toEqual([]);
   }, 600_000);

@@ -5,7 +5,7 @@
  * operations — and the driver that runs a schedule step by step, injecting crashes, outages, faults and
  * time jumps, and checking the invariants after every step.
  */
-import { createEmulator, type Emulator, type FaultKind } from "../../emulator/index";
+import { createEmulator, type Emulator } from "../../emulator/index";
 import { createResellerClient, type Outcome, type ResellerClient } from "../../src/index";
 import type { Journal } from "../../journal";
 import { COMMAND_STATES, TERMINAL_STATES } from "../../journal";
@@ -26,7 +26,7 @@ import "../../src/operations-wait";
 import "../../runner/reconcile-step";
 
 const BASE_URL = "http://127.0.0.1/api/reseller/v1";
-export const SIM = {
+const SIM = {
   /** Shorter than an order's registration (pending + processing), so a re-call past it could buy again. */
   replayTtlMs: 45_000,
   windowMs: 60_000,
@@ -207,11 +207,14 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
       return client.orders.create(
         { body: { external_id: `ext-${cmd.key}`, action: "register", domain: cmd.domain, period: 1 } } as never,
         { idempotencyKey: cmd.key },
-      ) as Promise<Outcome>;
+      );
     }
-    return client.domains.renew({ domainUuid: cmd.domainUuid!, body: { period: 1 } } as never, {
-      idempotencyKey: cmd.key,
-    }) as Promise<Outcome>;
+    return client.domains.renew(
+      { domainUuid: cmd.domainUuid!, body: { period: 1 } },
+      {
+        idempotencyKey: cmd.key,
+      },
+    );
   }
 
   async function coverRecall(cmd: BusinessCommand): Promise<void> {
@@ -274,7 +277,7 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
       n === "all" ? "*" : (workers.filter((w) => !w.dead)[n % Math.max(1, workers.length)]?.id ?? "*");
     switch (event.kind) {
       case "crash":
-        return crash(event.worker, event.restart);
+        return void crash(event.worker, event.restart);
       case "crash-at":
         return void armed.push(event);
       case "journal-outage":
@@ -289,7 +292,7 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
         emulator.control.addFault({
           method: event.path === "operations" ? "GET" : event.path === "any" ? "*" : "POST",
           path: FAULT_PATHS[event.path],
-          kind: event.fault as FaultKind,
+          kind: event.fault,
           times: event.times,
         });
         return;
