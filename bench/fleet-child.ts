@@ -1,16 +1,20 @@
 // One worker process of bench/fleet.ts. argv[2]: JSON {baseUrl, pgUrl, redisUrl, plan, slot,
 // workers, workerId, log, windowMs, limit, leaseMs, timeoutMs}; the token comes from RESELLER_TOKEN
-// (never argv, A4). A real client in fleet mode: the shared PostgreSQL journal, the shared Redis
-// window store, leases under `workerId`, continuous recovery. It walks the whole plan from its own
-// offset (slot × n / workers), sending every item not in the journal yet — the journal is the
-// fleet's work queue, so a worker that finishes early takes what others have not started, and a
-// racing pair is refused locally (duplicate key, or another worker's live lease) before anything is
-// sent — then keeps recovering until the parent stops it (SIGTERM) or kills it (SIGKILL).
+// (never argv, A4). A real client in fleet mode at the DEFAULT settings (retries, heartbeat,
+// continuous recovery; only the time scale — window, lease, timeout — is the parent's): the shared
+// PostgreSQL journal, the shared Redis window store, leases under `workerId`. It is an application
+// as the guides describe one: it walks the WHOLE plan from its own offset (slot × n / workers), so
+// every command is also issued again — by other workers and by a restarted one — with the same key
+// (a settled one must replay from the journal; one in flight elsewhere must come back as a typed
+// conflict); it retries a throw or an `unknown` with the same key, and waits for accepted
+// operations with operations.wait. Then it keeps recovering until the parent stops it (SIGTERM) or
+// kills it (SIGKILL).
 // Every settled outcome is appended to the log synchronously (so it survives SIGKILL).
 import { appendFileSync, readFileSync } from "node:fs";
 import { createResellerClient } from "../src/client";
 import { createPgJournal } from "../stores/pg-journal";
 import { createRedisWindowStore } from "../stores/redis-window-store";
+import type { Outcome } from "../core";
 import type { FleetPlanItem } from "./fleet";
 
 interface Config {
@@ -51,18 +55,11 @@ async function main(): Promise<void> {
     token,
     journal,
     timeoutMs: cfg.timeoutMs,
-    retry: { maxAttempts: 4, baseMs: 100, capMs: 800, maxRateLimitRetries: 100, budget: { capacity: 100_000 } },
-    pacing: { windowMs: cfg.windowMs, initialLimit: cfg.limit, store, maxConcurrency: 8 },
+    pacing: { windowMs: cfg.windowMs, initialLimit: cfg.limit, store },
     fleet: {
       workerId: cfg.workerId,
       leaseMs: cfg.leaseMs,
-      heartbeatMs: cfg.leaseMs / 4,
       continuousRecovery: {
-        intervalMs: cfg.recoveryIntervalMs,
-        // A small batch per round: a dead worker's commands spread over every survivor's share of
-        // the window instead of queueing behind one survivor's lanes.
-        batch: 2,
-        concurrency: 2,
         onRound: (s) => {
           for (const r of [...s.resolved, ...s.manual, ...s.stillPending]) {
             if (SETTLED.has(r.to)) log({ e: "settled", key: r.idempotencyKey, by: "recovery", from: r.from, to: r.to });
@@ -92,21 +89,34 @@ async function main(): Promise<void> {
   const lane = async () => {
     while (next < mine.length) {
       const p = mine[next++];
-      if (await journal.findByIdempotencyKey(client.credential.publicKeyId, p.key)) continue; // a predecessor recorded it
       const o = { idempotencyKey: p.key };
-      try {
-        const outcome =
-          p.op === "renew"
-            ? await client.domains.renew({ domainUuid: p.domainUuid, body: p.body }, o)
-            : await client.orders.create({ body: p.body }, o);
-        if (SETTLED.has(outcome.kind)) log({ e: "settled", key: p.key, by: "call", to: outcome.kind });
-        else log({ e: "open", key: p.key, kind: outcome.kind });
-      } catch (error) {
-        log({
-          e: "threw",
-          key: p.key,
-          error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-        });
+      // The application's own retry: a throw or an `unknown` is retried with the SAME key, a few times.
+      for (let attempt = 0; attempt < 5; attempt++) {
+        let outcome: Outcome;
+        try {
+          outcome =
+            p.op === "renew"
+              ? await client.domains.renew({ domainUuid: p.domainUuid, body: p.body }, o)
+              : await client.orders.create({ body: p.body }, o);
+        } catch (error) {
+          log({ e: "threw", key: p.key, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+          await new Promise((r) => setTimeout(r, 300));
+          continue;
+        }
+        const replayed = outcome.localReplay !== undefined;
+        if (replayed) log({ e: "replayed", key: p.key, source: outcome.localReplay!.source, to: outcome.kind });
+        else if (SETTLED.has(outcome.kind)) log({ e: "settled", key: p.key, by: "call", to: outcome.kind });
+        if (outcome.kind === "conflict" && outcome.reason === "in_flight_elsewhere") break; // its owner settles it
+        if (outcome.kind === "accepted" && !replayed) {
+          const done = await client.operations.wait(outcome.operationUuid, {
+            commandId: outcome.commandId,
+            minIntervalMs: 200,
+            deadline: Date.now() + 20_000,
+          });
+          log({ e: "waited", key: p.key, result: done.kind });
+        }
+        if (outcome.kind !== "unknown") break;
+        await new Promise((r) => setTimeout(r, 300));
       }
     }
   };

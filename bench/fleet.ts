@@ -24,6 +24,7 @@ import { startRedis } from "../test/support/redis";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";
+import { DEFAULT_FLEET } from "../core";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CHILD = join(ROOT, "bench/fleet-child.ts");
@@ -46,6 +47,15 @@ export interface FleetResult {
   /** Where each 429 landed: ms into the server window it hit, and how many that window had counted. */
   where429: string;
   leaseLost: number;
+  /** Calls that threw at the application (any error, before or after a send). */
+  throwsAtApplication: number;
+  throwSamples: string;
+  /** Same-key calls answered without sending (journal replays, joins). */
+  localReplays: number;
+  /** operations.wait calls the applications made. */
+  waits: number;
+  redisRestarts: number;
+  pgRestarts: number;
   /** Times a worker's Redis window store gave up on Redis (timeout, error) and paced locally. */
   storeFailovers: number;
   longestDeathToSettledMs: number;
@@ -74,9 +84,11 @@ export async function runFleetBench(
   const W = 4000;
   const L = 80;
   const LEASE = 5000;
-  const INTERVAL = 1000; // continuous recovery's longest pause between rounds
+  const INTERVAL = DEFAULT_FLEET.recoveryIntervalMs; // continuous recovery at its default
+
   const dir = mkdtempSync(join(tmpdir(), "reseller-fleet-"));
-  const [pgServer, redis] = await Promise.all([startPostgres(), startRedis()]);
+  const [pgServer, firstRedis] = await Promise.all([startPostgres(), startRedis()]);
+  let redis = firstRedis;
   const rec = await startRecordingEmulator({ windowMs: W, operationPolicy: { pendingMs: 200, processingMs: 200 } });
   const children = new Map<number, { child: ChildProcess; workerId: string }>();
   const pool = new pg.Pool({ connectionString: pgServer.connectionString });
@@ -152,13 +164,18 @@ export async function runFleetBench(
     await new Promise((r) => setTimeout(r, Math.max(0, startAt - Date.now())));
     const t0 = Date.now();
 
-    const unsettledOf = async (owner?: string) =>
-      (
-        await pool.query<{ id: string }>(
-          `SELECT id FROM reseller_api.commands WHERE state = ANY($1) ${owner ? "AND owner = $2" : ""}`,
-          owner ? [UNSETTLED, owner] : [UNSETTLED],
-        )
-      ).rows.map((r) => r.id);
+    const unsettledOf = async (owner?: string): Promise<string[]> => {
+      for (;;) {
+        const res = await pool
+          .query<{ id: string }>(
+            `SELECT id FROM reseller_api.commands WHERE state = ANY($1) ${owner ? "AND owner = $2" : ""}`,
+            owner ? [UNSETTLED, owner] : [UNSETTLED],
+          )
+          .catch(() => undefined); // the database is restarting: ask again
+        if (res) return res.rows.map((r) => r.id);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
     const recordedCount = async () =>
       Number(
         (
@@ -183,16 +200,33 @@ export async function runFleetBench(
         spawnWorker(slot); // a new id: its predecessor's commands come back only through expired leases
       }
     })();
+    // Each database restarted once mid-run: Redis (its windows are lost; the store fails over and
+    // back) and PostgreSQL (every worker's journal connections are cut).
+    const restarts = { redis: 0, pg: 0 };
+    const restarter = (async () => {
+      await new Promise((r) => setTimeout(r, 15_000));
+      if (done) return;
+      const port = redis.port;
+      await redis.stop();
+      redis = await startRedis({ port });
+      restarts.redis += 1;
+      await new Promise((r) => setTimeout(r, 12_000));
+      if (done) return;
+      await pgServer.restart();
+      restarts.pg += 1;
+    })();
     const watcher = (async () => {
       while (!done) {
         await new Promise((r) => setTimeout(r, 250));
         for (const d of deaths) {
           if (d.settledAt !== undefined) continue;
-          const open = await pool.query<{ n: string }>(
-            `SELECT count(*) AS n FROM reseller_api.commands WHERE id = ANY($1) AND state = ANY($2)`,
-            [d.ids, UNSETTLED],
-          );
-          if (Number(open.rows[0].n) === 0) d.settledAt = Date.now();
+          const open = await pool
+            .query<{ n: string }>(
+              `SELECT count(*) AS n FROM reseller_api.commands WHERE id = ANY($1) AND state = ANY($2)`,
+              [d.ids, UNSETTLED],
+            )
+            .catch(() => undefined); // the database is restarting
+          if (open && Number(open.rows[0].n) === 0) d.settledAt = Date.now();
         }
       }
     })();
@@ -214,7 +248,7 @@ export async function runFleetBench(
       ),
     );
     await Promise.race([killer, new Promise((r) => setTimeout(r, 100))]);
-    await watcher;
+    await Promise.all([watcher, restarter]);
 
     // Invariants, from the server's side (effects, the request log) and the journal's.
     const effects = rec.emulator.control.effects();
@@ -256,6 +290,10 @@ export async function runFleetBench(
     }
     const settledByTwoWorkers = [...settlers.values()].filter((s) => s.size > 1).length;
     const leaseLost = events.filter((e) => e.e === "lease-lost").length;
+    const throwsAtApplication = events.filter((e) => e.e === "threw").length;
+    const throwSamples = [...new Set(events.filter((e) => e.e === "threw").map((e) => e.error.slice(0, 80)))];
+    const localReplays = events.filter((e) => e.e === "replayed").length;
+    const waits = events.filter((e) => e.e === "waited").length;
     const storeFailovers = events.filter((e) => e.e === "store-failover").length;
     // This key's requests (a worker's warm-up request carries no token and is not counted by the limiter).
     const api = rec.log.filter((r) => r.path.startsWith("/api/") && r.apiKeyId === key.public_key_id);
@@ -302,6 +340,12 @@ export async function runFleetBench(
       count429,
       where429: rejected.join("; "),
       leaseLost,
+      throwsAtApplication,
+      throwSamples: throwSamples.slice(0, 5).join("; "),
+      localReplays,
+      waits,
+      redisRestarts: restarts.redis,
+      pgRestarts: restarts.pg,
       storeFailovers,
       longestDeathToSettledMs: settleTimes.length ? Math.max(...settleTimes) : 0,
       deathToSettledBoundMs: LEASE + INTERVAL + W,
@@ -336,7 +380,14 @@ export function fleetVerdicts(r: FleetResult): { measure: string; value: string;
       target: "≥ 1 / ≥ 20 %",
       pass: r.kills > 0 && r.faultShare >= 0.2,
     },
+    {
+      measure: "database restarts mid-run (Redis / PostgreSQL)",
+      value: `${r.redisRestarts} / ${r.pgRestarts}`,
+      target: "1 / 1",
+      pass: r.redisRestarts === 1 && r.pgRestarts === 1,
+    },
     zero("duplicate effects", r.duplicateEffects),
+    zero("throws at the application", r.throwsAtApplication),
     zero("lost commands", r.lostCommands),
     zero("commands settled by two workers", r.settledByTwoWorkers),
     zero("self-inflicted 409s", r.conflicts409),

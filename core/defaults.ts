@@ -91,10 +91,17 @@ export const DEFAULT_FLEET = Object.freeze({
   leaseMs: 30_000,
   /** Heartbeats per lease period (heartbeatMs = leaseMs / this). */
   heartbeatsPerLease: 3,
-  /** Time between background recovery rounds, ms. */
-  recoveryIntervalMs: 5_000,
-  /** Commands one background round claims at most. */
-  recoveryBatch: 25,
+  /**
+   * Time between background recovery rounds, ms. Part of the documented bound on death → settled
+   * (leaseMs + recoveryIntervalMs + one rate-limit window, docs/guides/fleet.md).
+   */
+  recoveryIntervalMs: 2_000,
+  /**
+   * Commands one background round claims at most: twice its concurrency, so a dead worker's commands
+   * spread over every survivor instead of queueing behind one survivor's lanes (a full batch starts
+   * the next round at once).
+   */
+  recoveryBatch: 4,
   /** Commands a background round settles in parallel (its requests still go through the key's pacer). */
   recoveryConcurrency: 2,
 });

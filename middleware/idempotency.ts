@@ -161,7 +161,7 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
           continue;
         }
         if (result instanceof Response) hold?.settle(ctx.outcome);
-        else ctx.settleHold = hold?.settle;
+        else if (hold) ctx.settleHold = (outcome) => hold.settle(outcome);
         return result;
       } catch (error) {
         hold?.settle();

@@ -4,7 +4,6 @@
  * bodies are pruned — state, response status, resource UUIDs, request ids — and from the stored
  * response body only while it is there. Never from the stored request body.
  */
-import type { OperationId } from "../generated/operations";
 import type { CommandRecord, CommandState } from "../journal";
 import { isRecord, type LocalReplay, type OperationResource, type Outcome } from "../core";
 import type { ApiError } from "../generated/errors";
@@ -48,7 +47,7 @@ function errorOf(record: CommandRecord): ApiError | undefined {
 /** The journalled outcome of a command in one of REPLAYED_STATES. */
 export function outcomeFromJournal(record: CommandRecord): Outcome {
   const base = {
-    operationId: record.operationId as OperationId,
+    operationId: record.operationId,
     attempts: [],
     idempotencyKey: record.idempotencyKey,
     rateLimit: { limit: null, remaining: null },
@@ -70,8 +69,7 @@ export function outcomeFromJournal(record: CommandRecord): Outcome {
       const operation: OperationResource = {
         ...seen,
         uuid: operationUuid,
-        status:
-          typeof seen.status === "string" ? seen.status : record.state === "accepted" ? "unknown" : record.state,
+        status: typeof seen.status === "string" ? seen.status : record.state === "accepted" ? "unknown" : record.state,
       };
       return { ...base, kind: "accepted", status: 202, data, operation, operationUuid, replayed: true };
     }
@@ -102,7 +100,7 @@ export function joinedOutcome(outcome: Outcome, state: CommandState): Outcome {
 export function inFlightElsewhere(record: CommandRecord, heldBy: string | null, retryAt: number | null): Outcome {
   return {
     kind: "conflict",
-    operationId: record.operationId as OperationId,
+    operationId: record.operationId,
     attempts: [],
     idempotencyKey: record.idempotencyKey,
     rateLimit: { limit: null, remaining: null },

@@ -3,7 +3,7 @@
  * external_id and operations"), through the client's own call path (paced, journalled rules).
  */
 import type { OperationId } from "../generated/operations";
-import type { CallOptions } from "../runner";
+import { orderFromList, orderLookupQuery, type CallOptions } from "../runner";
 import { envelopeList, isRecord, type OperationResource, type Outcome } from "../core";
 
 type Call = (
@@ -19,22 +19,21 @@ export type OrderLookup =
 
 const describeOutcome = (o: Outcome) => `${o.kind}${"status" in o && o.status ? ` ${o.status}` : ""}`;
 
-/** GET /orders?external_id=…; only an exact external_id match counts (a server filter is not trusted blindly). */
+/** GET /orders?external_id=… through the client's call path; the verdict is the runner's own (orderFromList). */
 export async function lookupOrderByExternalId(
   call: Call,
   externalId: string,
   signal?: AbortSignal,
 ): Promise<OrderLookup> {
-  const outcome = await call("orders.list", { query: { external_id: externalId, per_page: 100 } }, { signal });
+  const outcome = await call("orders.list", { query: orderLookupQuery(externalId) }, { signal });
   if (outcome.kind !== "succeeded")
     return { kind: "failed", why: describeOutcome(outcome), requestId: outcome.requestId };
-  // Total: a 2xx with no body or a body of any shape is "failed", never a TypeError (E5).
-  const list = envelopeList(outcome.data);
-  if (!list) return { kind: "failed", why: "no data list", requestId: outcome.requestId };
-  const order = list.find((o): o is Record<string, unknown> => isRecord(o) && o.external_id === externalId);
-  return order
-    ? { kind: "found", order, requestId: outcome.requestId }
-    : { kind: "not_found", requestId: outcome.requestId };
+  const verdict = orderFromList(outcome.data, externalId);
+  const requestId = outcome.requestId;
+  if (verdict.result === "found") return { kind: "found", order: verdict.order, requestId };
+  return verdict.result === "not_found"
+    ? { kind: "not_found", requestId }
+    : { kind: "failed", why: verdict.why, requestId };
 }
 
 /** GET /operations?domain_uuid=…: UUIDs of the domain's operations created since `since` (− 5 min skew). */

@@ -190,7 +190,10 @@ export async function runAttemptLoop(
       } else if (clock.now() >= deadlineAt) {
         return atDeadline(clock.now(), "attempt");
       } else if (record.race) {
-        return finish({ last: lastClassified, unknown: { reason: "journal_race", reconciliation: record.race.message } });
+        return finish({
+          last: lastClassified,
+          unknown: { reason: "journal_race", reconciliation: record.race.message },
+        });
       } else
         try {
           if (record.state === "unknown" || record.state === "conflict") await move("reconciling"); // G4: a resend after reconciliation

@@ -24,13 +24,38 @@ export function externalIdOf(body: Uint8Array | null | undefined): string | null
   }
 }
 
+/** The one order lookup's query (F5): GET /orders?external_id=…&per_page=100 — the runner's and recovery's. */
+export function orderLookupQuery(externalId: string): { external_id: string; per_page: number } {
+  return { external_id: externalId, per_page: 100 };
+}
+
+/**
+ * The one order lookup's verdict on a 2xx body (F5, I4), for the runner and for recovery: only an
+ * order whose external_id matches exactly counts (a server-side filter is not trusted). Total: a body
+ * with no data list (204, 200 with nothing, any other shape) is a failed lookup — the order may
+ * exist, so the outcome stays unknown and nothing is created again.
+ */
+export function orderFromList(
+  data: unknown,
+  externalId: string,
+):
+  | { result: "found"; order: Record<string, unknown> }
+  | { result: "not_found" }
+  | { result: "lookup_failed"; why: string } {
+  const list = envelopeList(data);
+  if (!list) return { result: "lookup_failed", why: "lookup body has no data list" };
+  const order = list.find((o): o is Record<string, unknown> => isRecord(o) && o.external_id === externalId);
+  return order ? { result: "found", order } : { result: "not_found" };
+}
+
 /** GET /orders?external_id=… request derived from the command's own headers (no key, no body). */
 export function lookupRequest(baseUrl: string, template: Record<string, string>, externalId: string): AttemptRequest {
   const headers = { ...template };
   delete headers["idempotency-key"];
   delete headers["content-type"];
   delete headers["x-request-id"];
-  const url = `${baseUrl.replace(/\/+$/, "")}/orders?external_id=${encodeURIComponent(externalId)}&per_page=100`;
+  const q = orderLookupQuery(externalId);
+  const url = `${baseUrl.replace(/\/+$/, "")}/orders?external_id=${encodeURIComponent(q.external_id)}&per_page=${q.per_page}`;
   return { url, method: "GET", headers, body: null };
 }
 
@@ -50,12 +75,8 @@ export async function lookupOrder(
   const rid = transport.raw.headers.get("x-request-id") ?? requestId;
   if (c.kind !== "success")
     return { result: "lookup_failed", why: `lookup answered ${c.status}`, status: c.status, requestId: rid };
-  // Total: a 2xx with no body (204, or 200 with nothing) or a body of any other shape is a failed
-  // lookup — the order may exist, so the outcome stays unknown and nothing is created again.
-  const list = envelopeList(c.data);
-  if (!list) return { result: "lookup_failed", why: "lookup body has no data list", requestId: rid };
-  const order = list.find((o): o is Record<string, unknown> => isRecord(o) && o.external_id === externalId);
-  return order
-    ? { result: "found", order, status: c.status, headers: transport.raw.headers, requestId: rid }
-    : { result: "not_found", requestId: rid };
+  const verdict = orderFromList(c.data, externalId);
+  if (verdict.result === "found")
+    return { result: "found", order: verdict.order, status: c.status, headers: transport.raw.headers, requestId: rid };
+  return verdict.result === "not_found" ? { result: "not_found", requestId: rid } : { ...verdict, requestId: rid };
 }

@@ -61,7 +61,7 @@ export async function waitForOperation(
 ): Promise<WaitResult> {
   const id = options.commandId;
   if (!jr || !id) return poll(false);
-  const { journal, leases, holders } = jr;
+  const { leases, holders } = jr;
   // This process's recovery already settles it: poll, but leave the write to recovery.
   if (holders?.recovering(id)) return poll(false);
   const leaveWait = holders?.enterWait(id);

@@ -45,10 +45,10 @@ export interface FleetOptions {
     | {
         /**
          * The longest pause between two rounds, ms; each pause is jittered in [intervalMs / 2, intervalMs].
-         * @default 5_000 (DEFAULT_FLEET.recoveryIntervalMs)
+         * @default 2_000 (DEFAULT_FLEET.recoveryIntervalMs)
          */
         intervalMs?: number;
-        /** @default 25 (DEFAULT_FLEET.recoveryBatch) */
+        /** @default 4 (DEFAULT_FLEET.recoveryBatch) */
         batch?: number;
         /** @default 2 (DEFAULT_FLEET.recoveryConcurrency) */
         concurrency?: number;

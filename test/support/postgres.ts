@@ -16,6 +16,8 @@ export interface PostgresServer {
   /** postgres://postgres@127.0.0.1:PORT/postgres */
   connectionString: string;
   pid: number;
+  /** Stops the server (fast shutdown) and starts it again on the same port and data: a database restart. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -87,11 +89,8 @@ export async function startPostgres(): Promise<PostgresServer> {
     throw new Error(`initdb failed (exit ${code}):\n${init.output()}`);
   }
 
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const connectionString = `postgres://postgres@127.0.0.1:${port}/postgres`;
-    const proc = spawnLogged(
+  const spawnAt = (port: number) =>
+    spawnLogged(
       join(bin, "postgres"),
       [
         "-D",
@@ -111,21 +110,28 @@ export async function startPostgres(): Promise<PostgresServer> {
       ],
       { cwd: dir, ...asUser },
     );
-    const stopIt = async () => {
-      await stopProcess(proc.child.pid, proc.exited, "SIGINT", 10_000);
-      // Belt and braces: if something else is the postmaster (a wrapper), signal the PID it wrote.
-      const pidFile = join(data, "postmaster.pid");
-      if (existsSync(pidFile)) {
-        const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-        if (pid > 0 && pid !== proc.child.pid) {
-          try {
-            process.kill(pid, "SIGKILL");
-          } catch {
-            /* gone */
-          }
+  const stopOf = (proc: ReturnType<typeof spawnLogged>) => async () => {
+    await stopProcess(proc.child.pid, proc.exited, "SIGINT", 10_000);
+    // Belt and braces: if something else is the postmaster (a wrapper), signal the PID it wrote.
+    const pidFile = join(data, "postmaster.pid");
+    if (existsSync(pidFile)) {
+      const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+      if (pid > 0 && pid !== proc.child.pid) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          /* gone */
         }
       }
-    };
+    }
+  };
+
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const connectionString = `postgres://postgres@127.0.0.1:${port}/postgres`;
+    let proc = spawnAt(port);
+    let stopIt = stopOf(proc);
     try {
       await waitUntil(() => canConnect(connectionString), proc, `postgres on port ${port}`, 30_000);
     } catch (e) {
@@ -134,10 +140,17 @@ export async function startPostgres(): Promise<PostgresServer> {
       continue;
     }
     let stopped = false;
-    return {
+    const server: PostgresServer = {
       port,
       connectionString,
       pid: proc.child.pid!,
+      async restart() {
+        await stopIt();
+        proc = spawnAt(port);
+        stopIt = stopOf(proc);
+        server.pid = proc.child.pid!;
+        await waitUntil(() => canConnect(connectionString), proc, `postgres restarted on port ${port}`, 30_000);
+      },
       async stop() {
         if (stopped) return;
         stopped = true;
@@ -145,6 +158,7 @@ export async function startPostgres(): Promise<PostgresServer> {
         await removeDir(dir);
       },
     };
+    return server;
   }
   await removeDir(dir);
   throw lastError;
