@@ -49,6 +49,8 @@ export class Tracker {
   private effectsSeen = 0;
   private effectsPerKey = new Map<string, number>();
   private requestsSeen = 0;
+  /** Per worker and command: when it last tried to write or renew it (the call started, not finished). */
+  private tried = new Map<string, Map<string, number>>();
   /** Per worker: times its journal was unreachable or its clock jumped (a pause) — excuses for losing a lease. */
   readonly excuses = new Map<string, number[]>();
 
@@ -76,6 +78,15 @@ export class Tracker {
   private excused(worker: string): boolean {
     const since = this.now() - this.leaseMs;
     return [...(this.excuses.get(worker) ?? []), ...(this.excuses.get("*") ?? [])].some((t) => t >= since);
+  }
+
+  /** A journal call is about to wait for its turn: the worker is trying to keep its lease on these commands. */
+  onAttempt(worker: string, method: string, args: unknown[]): void {
+    const ids =
+      method === "renewLeases" ? (args[1] as readonly string[]) : typeof args[0] === "string" ? [args[0]] : [];
+    const mine = this.tried.get(worker) ?? new Map<string, number>();
+    for (const id of ids) mine.set(id, this.now());
+    this.tried.set(worker, mine);
   }
 
   begin(act: Activity): void {
@@ -153,6 +164,10 @@ export class Tracker {
       for (const r of result as CommandRecord[]) {
         for (const holder of this.holds.get(r.id) ?? []) {
           if (holder.worker === worker || !this.alive(holder.worker) || this.excused(holder.worker)) continue;
+          // It tried to renew within the lease, but the journal was slow (the schedule held the call back):
+          // a lease is only as long as the longest pause (docs/guides/fleet.md); what counts is that it tried.
+          const tried = this.tried.get(holder.worker)?.get(r.id);
+          if (tried !== undefined && tried >= this.now() - this.leaseMs) continue;
           this.violate(
             "no command in two workers' hands",
             `${worker} claimed ${r.idempotencyKey} (${r.state}) while live ${holder.worker} holds it in a ${holder.role}`,

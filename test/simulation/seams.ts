@@ -80,6 +80,7 @@ export function scheduledJournal(
             : method === "addAttempt" && args[2]
               ? `journal.addAttempt→${(args[2] as { to: string }).to}`
               : `journal.${method}`;
+        if (WRITES.has(method)) tracker.onAttempt(worker, method, args);
         await sched.point(worker, label, act);
         if (outages.journalDown(worker)) {
           tracker.cover("journal unavailable");
