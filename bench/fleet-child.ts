@@ -99,7 +99,11 @@ async function main(): Promise<void> {
               ? await client.domains.renew({ domainUuid: p.domainUuid, body: p.body }, o)
               : await client.orders.create({ body: p.body }, o);
         } catch (error) {
-          log({ e: "threw", key: p.key, error: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
+          log({
+            e: "threw",
+            key: p.key,
+            error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+          });
           await new Promise((r) => setTimeout(r, 300));
           continue;
         }
