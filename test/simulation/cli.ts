@@ -1,0 +1,106 @@
+/**
+ * The simulation's command line (run from the bundle, see bundle.ts; `npm run simulate -- …`):
+ * `[--runs N] [--seed S] [--path P] [--journal memory|sqlite] [--no-shrink] [--json] [--twice K] [--only TEXT] [--regressions] [--directed]`
+ * (`--directed` first runs one scenario per await with a crash aimed at it, see directedScenarios.)
+ * (`--only` shrinks the first run whose violation mentions TEXT, e.g. `--only InvalidTransitionError`.)
+ *
+ * Runs N simulated schedules (default 200) from seed S and prints the number of runs, the runs that
+ * broke an invariant and how often each path was reached. A failure prints its seed and the shortest
+ * failing path fast-check found; `--seed S --path P` replays exactly that run and prints its trace.
+ */
+import { REQUIRED_PATHS } from "./invariants";
+import fc from "fast-check";
+import { scenarioArbitrary, simulate } from "./scenario";
+import { runScenario } from "./world";
+import { REGRESSIONS } from "./regressions";
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+export function formatCoverage(coverage: Map<string, number>): string {
+  const required = REQUIRED_PATHS.map((p) => `  ${String(coverage.get(p) ?? 0).padStart(7)}  ${p}`);
+  const other = [...coverage.keys()]
+    .filter((k) => !(REQUIRED_PATHS as readonly string[]).includes(k))
+    .sort()
+    .map((k) => `  ${String(coverage.get(k)).padStart(7)}  ${k}`);
+  return ["paths (required):", ...required, "paths (other):", ...other].join("\n");
+}
+
+async function main(): Promise<void> {
+  if (process.argv.includes("--regressions")) {
+    // One JSON line per kept regression: its name and the violations it has today.
+    let failed = 0;
+    for (const r of REGRESSIONS) {
+      const { violations } = await runScenario(r.scenario);
+      if (violations.length > 0) failed += 1;
+      console.log(JSON.stringify({ name: r.name, invariant: r.invariant, violations }));
+    }
+    process.exitCode = failed > 0 ? 1 : 0;
+    return;
+  }
+  const seed = Number(arg("seed") ?? 20);
+  const path = arg("path");
+  const runs = path ? 1 : Number(arg("runs") ?? 200);
+  const journal = arg("journal") as "memory" | "sqlite" | undefined;
+  const twice = Number(arg("twice") ?? 0);
+  // Determinism: the first K scenarios of the seed, each run twice, must give identical traces.
+  let nondeterministic = 0;
+  for (const scenario of twice > 0 ? fc.sample(scenarioArbitrary(journal), { seed, numRuns: twice }) : []) {
+    const a = await runScenario(scenario);
+    const b = await runScenario(scenario);
+    if (a.trace.join("\n") !== b.trace.join("\n")) nondeterministic += 1;
+  }
+  const started = performance.now();
+  const only = arg("only");
+  const directed = process.argv.includes("--directed");
+  const report = await simulate({
+    seed,
+    runs,
+    path,
+    journal,
+    only,
+    directed,
+    shrink: !process.argv.includes("--no-shrink"),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  if (process.argv.includes("--json")) {
+    const f = report.failure;
+    console.log(
+      JSON.stringify({
+        runs: report.runs,
+        violations: report.violations,
+        byInvariant: Object.fromEntries(report.byInvariant),
+        coverage: Object.fromEntries(report.coverage),
+        seconds,
+        nondeterministic,
+        failure: f && { seed: f.seed, path: f.path, violations: f.result.violations },
+      }),
+    );
+    process.exitCode = report.violations > 0 ? 1 : 0;
+    return;
+  }
+  if (twice > 0)
+    console.log(`determinism: ${twice - nondeterministic} of ${twice} scenarios gave the same trace twice`);
+  console.log(formatCoverage(report.coverage));
+  console.log(
+    `schedules: ${report.runs} in ${seconds.toFixed(1)} s (${(report.runs / seconds).toFixed(1)}/s), seed ${seed}${path ? `, path ${path}` : ""}`,
+  );
+  console.log(`violations: ${report.violations} run(s)`);
+  for (const [name, n] of report.byInvariant) {
+    console.log(`  ${n} run(s): ${name}`);
+    for (const e of report.examples.get(name) ?? []) console.log(`      e.g. ${e}`);
+  }
+  if (report.failure) {
+    const f = report.failure;
+    console.log(`\nshortest failing run: npm run simulate -- --seed ${f.seed} --path ${f.path}`);
+    console.log(JSON.stringify(f.scenario));
+    for (const v of f.result.violations)
+      console.log(`  ✗ ${v.invariant}: ${v.detail} (t=${new Date(v.at).toISOString()})`);
+    if (path) console.log(`trace (${f.result.trace.length} steps):\n  ${f.result.trace.join("\n  ")}`);
+  }
+  process.exitCode = report.violations > 0 ? 1 : 0;
+}
+
+await main();

@@ -1,0 +1,113 @@
+/**
+ * The shortest runs (fast-check shrunk) in which the simulation found issue 20's defects on the code
+ * before the fixes. Kept as scenarios, not only as seed + path, so they replay even after the
+ * scenario generator changes. Each must now run with no violation at all.
+ */
+import type { Scenario } from "./scenario";
+
+export interface Regression {
+  name: string;
+  /** The invariant the defect broke. */
+  invariant: string;
+  scenario: Scenario;
+}
+
+export const REGRESSIONS: Regression[] = [
+  {
+    // w0 orders cmd-0; w1's job re-runs it 46 s later, past the 45 s replay TTL: the same-key call on a
+    // settled command went out with no journal write → a second order.
+    // Found as: npm run simulate -- --seed 20 --path 19:0:3:6:8:1:2:2:1:3:2:3:3:3:3:7:5:5:5:5
+    name: "D6, G1: a same-key call of a settled command past the replay TTL is answered from the journal, not bought again",
+    invariant: "at most one effect per business command",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 2,
+      continuous: [false],
+      commands: ["order"],
+      scripts: [
+        [
+          { op: "cmd", cmd: 0, wait: false },
+          { op: "pause", ms: 1000 },
+        ],
+        [
+          { op: "pause", ms: 46000 },
+          { op: "cmd", cmd: 0, wait: false },
+        ],
+      ],
+      events: [],
+      schedule: [],
+    },
+  },
+  {
+    // Two workers order cmd-0; the owner crashes and its restart (a new id) re-runs the job past the
+    // replay TTL: the same-key call on a settled command went out unjournalled → a second order.
+    name: "D6, G1: a restarted worker re-running a settled order past the replay TTL does not buy it again",
+    invariant: "at most one effect per business command",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 2,
+      continuous: [true],
+      commands: ["order"],
+      scripts: [[{ op: "cmd", cmd: 0, wait: false }]],
+      events: [{ step: 87, kind: "crash", worker: 0, restart: true }],
+      schedule: [],
+    },
+  },
+  {
+    // One worker, no faults: its continuous recovery claims the command its own call just recorded and
+    // moves it to unknown; the call's answer then fails the transition and threw after the 201.
+    // Found as: npm run simulate -- --seed 20 --path 11:0:3:4:6:6:2:5:5:5:5:5:5:9:19:2:2:2:0:4:4
+    name: "G4: a worker's own recovery never takes the command its call is sending; the call never throws after the send",
+    invariant: "no throw after a send",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 1,
+      continuous: [true],
+      commands: ["order"],
+      scripts: [[{ op: "cmd", cmd: 0, wait: false }]],
+      events: [],
+      schedule: [0, 3],
+    },
+  },
+  {
+    // w0 (no background recovery) waits on its renewal longer than the 30 s lease; the lease lapsed
+    // during operations.wait and w1's recovery claimed the live command.
+    // Found as: npm run simulate -- --seed 20 --path 12:0:3:2:4:5:5
+    name: "F1, G6: operations.wait holds the command's lease for its whole duration; no survivor claims it",
+    invariant: "no command in two workers' hands",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 2,
+      continuous: [false, true],
+      commands: ["renew", "order"],
+      scripts: [[{ op: "cmd", cmd: 0, wait: true }]],
+      events: [],
+      schedule: [],
+    },
+  },
+  {
+    // Two workers renew cmd-0 and wait: the second caller's request went out unfenced and its wait
+    // wrote `completed` over the owner's live lease.
+    name: "G1, G6: a same-key call on a command another worker holds never writes over that worker's lease",
+    invariant: "no journal write by a non-owner",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 2,
+      continuous: [true],
+      commands: ["renew"],
+      scripts: [
+        [
+          { op: "cmd", cmd: 0, wait: true },
+          { op: "cmd", cmd: 0, wait: false },
+        ],
+      ],
+      events: [],
+      schedule: [],
+    },
+  },
+];

@@ -1,0 +1,328 @@
+/**
+ * A scenario is everything one simulated run depends on: the workers and their applications'
+ * scripts, the business commands, the events injected at given steps (crashes, outages, emulator
+ * faults, time jumps) and the schedule — one choice per step of which pending point settles next.
+ * fast-check draws scenarios from a seed, shrinks a failing one to the shortest it can find, and
+ * replays one exactly from `seed` + `path`.
+ */
+import fc from "fast-check";
+import { FAULT_KINDS, type FaultKind } from "../../emulator/index";
+import { runScenario, type RunResult } from "./world";
+
+export type ScriptItem = { op: "cmd"; cmd: number; wait: boolean } | { op: "recover" } | { op: "pause"; ms: number };
+
+export type ScenarioEvent =
+  | { step: number; kind: "crash"; worker: number; restart: boolean }
+  /** Armed at `step`: the worker crashes when one of its `role` activities next stops at a point labelled `at…`. */
+  | { step: number; kind: "crash-at"; worker: number; role: "call" | "wait" | "recovery"; at: string; restart: boolean }
+  | { step: number; kind: "journal-outage" | "store-outage"; worker: number | "all"; steps: number }
+  | { step: number; kind: "fault"; fault: FaultKind; path: "orders" | "renew" | "operations" | "any"; times: number }
+  | { step: number; kind: "jump"; to: "lease" | "ttl" | "short" };
+
+export interface Scenario {
+  /** Seeds the emulator's, the clients' and the platform's randomness (UUIDs). */
+  seed: number;
+  journal: "memory" | "sqlite";
+  workers: number;
+  /** Worker i runs continuous recovery when continuous[i % length] (explicit recover() is in the scripts). */
+  continuous: boolean[];
+  commands: ("order" | "renew")[];
+  scripts: ScriptItem[][];
+  events: ScenarioEvent[];
+  schedule: number[];
+}
+
+const step = fc.nat({ max: 200 });
+
+/** The awaits of the runner, of operations.wait and of recovery where a crash is aimed. */
+const CRASH_POINTS = [
+  "journal.record",
+  "journal.addAttempt",
+  "journal.transition",
+  "journal.claim",
+  "send POST",
+  "recv POST",
+  "send GET",
+  "recv GET",
+  "store.reserve",
+];
+
+const event: fc.Arbitrary<ScenarioEvent> = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      step: fc.nat({ max: 60 }),
+      kind: fc.constant("crash-at" as const),
+      worker: fc.nat(3),
+      role: fc.constantFrom("call" as const, "wait" as const, "recovery" as const),
+      at: fc.constantFrom(...CRASH_POINTS),
+      restart: fc.boolean(),
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ step, kind: fc.constant("crash" as const), worker: fc.nat(3), restart: fc.boolean() }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      step,
+      kind: fc.constantFrom("journal-outage" as const, "store-outage" as const),
+      worker: fc.oneof(fc.nat(3), fc.constant("all" as const)),
+      steps: fc.integer({ min: 1, max: 60 }),
+    }),
+  },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      step,
+      kind: fc.constant("fault" as const),
+      fault: fc.constantFrom(...FAULT_KINDS),
+      path: fc.constantFrom("orders" as const, "renew" as const, "operations" as const, "any" as const),
+      times: fc.integer({ min: 1, max: 3 }),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      step,
+      kind: fc.constant("jump" as const),
+      to: fc.constantFrom("lease" as const, "ttl" as const, "short" as const),
+    }),
+  },
+);
+
+export function scenarioArbitrary(journal?: "memory" | "sqlite"): fc.Arbitrary<Scenario> {
+  return fc
+    .record({
+      seed: fc.nat(),
+      journal: journal ? fc.constant(journal) : fc.constantFrom("memory" as const, "sqlite" as const),
+      workers: fc.integer({ min: 1, max: 3 }),
+      continuous: fc.array(
+        fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+        { minLength: 1, maxLength: 3 },
+      ),
+      commands: fc.array(fc.constantFrom("order" as const, "renew" as const), { minLength: 1, maxLength: 5 }),
+      scripts: fc.array(
+        fc.array(
+          fc.oneof(
+            {
+              weight: 8,
+              arbitrary: fc.record({ op: fc.constant("cmd" as const), cmd: fc.nat(4), wait: fc.boolean() }),
+            },
+            { weight: 1, arbitrary: fc.record({ op: fc.constant("recover" as const) }) },
+            {
+              weight: 1,
+              arbitrary: fc.record({ op: fc.constant("pause" as const), ms: fc.constantFrom(1_000, 31_000, 46_000) }),
+            },
+          ),
+          { minLength: 1, maxLength: 6 },
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+      events: fc.array(event, { maxLength: 8 }),
+      schedule: fc.array(fc.nat(12), { maxLength: 400 }),
+    })
+    .map((s) => ({ ...s, scripts: s.scripts }));
+}
+
+/** Where each aimed crash of the directed runs lands: every await of a call, a wait and recovery. */
+const DIRECTED: { role: "call" | "wait" | "recovery"; at: string }[] = [
+  ...["journal.record", "store.reserve", "send POST", "recv POST", "journal.addAttempt"].map((at) => ({
+    role: "call" as const,
+    at,
+  })),
+  ...["send GET", "recv GET", "journal.transition"].map((at) => ({ role: "wait" as const, at })),
+  ...["journal.claim", "send", "recv", "journal.transition", "journal.addAttempt"].map((at) => ({
+    role: "recovery" as const,
+    at,
+  })),
+];
+
+/**
+ * One run per aimed crash, so every await is crashed in on every run of the suite, not by luck: two
+ * workers with continuous recovery order and renew, wait and recover, answers are lost after the
+ * server committed (so recovery has work), and worker 0 crashes at the aimed point, then restarts.
+ */
+export function directedScenarios(): Scenario[] {
+  // And one run per store outage and per time jump, so those paths do not depend on the draw either.
+  const stressed = (["journal-outage", "store-outage", "lease", "ttl"] as const).map((kind, i): Scenario => ({
+    seed: 2000 + i,
+    journal: "memory",
+    workers: 2,
+    continuous: [true],
+    commands: ["order", "renew"],
+    scripts: [
+      [
+        { op: "cmd", cmd: 0, wait: true },
+        { op: "cmd", cmd: 1, wait: true },
+        { op: "cmd", cmd: 0, wait: false },
+      ],
+    ],
+    events: [
+      kind === "journal-outage" || kind === "store-outage"
+        ? { step: 3, kind, worker: "all", steps: 30 }
+        : { step: 12, kind: "jump", to: kind },
+    ],
+    schedule: [],
+  }));
+  return stressed.concat(directedCrashes());
+}
+
+function directedCrashes(): Scenario[] {
+  return DIRECTED.flatMap(({ role, at }, i) =>
+    (["memory", "sqlite"] as const).map((journal) => ({
+      seed: 1000 + i,
+      journal,
+      workers: 2,
+      continuous: role === "wait" || role === "recovery" ? [false, true] : [true],
+      commands: ["order", "renew"] as ("order" | "renew")[],
+      scripts: [
+        [
+          { op: "cmd" as const, cmd: 0, wait: false },
+          { op: "cmd" as const, cmd: 1, wait: true },
+          { op: "recover" as const },
+        ],
+        [
+          { op: "cmd" as const, cmd: 1, wait: true },
+          { op: "cmd" as const, cmd: 0, wait: false },
+        ],
+      ],
+      events: [
+        { step: 0, kind: "fault" as const, fault: "reset_after" as const, path: "any" as const, times: 2 },
+        // Recovery needs work: worker 0 dies first with its command unsettled, then the crash is aimed
+        // at the survivor's recovery (the live workers are counted again, so index 0 is then worker 1).
+        ...(role === "recovery"
+          ? [{ step: 0, kind: "crash-at" as const, worker: 0, role: "call" as const, at: "recv POST", restart: false }]
+          : []),
+        { step: 0, kind: "crash-at" as const, worker: role === "wait" ? 1 : 0, role, at, restart: true },
+      ] as ScenarioEvent[],
+      schedule: [],
+    })),
+  );
+}
+
+interface SimulationReport {
+  runs: number;
+  /** Runs with at least one violation. */
+  violations: number;
+  /** Every violation's invariant, with how many runs broke it. */
+  byInvariant: Map<string, number>;
+  /** The first few violations of each invariant, with the run (0-based) they happened in. */
+  examples: Map<string, string[]>;
+  coverage: Map<string, number>;
+  failure?: { seed: number; path: string; scenario: Scenario; result: RunResult };
+}
+
+interface SimulateOptions {
+  seed: number;
+  runs: number;
+  /** Replay exactly this run (fast-check's counterexample path) instead of `runs` new ones. */
+  path?: string;
+  journal?: "memory" | "sqlite";
+  /** Also run the directed scenarios (one aimed crash at each await) before the drawn ones. */
+  directed?: boolean;
+  /** Only violations whose invariant or detail contains this text fail a run (to shrink one defect). */
+  only?: string;
+  /** Shrink the first failing run to the shortest scenario fast-check finds (default true). */
+  shrink?: boolean;
+}
+
+/**
+ * Runs `runs` scenarios drawn from `seed` and counts violations and coverage over all of them; then,
+ * if any run failed, runs fast-check again from the same seed with a failing property, so it stops at
+ * the same first failure and shrinks it: the report's seed + path replay that shortest run exactly.
+ */
+export async function simulate(options: SimulateOptions): Promise<SimulationReport> {
+  if (options.path !== undefined) return replay(options.seed, options.path, options.journal);
+  const coverage = new Map<string, number>();
+  const byInvariant = new Map<string, number>();
+  const examples = new Map<string, string[]>();
+  let runs = 0;
+  let violations = 0;
+  let matching = 0;
+  for (const scenario of options.directed ? directedScenarios() : []) {
+    const result = await runScenario(scenario);
+    runs += 1;
+    for (const [k, v] of result.coverage) coverage.set(k, (coverage.get(k) ?? 0) + v);
+    if (result.violations.length > 0) violations += 1;
+    for (const v of result.violations) {
+      byInvariant.set(v.invariant, (byInvariant.get(v.invariant) ?? 0) + 1);
+      examples.set(
+        v.invariant,
+        [...(examples.get(v.invariant) ?? []), `directed ${JSON.stringify(scenario.events.at(-1))}: ${v.detail}`].slice(
+          0,
+          3,
+        ),
+      );
+    }
+  }
+  const counting = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => {
+    const result = await runScenario(scenario);
+    runs += 1;
+    for (const [k, v] of result.coverage) coverage.set(k, (coverage.get(k) ?? 0) + v);
+    if (result.violations.length > 0) violations += 1;
+    if (options.only && result.violations.some((v) => `${v.invariant}: ${v.detail}`.includes(options.only!)))
+      matching += 1;
+    for (const name of new Set(result.violations.map((v) => v.invariant))) {
+      byInvariant.set(name, (byInvariant.get(name) ?? 0) + 1);
+      const list = examples.get(name) ?? [];
+      if (list.length < 3) list.push(`run ${runs - 1}: ${result.violations.find((v) => v.invariant === name)!.detail}`);
+      examples.set(name, list);
+    }
+    return true;
+  });
+  await fc.assert(counting, { seed: options.seed, numRuns: options.runs, path: options.path });
+  const report: SimulationReport = { runs, violations, byInvariant, examples, coverage };
+  if (violations === 0 || (options.only && matching === 0)) return report;
+  const failing = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => {
+    const found = (await runScenario(scenario)).violations;
+    return !found.some((v) => !options.only || `${v.invariant}: ${v.detail}`.includes(options.only));
+  });
+  const details = await fc.check(failing, {
+    seed: options.seed,
+    numRuns: options.runs,
+    path: options.path,
+    endOnFailure: options.shrink === false,
+  });
+  if (details.failed && details.counterexample) {
+    const scenario = details.counterexample[0];
+    report.failure = {
+      seed: details.seed,
+      path: details.counterexamplePath ?? "",
+      scenario,
+      result: await runScenario(scenario),
+    };
+  }
+  return report;
+}
+
+/** The one scenario that `seed` + `path` name (fast-check's own replay), run once. */
+async function scenarioAt(seed: number, path: string, journal?: "memory" | "sqlite"): Promise<Scenario> {
+  let found: Scenario | undefined;
+  const capture = fc.property(scenarioArbitrary(journal), (scenario) => {
+    found = scenario;
+    return false; // stop at the first value: the one at `path`
+  });
+  fc.check(capture, { seed, path, numRuns: 1, endOnFailure: true });
+  return found!;
+}
+
+async function replay(seed: number, path: string, journal?: "memory" | "sqlite"): Promise<SimulationReport> {
+  const scenario = await scenarioAt(seed, path, journal);
+  const result = await runScenario(scenario);
+  const byInvariant = new Map<string, number>();
+  const examples = new Map<string, string[]>();
+  for (const v of result.violations) {
+    byInvariant.set(v.invariant, 1);
+    examples.set(v.invariant, [...(examples.get(v.invariant) ?? []), v.detail].slice(0, 3));
+  }
+  return {
+    runs: 1,
+    violations: result.violations.length > 0 ? 1 : 0,
+    byInvariant,
+    examples,
+    coverage: result.coverage,
+    failure: result.violations.length > 0 ? { seed, path, scenario, result } : undefined,
+  };
+}
