@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { defineConfig, type DefaultTheme } from "vitepress";
 import { docsRoot, listGuides, LOCALES, type Locale } from "./guides";
 import { operationLinks } from "./markdown-links";
+import { methodDocs } from "./sdk-methods";
 
 const base = process.env.DOCS_BASE ?? "/";
 import { decorateSpec, HTTP_REFERENCE_FILE as HTTP_REFERENCE, readSpec } from "./http-reference";
@@ -17,6 +18,7 @@ interface Words {
   label: string;
   guides: string;
   sdk: string;
+  methods: string;
   cli: string;
   http: string;
   description: string;
@@ -27,6 +29,7 @@ const WORDS: Record<Locale["key"], Words> = {
     label: "English",
     guides: "Guides",
     sdk: "SDK reference",
+    methods: "Client methods",
     cli: "CLI reference",
     http: "HTTP reference",
     description:
@@ -36,6 +39,7 @@ const WORDS: Record<Locale["key"], Words> = {
     label: "Русский",
     guides: "Руководства",
     sdk: "Справочник SDK",
+    methods: "Методы клиента",
     cli: "Справочник CLI",
     http: "Справочник HTTP API",
     description: "TypeScript SDK и эмулятор Reseller REST API: регистрация и продление доменов без повторных покупок.",
@@ -59,11 +63,21 @@ function sdkSidebar(locale: Locale): DefaultTheme.SidebarItem[] {
   const relocate = (list: DefaultTheme.SidebarItem[]): DefaultTheme.SidebarItem[] =>
     list.map((item) => ({
       ...item,
-      collapsed: false,
+      // About 170 type pages: kinds start folded, so the sidebar stays a table of contents.
+      collapsed: true,
       ...(item.link ? { link: `/${locale.prefix}${item.link.replace(/^\//, "").replace(/\.md$/, "")}` } : {}),
       ...(item.items ? { items: relocate(item.items) } : {}),
     }));
-  return [{ text: WORDS[locale.key].sdk, link: `/${locale.prefix}sdk/`, items: relocate(items) }];
+  const methods: DefaultTheme.SidebarItem = {
+    text: WORDS[locale.key].methods,
+    link: `/${locale.prefix}sdk/client/`,
+    collapsed: false,
+    items: methodDocs().map((r) => ({
+      text: `client.${r.resource}`,
+      link: `/${locale.prefix}sdk/client/${r.resource}`,
+    })),
+  };
+  return [{ text: WORDS[locale.key].sdk, link: `/${locale.prefix}sdk/`, items: [methods, ...relocate(items)] }];
 }
 
 function cliSidebar(locale: Locale): DefaultTheme.SidebarItem[] {
