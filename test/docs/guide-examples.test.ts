@@ -132,6 +132,16 @@ const drivers: Record<string, (value: unknown) => Promise<void>> = {
     const list = await (fn as (j: typeof journal, w: string) => Promise<{ id: string }[]>)(journal, "pod-7");
     expect(list.map((r) => r.id)).toContain(out.commandId);
   },
+  firstRenewal: async (fn) => {
+    const renew = fn as (c: ResellerClient) => Promise<string>;
+    const c = client({ journal: true });
+    const first = await renew(c);
+    expect(first).toMatch(/^[\w.-]+: renewed$/);
+    const renewals = () => server.emulator.control.effects().filter((e) => e.kind === "domain.renew").length;
+    const before = renewals();
+    expect(await renew(c)).toBe(first); // the same command id: no second renewal (D2)
+    expect(renewals()).toBe(before);
+  },
   setup: async (fn) => {
     const made = (fn as () => { client: ResellerClient })();
     expect((await made.client.context.get()).kind).toBe("succeeded");
@@ -155,9 +165,9 @@ for (const block of blocks.filter(declaresTests)) {
 describe("J1: guide examples run against the emulator", () => {
   for (const block of blocks.filter((b) => !declaresTests(b))) {
     it(`${describeBlock(block)} runs`, async () => {
-      process.env.RESELLER_BASE_URL = server.baseUrl;
+      process.env.RESELLER_API_BASE_URL = server.baseUrl;
       process.env.RESELLER_API_TOKEN = token;
-      process.env.RESELLER_JOURNAL_FILE = join(dir, `journal-${++serial}.db`);
+      process.env.RESELLER_JOURNAL = join(dir, `journal-${++serial}.db`);
       process.env.REDIS_URL = redis.url;
       const mod = (await import(block.path)) as Record<string, unknown>;
       for (const [name, value] of Object.entries(mod)) {
