@@ -1,6 +1,7 @@
 /**
  * `npm run docs`: builds the whole documentation site into one static folder.
- *   1. the HTTP reference (Redoc) from spec/openapi.yaml → docs/public/reference/http.html
+ *   1. the HTTP reference (Redoc) from spec/openapi.yaml → docs/public/reference/http.html and
+ *      http.ru.html, with the spec itself beside them for download
  *   2. the SDK reference (TypeDoc) from the public entries → docs/sdk/ and docs/ru/sdk/, and one page
  *      per client resource (`client.domains` …) from the spec → docs/sdk/client/ and docs/ru/sdk/client/
  *   3. the CLI reference from every bin's --help → docs/cli/ and docs/ru/cli/
@@ -13,13 +14,15 @@ import { parseArgs } from "node:util";
 import { build } from "vitepress";
 import { CLI_WORDS, cliIndex, cliPage, collectCliHelp } from "./cli-reference";
 import { docsRoot } from "./guides";
-import { HTTP_REFERENCE_FILE, renderHttpReference } from "./http-reference";
+import { changelogPage } from "./changelog";
+import { httpIndexPage } from "./http-index";
+import { renderHttpReference } from "./http-reference";
 import { renderSdkReference } from "./sdk-reference";
 import { methodDocs, resourceIndex, resourcePage } from "./sdk-methods";
 
 const DEFAULT_OUT_DIR = join(docsRoot, ".vitepress/dist");
 
-const GENERATED = ["sdk", "ru/sdk", "cli", "ru/cli", "public/reference"];
+const GENERATED = ["sdk", "ru/sdk", "cli", "ru/cli", "http", "ru/http", "public/reference"];
 
 const RU_SDK_NOTE =
   "> Справочник генерируется из публичного TypeScript API пакета (тех же исходников, из которых собираются " +
@@ -100,7 +103,14 @@ function countPages(dir: string): number {
 async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
   const started = performance.now();
   for (const dir of GENERATED) rmSync(join(docsRoot, dir), { recursive: true, force: true });
-  const http = renderHttpReference(join(docsRoot, "public", HTTP_REFERENCE_FILE));
+  for (const file of ["changelog.md", "ru/changelog.md"]) rmSync(join(docsRoot, file), { force: true });
+  const base = process.env.DOCS_BASE ?? "/";
+  const http = renderHttpReference(join(docsRoot, "public"), "en", base);
+  renderHttpReference(join(docsRoot, "public"), "ru", base);
+  write(join(docsRoot, "changelog.md"), changelogPage("en"));
+  write(join(docsRoot, "ru/changelog.md"), changelogPage("ru"));
+  write(join(docsRoot, "http/index.md"), httpIndexPage("en", base));
+  write(join(docsRoot, "ru/http/index.md"), httpIndexPage("ru", base));
   const [sdk, cli] = await Promise.all([renderSdkReference(join(docsRoot, "sdk")), collectCliHelp()]);
   const methods = writeMethodPages("sdk", "en");
   addStartHere("sdk", "en");

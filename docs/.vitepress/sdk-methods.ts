@@ -6,7 +6,8 @@
  * that the docs tests type-check against the package's own types.
  */
 import { operationList, type OperationMeta } from "../../generated/operations";
-import { readSpec } from "./http-reference";
+import { readSpec, referenceFile } from "./http-reference";
+import { camel, resolveRef, sdkCall } from "./http-samples";
 
 type Json = Record<string, unknown>;
 type Lang = "en" | "ru";
@@ -34,15 +35,6 @@ const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 
 export const methodAnchor = (operationId: string): string => `client-${operationId.replace(/\./g, "-").toLowerCase()}`;
 
-function resolve(spec: Json, node: unknown): Json {
-  let value = node as Json;
-  for (let depth = 0; value && typeof value.$ref === "string" && depth < 10; depth++) {
-    const path = (value.$ref as string).replace(/^#\//, "").split("/");
-    value = path.reduce<unknown>((n, key) => (n as Json | undefined)?.[key], spec) as Json;
-  }
-  return value ?? {};
-}
-
 function operationsOf(spec: Json): Map<string, Json> {
   const out = new Map<string, Json>();
   for (const item of Object.values((spec.paths ?? {}) as Record<string, Json>)) {
@@ -64,34 +56,9 @@ function firstParagraph(text: unknown): string {
   );
 }
 
-function camel(name: string): string {
-  return name.replace(/[-_](\w)/g, (_, c: string) => c.toUpperCase());
-}
-
-function requestExample(spec: Json, op: Json): unknown {
-  const content = resolve(spec, op.requestBody).content as Json | undefined;
-  const json = content?.["application/json"] as Json | undefined;
-  if (!json) return undefined;
-  if (json.example !== undefined) return json.example;
-  const first = Object.values((json.examples ?? {}) as Record<string, Json>)[0];
-  return first ? resolve(spec, first).value : undefined;
-}
-
-function literal(value: unknown, indent: string): string {
-  return JSON.stringify(value, null, 2)
-    .replace(/"([A-Za-z_$][\w$]*)":/g, "$1:")
-    .split("\n")
-    .join(`\n${indent}`);
-}
-
 /** A call of the method as a user writes it: placeholders for UUIDs, the spec's example body. */
-function exampleOf(spec: Json, op: Json, meta: OperationMeta, call: string): string {
-  const args: string[] = meta.pathParams.map((p) => `${camel(p)}: "…uuid from the API…"`);
-  const body = requestExample(spec, op);
-  if (meta.hasBody) args.push(`body: ${literal(body ?? {}, "  ")}`);
-  const argText = args.length ? `{ ${args.join(", ")} }` : meta.pathParams.length || meta.hasBody ? "{}" : "";
-  const key = meta.idempotencyRequired ? `, { idempotencyKey: "your-command-id" }` : "";
-  const callText = `${call}(${argText || (meta.idempotencyRequired ? "{}" : "")}${key})`;
+function exampleOf(spec: Json, op: Json, meta: OperationMeta): string {
+  const callText = sdkCall(spec, op, meta);
   const lines = [
     'import type { ResellerClient } from "reseller-api";',
     "",
@@ -129,7 +96,7 @@ export function methodDocs(): ResourceDoc[] {
       meta,
       summary: String(op.summary ?? meta.operationId),
       description: firstParagraph(op.description),
-      example: exampleOf(spec, op, meta, call),
+      example: exampleOf(spec, op, meta),
     });
     resources.set(resource, doc);
   }
@@ -250,7 +217,7 @@ function statusesOf(op: Json, from: number, to: number, except: number[] = []): 
 
 function argRows(spec: Json, op: Json, meta: OperationMeta, w: (typeof WORDS)[Lang]): string[] {
   const rows: string[] = [];
-  const params = ((op.parameters ?? []) as unknown[]).map((p) => resolve(spec, p));
+  const params = ((op.parameters ?? []) as unknown[]).map((p) => resolveRef(spec, p));
   for (const p of params) {
     if (p.in !== "path" && p.in !== "query") continue;
     const name = p.in === "path" ? camel(String(p.name)) : `query.${String(p.name)}`;
@@ -258,20 +225,20 @@ function argRows(spec: Json, op: Json, meta: OperationMeta, w: (typeof WORDS)[La
     rows.push(`| \`${name}\` | ${p.in} | ${p.required ? w.yes : w.no} | ${desc} |`);
   }
   if (meta.hasBody) {
-    const content = resolve(spec, op.requestBody).content as Json | undefined;
-    const schema = resolve(spec, (content?.["application/json"] as Json | undefined)?.schema);
+    const content = resolveRef(spec, op.requestBody).content as Json | undefined;
+    const schema = resolveRef(spec, (content?.["application/json"] as Json | undefined)?.schema);
     const required = new Set((schema.required ?? []) as string[]);
     for (const [field, prop] of Object.entries((schema.properties ?? {}) as Json)) {
-      const desc = firstParagraph(resolve(spec, prop).description).replace(/\n/g, " ").replace(/\|/g, "\\|");
+      const desc = firstParagraph(resolveRef(spec, prop).description).replace(/\n/g, " ").replace(/\|/g, "\\|");
       rows.push(`| \`body.${field}\` | body | ${required.has(field) ? w.yes : w.no} | ${desc} |`);
     }
   }
   return rows;
 }
 
-/** The HTTP reference link of an operation, relative to an SDK page two levels deep. */
-function httpLink(meta: OperationMeta, base: string): string {
-  return `${base}reference/http.html#operation/${encodeURIComponent(meta.operationId)}`;
+/** The HTTP reference link of an operation, in the page's language. */
+function httpLink(meta: OperationMeta, base: string, lang: Lang): string {
+  return `${base}${referenceFile(lang)}#operation/${encodeURIComponent(meta.operationId)}`;
 }
 
 /** `client.operations.wait()`: the client's own method, not an API operation — written here, not in the spec. */
@@ -360,7 +327,7 @@ export function resourcePage(resource: ResourceDoc, lang: Lang, base = "/"): str
     out.push(`**${m.summary}.** ${m.description}`, "");
     out.push(`| | |`, `|---|---|`);
     out.push(
-      `| ${w.http} | <a href="${httpLink(m.meta, base)}" target="_self"><code>${m.meta.method} ${m.meta.path}</code></a> |`,
+      `| ${w.http} | <a href="${httpLink(m.meta, base, lang)}" target="_self"><code>${m.meta.method} ${m.meta.path}</code></a> |`,
     );
     out.push(`| ${w.scopes} | ${m.meta.scopes.length ? m.meta.scopes.map((s) => `\`${s}\``).join(" + ") : w.none} |`);
     out.push(`| ${w.key} | ${m.meta.idempotencyRequired ? w.keyRequired : w.keyNone} |`);
