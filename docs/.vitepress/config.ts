@@ -27,6 +27,7 @@ interface Words {
   httpOperations: string;
   spec: string;
   contract: string;
+  glossary: string;
   changelog: string;
   repository: string;
   description: string;
@@ -44,6 +45,7 @@ const WORDS: Record<Locale["key"], Words> = {
     httpOperations: "Operations (searchable list)",
     spec: "openapi.yaml (download)",
     contract: "Contract",
+    glossary: "Glossary",
     changelog: "Changelog",
     repository: "Repository",
     description:
@@ -60,11 +62,19 @@ const WORDS: Record<Locale["key"], Words> = {
     httpOperations: "Операции (список с поиском)",
     spec: "openapi.yaml (скачать)",
     contract: "Контракт",
+    glossary: "Словарь",
     changelog: "История изменений",
     repository: "Репозиторий",
     description: "TypeScript SDK и эмулятор Reseller REST API: регистрация и продление доменов без повторных покупок.",
   },
 };
+
+function codeSpans(title: string): string {
+  return title
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/`([^`]+)`/g, "<code>$1</code>");
+}
 
 function guidesSidebar(locale: Locale): DefaultTheme.SidebarItem[] {
   const prefix = `/${locale.prefix}guides/`;
@@ -72,7 +82,8 @@ function guidesSidebar(locale: Locale): DefaultTheme.SidebarItem[] {
     {
       text: WORDS[locale.key].guides,
       link: prefix,
-      items: listGuides(locale).map((g) => ({ text: g.title, link: `${prefix}${g.slug}` })),
+      // A title's `code` is Markdown: the sidebar shows it as code, not as literal backticks.
+      items: listGuides(locale).map((g) => ({ text: codeSpans(g.title), link: `${prefix}${g.slug}` })),
     },
   ];
 }
@@ -119,6 +130,7 @@ function themeConfig(locale: Locale): DefaultTheme.Config {
     nav: [
       { text: w.guides, link: `${p}guides/`, activeMatch: `^${p}guides/` },
       { text: w.contract, link: `${p}contract`, activeMatch: `^${p}contract` },
+      { text: w.glossary, link: `${p}glossary`, activeMatch: `^${p}glossary` },
       { text: w.sdk, link: `${p}sdk/`, activeMatch: `^${p}sdk/` },
       { text: w.cli, link: `${p}cli/`, activeMatch: `^${p}cli/` },
       {
@@ -184,7 +196,8 @@ function moreSearchResults() {
     name: "reseller-api:more-search-results",
     enforce: "pre" as const,
     transform(code: string, id: string) {
-      if (!id.includes("VPLocalSearchBox.vue")) return undefined;
+      // The .vue file itself, before the Vue plugin splits it into ?vue&type=… parts.
+      if (!id.endsWith("/VPLocalSearchBox.vue")) return undefined;
       if (!code.includes(".slice(0, 16)"))
         throw new Error(
           "VitePress's search box no longer caps results with .slice(0, 16): update moreSearchResults().",

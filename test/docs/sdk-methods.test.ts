@@ -83,5 +83,5 @@ describe("J1: SDK method pages", () => {
     });
     expect(written.length).toBeGreaterThan(20);
     expect(typecheck(written)).toEqual([]);
-  });
+  }, 600_000); // a whole-program type-check: minutes on a loaded two-core machine, not a speed target
 });
