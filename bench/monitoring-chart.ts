@@ -145,6 +145,7 @@ const PANEL = 210;
 const PAD = { left: 64, right: 24, top: 34, bottom: 30 };
 
 function panel(
+  minutes: string,
   y0: number,
   title: string,
   samples: Sample[],
@@ -162,7 +163,7 @@ function panel(
     out.push(`<text x="${PAD.left - 8}" y="${y(v) + 4}" class="tick" text-anchor="end">${yFmt(v)}</text>`);
   }
   for (let m = 0; m <= tMax / 60; m++) {
-    out.push(`<text x="${x(m * 60)}" y="${y0 + PANEL - 10}" class="tick" text-anchor="middle">${m} min</text>`);
+    out.push(`<text x="${x(m * 60)}" y="${y0 + PANEL - 10}" class="tick" text-anchor="middle">${m} ${minutes}</text>`);
   }
   series.forEach((s, i) => {
     const points = s.values.map((v, j) => `${x(samples[j].t).toFixed(1)},${y(Math.min(v, yMax)).toFixed(1)}`).join(" ");
@@ -177,7 +178,35 @@ function panel(
   return out.join("\n");
 }
 
-export function renderMonitoringChart(samples: Sample[]): string {
+const CHART_WORDS = {
+  en: {
+    minutes: "min",
+    utilisation: "Window utilisation (reseller.client.window.utilization)",
+    utilisationSeries: "used ÷ limit of the open window",
+    wait: "Mean pacer wait per 10 s (pacer.wait.duration sum ÷ count)",
+    waitSeries: "seconds an attempt waited for its slot",
+    unknown: "Unknown outcomes and manual checks",
+    unknownSeries: "unknown outcomes (cumulative)",
+    manualSeries: "journal: needs_manual_check",
+    seconds: "s",
+  },
+  ru: {
+    minutes: "мин",
+    utilisation: "Загрузка окна (reseller.client.window.utilization)",
+    utilisationSeries: "использовано ÷ лимит открытого окна",
+    wait: "Среднее ожидание пейсера за 10 с (pacer.wait.duration: сумма ÷ число)",
+    waitSeries: "секунды ожидания попыткой своего слота",
+    unknown: "Неизвестные исходы и ручные проверки",
+    unknownSeries: "неизвестные исходы (нарастающим итогом)",
+    manualSeries: "журнал команд: needs_manual_check",
+    seconds: "с",
+  },
+};
+
+export type ChartLang = keyof typeof CHART_WORDS;
+
+export function renderMonitoringChart(samples: Sample[], lang: ChartLang = "en"): string {
+  const w = CHART_WORDS[lang];
   // Mean wait of the attempts that waited in each 10 s interval: how long the queue holds a request.
   const perInterval = samples.map((s, i) => {
     const n = i === 0 ? 0 : s.pacerWaits - samples[i - 1].pacerWaits;
@@ -188,29 +217,32 @@ export function renderMonitoringChart(samples: Sample[]): string {
   const countMax = Math.max(4, Math.ceil(countPeak / 4) * 4);
   const body = [
     panel(
+      w.minutes,
       0,
-      "Window utilisation (reseller.client.window.utilization)",
+      w.utilisation,
       samples,
-      [{ label: "used ÷ limit of the open window", color: "#2563eb", values: samples.map((s) => s.utilization) }],
+      [{ label: w.utilisationSeries, color: "#2563eb", values: samples.map((s) => s.utilization) }],
       1,
       (v) => `${Math.round(v * 100)} %`,
     ),
     panel(
+      w.minutes,
       PANEL,
-      "Mean pacer wait per 10 s (pacer.wait.duration sum ÷ count)",
+      w.wait,
       samples,
-      [{ label: "seconds an attempt waited for its slot", color: "#d97706", values: perInterval }],
+      [{ label: w.waitSeries, color: "#d97706", values: perInterval }],
       waitMax,
-      (v) => `${v.toFixed(0)} s`,
+      (v) => `${v.toFixed(0)} ${w.seconds}`,
     ),
     panel(
+      w.minutes,
       PANEL * 2,
-      "Unknown outcomes and manual checks",
+      w.unknown,
       samples,
       [
-        { label: "unknown outcomes (cumulative)", color: "#dc2626", values: samples.map((s) => s.unknown) },
+        { label: w.unknownSeries, color: "#dc2626", values: samples.map((s) => s.unknown) },
         {
-          label: "journal: needs_manual_check",
+          label: w.manualSeries,
           color: "#7c3aed",
           values: samples.map((s) => s.manualChecks),
           dashed: true,
@@ -223,8 +255,7 @@ export function renderMonitoringChart(samples: Sample[]): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${PANEL * 3}" viewBox="0 0 ${W} ${
     PANEL * 3
   }" font-family="system-ui, sans-serif">
-<style>.title{font-size:14px;font-weight:600;fill:#111}.tick{font-size:11px;fill:#555}.grid{stroke:#e5e7eb;stroke-width:1}</style>
-<rect width="100%" height="100%" fill="#fff"/>
+<style>.title{font-size:14px;font-weight:600;fill:#6b7280}.tick{font-size:11px;fill:#6b7280}.grid{stroke:#9ca3af;stroke-opacity:.35;stroke-width:1}</style>
 ${body}
 </svg>
 `;
@@ -232,8 +263,10 @@ ${body}
 
 runWhenDirect("monitoring-chart", async () => {
   const samples = await collectMonitoringRun();
+  // Transparent, mid-grey text: one picture reads in the site's light and dark themes alike.
   const file = fileURLToPath(new URL("../docs/guides/monitoring.svg", import.meta.url));
-  writeFileSync(file, renderMonitoringChart(samples));
+  writeFileSync(file, renderMonitoringChart(samples, "en"));
+  writeFileSync(fileURLToPath(new URL("../docs/ru/guides/monitoring.svg", import.meta.url)), renderMonitoringChart(samples, "ru"));
   const last = samples.at(-1)!;
   process.stderr.write(
     `wrote ${file}: ${samples.length} samples, peak utilisation ${Math.max(

@@ -72,7 +72,7 @@ function processWindowStore(clock: Clock): WindowStore {
  *
  * const client = createResellerClient({
  *   baseUrl: "https://reseller.example.kz/api/reseller/v1",
- *   token: process.env.RESELLER_TOKEN!,
+ *   token: process.env.RESELLER_API_TOKEN!,
  *   journal: createSqliteJournal({ filename: "commands.sqlite" }),
  * });
  * const outcome = await client.domains.renew({ domainUuid, body: { period: 1 } }, { idempotencyKey: "renew-42" });

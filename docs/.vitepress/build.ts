@@ -1,7 +1,9 @@
 /**
  * `npm run docs`: builds the whole documentation site into one static folder.
- *   1. the HTTP reference (Redoc) from spec/openapi.yaml → docs/public/reference/http.html
- *   2. the SDK reference (TypeDoc) from the public entries → docs/sdk/ and docs/ru/sdk/
+ *   1. the HTTP reference (Redoc) from spec/openapi.yaml → docs/public/reference/http.html and
+ *      http.ru.html, with the spec itself beside them for download
+ *   2. the SDK reference (TypeDoc) from the public entries → docs/sdk/ and docs/ru/sdk/, and one page
+ *      per client resource (`client.domains` …) from the spec → docs/sdk/client/ and docs/ru/sdk/client/
  *   3. the CLI reference from every bin's --help → docs/cli/ and docs/ru/cli/
  *   4. VitePress over docs/ → docs/.vitepress/dist (or `--out DIR`), with offline search.
  * Steps 1–3 write generated, gitignored pages; step 4 fails on a dead link between pages.
@@ -12,12 +14,15 @@ import { parseArgs } from "node:util";
 import { build } from "vitepress";
 import { CLI_WORDS, cliIndex, cliPage, collectCliHelp } from "./cli-reference";
 import { docsRoot } from "./guides";
-import { HTTP_REFERENCE_FILE, renderHttpReference } from "./http-reference";
+import { changelogPage } from "./changelog";
+import { httpIndexPage } from "./http-index";
+import { renderHttpReference } from "./http-reference";
 import { renderSdkReference } from "./sdk-reference";
+import { methodDocs, resourceIndex, resourcePage } from "./sdk-methods";
 
 const DEFAULT_OUT_DIR = join(docsRoot, ".vitepress/dist");
 
-const GENERATED = ["sdk", "ru/sdk", "cli", "ru/cli", "public/reference"];
+const GENERATED = ["sdk", "ru/sdk", "cli", "ru/cli", "http", "ru/http", "public/reference"];
 
 const RU_SDK_NOTE =
   "> Справочник генерируется из публичного TypeScript API пакета (тех же исходников, из которых собираются " +
@@ -38,10 +43,48 @@ function copySdkToRussian(): void {
   writeFileSync(index, text);
 }
 
+const START_HERE = {
+  en: [
+    "## Start here",
+    "",
+    "- [Client methods](client/index.md) — every `client.<resource>.<method>()` with its arguments, options, outcomes and an example",
+    "- [`createResellerClient()`](reseller-api/functions/createResellerClient.md) and its [options](reseller-api/interfaces/ResellerClientOptions.md)",
+    "- [`Outcome`](reseller-api/type-aliases/Outcome.md) — what every call resolves to",
+    "- [`ResellerClientError`](reseller-api/classes/ResellerClientError.md) — the base of everything the package throws",
+    "",
+  ],
+  ru: [
+    "## С чего начать",
+    "",
+    "- [Методы клиента](client/index.md) — каждый `client.<ресурс>.<метод>()`: аргументы, параметры, исходы и пример",
+    "- [`createResellerClient()`](reseller-api/functions/createResellerClient.md) и его [параметры](reseller-api/interfaces/ResellerClientOptions.md)",
+    "- [`Outcome`](reseller-api/type-aliases/Outcome.md) — исход, которым завершается каждый вызов",
+    "- [`ResellerClientError`](reseller-api/classes/ResellerClientError.md) — базовый класс всех исключений пакета",
+    "",
+  ],
+};
+
+/** The SDK index leads with the calls a user makes, before TypeDoc's list of modules. */
+function addStartHere(dir: string, lang: "en" | "ru"): void {
+  const index = join(docsRoot, dir, "index.md");
+  const text = readFileSync(index, "utf8").replace(/\n## Modules\n/, `\n${START_HERE[lang].join("\n")}\n## Modules\n`);
+  writeFileSync(index, text);
+}
+
+/** The client's method pages, one per resource, in `<dir>/client/` (written again in Russian after the copy). */
+function writeMethodPages(dir: string, lang: "en" | "ru"): number {
+  const resources = methodDocs();
+  const base = process.env.DOCS_BASE ?? "/";
+  write(join(docsRoot, dir, "client/index.md"), resourceIndex(resources, lang));
+  for (const r of resources) write(join(docsRoot, dir, `client/${r.resource}.md`), resourcePage(r, lang, base));
+  return resources.reduce((n, r) => n + r.methods.length, 0);
+}
+
 interface BuildSummary {
   outDir: string;
   operations: number;
   sdkModules: number;
+  sdkMethods: number;
   sdkWarnings: number;
   cliPages: number;
   pages: number;
@@ -60,9 +103,20 @@ function countPages(dir: string): number {
 async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
   const started = performance.now();
   for (const dir of GENERATED) rmSync(join(docsRoot, dir), { recursive: true, force: true });
-  const http = renderHttpReference(join(docsRoot, "public", HTTP_REFERENCE_FILE));
+  for (const file of ["changelog.md", "ru/changelog.md"]) rmSync(join(docsRoot, file), { force: true });
+  const base = process.env.DOCS_BASE ?? "/";
+  const http = renderHttpReference(join(docsRoot, "public"), "en", base);
+  renderHttpReference(join(docsRoot, "public"), "ru", base);
+  write(join(docsRoot, "changelog.md"), changelogPage("en"));
+  write(join(docsRoot, "ru/changelog.md"), changelogPage("ru"));
+  write(join(docsRoot, "http/index.md"), httpIndexPage("en", base));
+  write(join(docsRoot, "ru/http/index.md"), httpIndexPage("ru", base));
   const [sdk, cli] = await Promise.all([renderSdkReference(join(docsRoot, "sdk")), collectCliHelp()]);
+  const methods = writeMethodPages("sdk", "en");
+  addStartHere("sdk", "en");
   copySdkToRussian();
+  writeMethodPages("ru/sdk", "ru");
+  addStartHere("ru/sdk", "ru");
   for (const [prefix, words] of [
     ["cli", CLI_WORDS.en],
     ["ru/cli", CLI_WORDS.ru],
@@ -76,6 +130,7 @@ async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
     outDir,
     operations: http.operations,
     sdkModules: sdk.modules,
+    sdkMethods: methods,
     sdkWarnings: sdk.warnings,
     cliPages: cli.reduce((n, r) => n + r.pages.length, 0),
     pages: countPages(outDir),
@@ -88,6 +143,6 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
   const summary = await buildSite(values.out ? resolve(values.out) : DEFAULT_OUT_DIR);
   console.log(
     `docs: ${summary.pages} pages in ${summary.outDir} (${summary.operations} HTTP operations, ` +
-      `${summary.sdkModules} SDK modules, ${summary.cliPages} CLI help pages) in ${summary.seconds} s`,
+      `${summary.sdkModules} SDK modules, ${summary.sdkMethods} client methods, ${summary.cliPages} CLI help pages) in ${summary.seconds} s`,
   );
 }

@@ -40,7 +40,8 @@ async function helpOf(source: string, args: string[]): Promise<string> {
     {
       cwd: repoRoot,
       env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", COLUMNS: "100" },
-      timeout: 30_000,
+      // Only a guard against a hung --help: on a loaded machine a dozen tsx processes at once are slow.
+      timeout: 300_000,
     },
   );
   return stdout.trimEnd();

@@ -9,16 +9,27 @@ import { join } from "node:path";
 import { defineConfig, type DefaultTheme } from "vitepress";
 import { docsRoot, listGuides, LOCALES, type Locale } from "./guides";
 import { operationLinks } from "./markdown-links";
+import { contractRules, ruleLinks } from "./rule-links";
+import { methodDocs } from "./sdk-methods";
 
 const base = process.env.DOCS_BASE ?? "/";
-import { decorateSpec, HTTP_REFERENCE_FILE as HTTP_REFERENCE, readSpec } from "./http-reference";
+import { packageVersion } from "./changelog";
+import { decorateSpec, readSpec, referenceFile, SPEC_FILE } from "./http-reference";
 
 interface Words {
   label: string;
   guides: string;
   sdk: string;
+  methods: string;
   cli: string;
   http: string;
+  httpReference: string;
+  httpOperations: string;
+  spec: string;
+  contract: string;
+  glossary: string;
+  changelog: string;
+  repository: string;
   description: string;
 }
 
@@ -27,8 +38,16 @@ const WORDS: Record<Locale["key"], Words> = {
     label: "English",
     guides: "Guides",
     sdk: "SDK reference",
+    methods: "Client methods",
     cli: "CLI reference",
     http: "HTTP reference",
+    httpReference: "Reference (every operation, schema and sample)",
+    httpOperations: "Operations (searchable list)",
+    spec: "openapi.yaml (download)",
+    contract: "Contract",
+    glossary: "Glossary",
+    changelog: "Changelog",
+    repository: "Repository",
     description:
       "TypeScript SDK and emulator for the Reseller REST API: register and renew domains without ever buying twice.",
   },
@@ -36,11 +55,26 @@ const WORDS: Record<Locale["key"], Words> = {
     label: "Русский",
     guides: "Руководства",
     sdk: "Справочник SDK",
+    methods: "Методы клиента",
     cli: "Справочник CLI",
     http: "Справочник HTTP API",
+    httpReference: "Справочник (операции, схемы, примеры)",
+    httpOperations: "Операции (список с поиском)",
+    spec: "openapi.yaml (скачать)",
+    contract: "Контракт",
+    glossary: "Словарь",
+    changelog: "История изменений",
+    repository: "Репозиторий",
     description: "TypeScript SDK и эмулятор Reseller REST API: регистрация и продление доменов без повторных покупок.",
   },
 };
+
+function codeSpans(title: string): string {
+  return title
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/`([^`]+)`/g, "<code>$1</code>");
+}
 
 function guidesSidebar(locale: Locale): DefaultTheme.SidebarItem[] {
   const prefix = `/${locale.prefix}guides/`;
@@ -48,7 +82,8 @@ function guidesSidebar(locale: Locale): DefaultTheme.SidebarItem[] {
     {
       text: WORDS[locale.key].guides,
       link: prefix,
-      items: listGuides(locale).map((g) => ({ text: g.title, link: `${prefix}${g.slug}` })),
+      // A title's `code` is Markdown: the sidebar shows it as code, not as literal backticks.
+      items: listGuides(locale).map((g) => ({ text: codeSpans(g.title), link: `${prefix}${g.slug}` })),
     },
   ];
 }
@@ -59,11 +94,21 @@ function sdkSidebar(locale: Locale): DefaultTheme.SidebarItem[] {
   const relocate = (list: DefaultTheme.SidebarItem[]): DefaultTheme.SidebarItem[] =>
     list.map((item) => ({
       ...item,
-      collapsed: false,
+      // About 170 type pages: kinds start folded, so the sidebar stays a table of contents.
+      collapsed: true,
       ...(item.link ? { link: `/${locale.prefix}${item.link.replace(/^\//, "").replace(/\.md$/, "")}` } : {}),
       ...(item.items ? { items: relocate(item.items) } : {}),
     }));
-  return [{ text: WORDS[locale.key].sdk, link: `/${locale.prefix}sdk/`, items: relocate(items) }];
+  const methods: DefaultTheme.SidebarItem = {
+    text: WORDS[locale.key].methods,
+    link: `/${locale.prefix}sdk/client/`,
+    collapsed: false,
+    items: methodDocs().map((r) => ({
+      text: `client.${r.resource}`,
+      link: `/${locale.prefix}sdk/client/${r.resource}`,
+    })),
+  };
+  return [{ text: WORDS[locale.key].sdk, link: `/${locale.prefix}sdk/`, items: [methods, ...relocate(items)] }];
 }
 
 function cliSidebar(locale: Locale): DefaultTheme.SidebarItem[] {
@@ -84,15 +129,34 @@ function themeConfig(locale: Locale): DefaultTheme.Config {
   return {
     nav: [
       { text: w.guides, link: `${p}guides/`, activeMatch: `^${p}guides/` },
+      { text: w.contract, link: `${p}contract`, activeMatch: `^${p}contract` },
+      { text: w.glossary, link: `${p}glossary`, activeMatch: `^${p}glossary` },
       { text: w.sdk, link: `${p}sdk/`, activeMatch: `^${p}sdk/` },
       { text: w.cli, link: `${p}cli/`, activeMatch: `^${p}cli/` },
-      // A standalone Redoc page, not a VitePress route: `_self` makes the browser load it.
-      { text: w.http, link: `/${HTTP_REFERENCE}`, target: "_self" },
+      {
+        text: w.http,
+        activeMatch: `^${p}http/`,
+        items: [
+          // A standalone Redoc page, not a VitePress route: `_self` makes the browser load it.
+          { text: w.httpReference, link: `/${referenceFile(locale.key === "ru" ? "ru" : "en")}`, target: "_self" },
+          { text: w.httpOperations, link: `${p}http/` },
+          { text: w.spec, link: `/${SPEC_FILE}`, target: "_self" },
+        ],
+      },
+      {
+        text: `v${VERSION}`,
+        items: [
+          { text: w.changelog, link: `${p}changelog` },
+          { text: w.repository, link: REPOSITORY },
+        ],
+      },
     ],
+    socialLinks: [{ icon: "github", link: REPOSITORY, ariaLabel: w.repository }],
     sidebar: {
       [`${p}guides/`]: guidesSidebar(locale),
       [`${p}sdk/`]: sdkSidebar(locale),
       [`${p}cli/`]: cliSidebar(locale),
+      [`${p}http/`]: [{ text: w.httpOperations, link: `${p}http/` }],
     },
     outline: { level: [2, 3], label: locale.key === "ru" ? "На этой странице" : "On this page" },
     ...(locale.key === "ru"
@@ -109,6 +173,42 @@ function themeConfig(locale: Locale): DefaultTheme.Config {
 }
 
 const operationIds = decorateSpec(readSpec()).operationIds;
+const VERSION = packageVersion();
+/** The repository page, from package.json (`homepage` without its `#readme`). */
+const REPOSITORY = (
+  JSON.parse(readFileSync(join(docsRoot, "../package.json"), "utf8")) as { homepage: string }
+).homepage.replace(/#.*$/, "");
+
+/** Search: guides first, then the contract and the HTTP operations, then the SDK and CLI pages (J1). */
+function searchBoost(id: string): number {
+  if (/^\/(ru\/)?guides\//.test(id)) return 8;
+  if (/^\/(ru\/)?(contract|http\/)/.test(id)) return 4;
+  if (/^\/(ru\/)?sdk\/client\//.test(id)) return 2;
+  return 1;
+}
+
+/**
+ * VitePress's local search shows at most 16 results (a literal in its search box component); a reader
+ * searching "Idempotency-Key" needs more than that. The build fails if the literal is not found.
+ */
+function moreSearchResults() {
+  return {
+    name: "reseller-api:more-search-results",
+    enforce: "pre" as const,
+    transform(code: string, id: string) {
+      // The .vue file itself, before the Vue plugin splits it into ?vue&type=… parts.
+      if (!id.endsWith("/VPLocalSearchBox.vue")) return undefined;
+      if (!code.includes(".slice(0, 16)"))
+        throw new Error(
+          "VitePress's search box no longer caps results with .slice(0, 16): update moreSearchResults().",
+        );
+      return code.replace(".slice(0, 16)", `.slice(0, ${SEARCH_RESULTS})`);
+    },
+  };
+}
+
+/** How many search results the search box lists. */
+export const SEARCH_RESULTS = 60;
 
 export default defineConfig({
   base,
@@ -118,13 +218,20 @@ export default defineConfig({
   srcExclude: ["README.md", "sdk/typedoc-sidebar.json"],
   rewrites: { "guides/README.md": "guides/index.md", "ru/guides/README.md": "ru/guides/index.md" },
   // The Redoc page is checked by the browser tests (every link and `#operation/…` anchor), not here.
-  ignoreDeadLinks: [new RegExp(HTTP_REFERENCE.replace(".", "\\."))],
+  ignoreDeadLinks: [/reference\/http(\.ru)?\.html/, /reference\/openapi\.yaml/],
   lastUpdated: false,
   // The local search index and the SDK pages make big chunks by design; the site is served statically.
-  vite: { build: { chunkSizeWarningLimit: 4000 } },
+  vite: { build: { chunkSizeWarningLimit: 4000 }, plugins: [moreSearchResults()] },
   head: [["link", { rel: "icon", href: "data:," }]],
   markdown: {
-    config: (md) => operationLinks(md, { base, reference: HTTP_REFERENCE, operationIds }),
+    config: (md) => {
+      operationLinks(md, {
+        base,
+        reference: (relativePath) => referenceFile(relativePath.startsWith("ru/") ? "ru" : "en"),
+        operationIds,
+      });
+      ruleLinks(md, { base, rules: contractRules(docsRoot) });
+    },
   },
   locales: Object.fromEntries(
     LOCALES.map((locale) => [
@@ -139,9 +246,12 @@ export default defineConfig({
     ]),
   ),
   themeConfig: {
+    // Read by the page footer (theme/PageFooter.vue).
+    ...({ packageVersion: VERSION, repository: REPOSITORY } as object),
     search: {
       provider: "local",
       options: {
+        miniSearch: { searchOptions: { boostDocument: (id: string) => searchBoost(id) } },
         locales: {
           ru: {
             translations: {

@@ -7,13 +7,15 @@ import type { MarkdownRenderer as MarkdownIt } from "vitepress";
 
 export interface OperationLinkOptions {
   base: string;
-  reference: string;
+  /** The reference page for a page of the site (by its path inside docs/): the Russian one for ru/. */
+  reference: (relativePath: string) => string;
   operationIds: string[];
 }
 
 export function operationLinks(md: MarkdownIt, options: OperationLinkOptions): void {
   const ids = new Set(options.operationIds);
-  const href = (id: string) => `${options.base}${options.reference}#operation/${encodeURIComponent(id)}`;
+  const href = (id: string, env: { relativePath?: string }) =>
+    `${options.base}${options.reference(env.relativePath ?? "")}#operation/${encodeURIComponent(id)}`;
   const code = md.renderer.rules.code_inline!;
   md.renderer.rules.code_inline = (tokens, idx, opts, env, self) => {
     const html = code(tokens, idx, opts, env, self);
@@ -22,12 +24,14 @@ export function operationLinks(md: MarkdownIt, options: OperationLinkOptions): v
     const inLink =
       tokens.slice(0, idx).filter((t) => t.type === "link_open").length >
       tokens.slice(0, idx).filter((t) => t.type === "link_close").length;
-    return ids.has(id) && !inLink ? `<a class="operation-link" href="${href(id)}" target="_self">${html}</a>` : html;
+    return ids.has(id) && !inLink
+      ? `<a class="operation-link" href="${href(id, env as { relativePath?: string })}" target="_self">${html}</a>`
+      : html;
   };
   const link = md.renderer.rules.link_open ?? ((tokens, idx, opts, _env, self) => self.renderToken(tokens, idx, opts));
   md.renderer.rules.link_open = (tokens, idx, opts, env, self) => {
     const target = tokens[idx].attrGet("href") ?? "";
-    if (target.includes(options.reference)) tokens[idx].attrSet("target", "_self");
+    if (/reference\/(http(\.ru)?\.html|openapi\.yaml)/.test(target)) tokens[idx].attrSet("target", "_self");
     return link(tokens, idx, opts, env, self);
   };
 }

@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Application, Converter, type Context } from "typedoc";
+import { Application, Converter, DeclarationReflection, type Context } from "typedoc";
 import { publicEntries, repoRoot } from "./package-entries";
 
 /** TypeDoc's module name for a source: the path without extension and without a trailing `/index`. */
@@ -45,6 +45,19 @@ function fixAnchorsIn(dir: string): void {
   }
 }
 
+/**
+ * Node's `Error` statics (`captureStackTrace`, `prepareStackTrace`, `stackTraceLimit`) and members
+ * inherited from `Error` itself say nothing about this package; they would repeat on every error class.
+ */
+const ERROR_STATICS = new Set(["captureStackTrace", "prepareStackTrace", "stackTraceLimit"]);
+
+function dropInheritedErrorStatics(context: Context): void {
+  for (const reflection of Object.values(context.project.reflections)) {
+    if (!(reflection instanceof DeclarationReflection) || !reflection.flags.isStatic) continue;
+    if (ERROR_STATICS.has(reflection.name)) context.project.removeReflection(reflection);
+  }
+}
+
 export async function renderSdkReference(outDir: string): Promise<{ modules: number; warnings: number }> {
   const entries = publicEntries();
   const app = await Application.bootstrapWithPlugins({
@@ -54,7 +67,8 @@ export async function renderSdkReference(outDir: string): Promise<{ modules: num
     out: outDir,
     readme: "none",
     name: "SDK reference",
-    outputFileStrategy: "modules",
+    // One page per class, interface, type and function: small pages whose anchors cannot collide.
+    outputFileStrategy: "members",
     entryFileName: "index",
     excludePrivate: true,
     excludeInternal: true,
@@ -69,6 +83,7 @@ export async function renderSdkReference(outDir: string): Promise<{ modules: num
   const names = new Map(entries.map((e) => [typedocName(e.source), e.specifier]));
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context: Context) => {
     for (const mod of context.project.children ?? []) mod.name = names.get(mod.name) ?? mod.name;
+    dropInheritedErrorStatics(context);
   });
   const project = await app.convert();
   if (!project) throw new Error("TypeDoc could not convert the public entry points; run `npm run typecheck`.");

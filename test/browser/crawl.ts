@@ -17,6 +17,8 @@ interface Link {
   path: string;
   /** The fragment without `#`, decoded, or "". */
   hash: string;
+  /** The link's visible text, trimmed. */
+  text: string;
 }
 
 export interface Crawl {
@@ -65,13 +67,15 @@ export async function crawl(
     const path = queue.shift()!;
     problems = [];
     await page.goto(origin + path, { waitUntil: "load" });
-    const hrefs = await page.$$eval("a[href]", (as) => as.map((a) => (a as HTMLAnchorElement).href));
+    const anchors = await page.$$eval("a[href]", (as) =>
+      as.map((a) => ({ href: (a as HTMLAnchorElement).href, text: (a.textContent ?? "").trim() })),
+    );
     pages.push({ path, problems });
-    for (const href of hrefs) {
+    for (const { href, text } of anchors) {
       const url = new URL(href);
       if (url.origin !== origin) continue;
       const hash = decodeURIComponent(url.hash.replace(/^#/, ""));
-      links.push({ from: path, path: url.pathname, hash });
+      links.push({ from: path, path: url.pathname, hash, text });
       // `/guides/` and `/guides/index.html` are one document: load it once.
       const doc = url.pathname.endsWith("/") ? `${url.pathname}index.html` : url.pathname;
       if (!seen.has(doc) && isDocumentPage(doc) && !skip(doc)) {
@@ -105,4 +109,35 @@ export function idsOf(siteDir: string, path: string): Set<string> {
   }
   idCache.set(`${siteDir}:${path}`, ids);
   return ids;
+}
+
+const textCache = new Map<string, Map<string, string>>();
+
+function plain(html: string): string {
+  return html
+    .replace(/<a class="header-anchor"[\s\S]*?<\/a>/g, "")
+    .replace(/<[^>]+>/g, "")
+    .replace(/&amp;/g, "&")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .trim();
+}
+
+/**
+ * The text a reader sees where an anchor lands: the heading with that id, or for a rule anchor
+ * (`<a id="d5"></a><strong>D5 — …`) the rule's title; undefined when the id is neither.
+ */
+export function anchorTextOf(siteDir: string, path: string, hash: string): string | undefined {
+  const key = `${siteDir}:${path}`;
+  let map = textCache.get(key);
+  if (!map) {
+    map = new Map();
+    const html = readFileSync(join(siteDir, path.endsWith("/") ? `${path}index.html` : path), "utf8");
+    for (const m of html.matchAll(/<h([1-6]) id="([^"]+)"[^>]*>([\s\S]*?)<\/h\1>/g)) map.set(m[2], plain(m[3]));
+    for (const m of html.matchAll(/<a id="([^"]+)"><\/a>\s*<strong>([\s\S]*?)<\/strong>/g)) map.set(m[1], plain(m[2]));
+    textCache.set(key, map);
+  }
+  return map.get(hash);
 }

@@ -5,14 +5,22 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decorateSpec, HTTP_REFERENCE_FILE, readSpec } from "../../docs/.vitepress/http-reference";
+import { operationList } from "../../generated/operations";
+import {
+  decorateSpec,
+  HTTP_REFERENCE_FILE,
+  HTTP_REFERENCE_FILE_RU,
+  readSpec,
+} from "../../docs/.vitepress/http-reference";
+import { methodDocs } from "../../docs/.vitepress/sdk-methods";
 import { launchChromium, type Browser } from "./chromium";
-import { crawl, idsOf, type Crawl } from "./crawl";
+import { anchorTextOf, crawl, idsOf, type Crawl } from "./crawl";
 import { ensureSite } from "./site";
 import { serveStatic, type StaticServer } from "./static-server";
 
 const SCREENSHOTS = join(import.meta.dirname, "screenshots");
 const REFERENCE = `/${HTTP_REFERENCE_FILE}`;
+const REFERENCE_RU = `/${HTTP_REFERENCE_FILE_RU}`;
 const operationIds = decorateSpec(readSpec()).operationIds;
 
 let siteDir: string;
@@ -28,10 +36,12 @@ beforeAll(async () => {
   site = await crawl(
     browser.context,
     server.origin,
-    ["/index.html", "/ru/index.html", REFERENCE],
-    (p) => p === REFERENCE,
+    ["/index.html", "/ru/index.html", REFERENCE, REFERENCE_RU],
+    // The Russian copies of the per-type SDK pages are the English pages byte for byte (their links are
+    // still checked against the built files); loading them again would double the crawl.
+    (p) => p === REFERENCE || p === REFERENCE_RU || p.startsWith("/ru/sdk/reseller-api/"),
   );
-}, 600_000); // a stale site is rebuilt first (about two minutes on a busy two-core machine)
+}, 1_800_000); // a stale site is rebuilt first (minutes on a busy two-core machine), then ~350 pages load
 
 afterAll(async () => {
   if (site) {
@@ -160,7 +170,8 @@ describe("docs site (Chromium)", () => {
       "/index.html",
       "/guides/rate-limits-and-retries.html",
       "/ru/guides/never-buy-twice.html",
-      "/sdk/reseller-api.html",
+      "/sdk/reseller-api/index.html",
+      "/sdk/client/domains.html",
       "/cli/reseller-emulator.html",
     ]) {
       const page = await open(path, 375);
@@ -172,6 +183,133 @@ describe("docs site (Chromium)", () => {
       await page.close();
     }
     expect(wide).toEqual([]);
+  });
+
+  it("J1: every internal link with an anchor lands on a heading (or rule) whose text names the link's target", () => {
+    const bad: string[] = [];
+    const norm = (t: string) =>
+      t
+        .replace(/[\u200b`()]/g, "")
+        .replace(/\s+/g, " ")
+        .trim()
+        .toLowerCase();
+    const distinct = new Map(site.links.map((l) => [`${l.path}#${l.hash}|${l.text}`, l]));
+    let checked = 0;
+    for (const link of distinct.values()) {
+      if (!link.hash || link.path === REFERENCE || link.path === REFERENCE_RU || !norm(link.text)) continue;
+      const target = anchorTextOf(siteDir, link.path, link.hash);
+      if (target === undefined) {
+        bad.push(`${link.from} → ${link.path}#${link.hash} ("${link.text}"): not a heading or a rule`);
+        continue;
+      }
+      checked++;
+      const [a, b] = [norm(link.text), norm(target)];
+      if (!b.includes(a) && !a.includes(b)) bad.push(`${link.from} → ${link.path}#${link.hash}: "${link.text}" lands on "${target}"`);
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(bad).toEqual([]);
+  });
+
+  it("J1: every client.<resource>.<method> of the facade has its own anchor on the SDK pages, in both languages", async () => {
+    for (const prefix of ["", "/ru"]) {
+      for (const r of methodDocs()) {
+        const ids = idsOf(siteDir, `${prefix}/sdk/client/${r.resource}.html`);
+        const missing = r.methods.map((m) => m.anchor).filter((a) => !ids.has(a));
+        expect(missing, `${prefix}/sdk/client/${r.resource}.html`).toEqual([]);
+      }
+    }
+    const page = await open("/sdk/client/domains.html#client-domains-renew");
+    const top = await page.evaluate(() => document.getElementById("client-domains-renew")!.getBoundingClientRect().top);
+    const nav = await page.evaluate(() => document.querySelector(".VPNav")!.getBoundingClientRect().bottom);
+    expect(top).toBeGreaterThanOrEqual(nav); // the deep link's heading is not hidden under the sticky nav
+    await page.screenshot({ path: join(SCREENSHOTS, "sdk-client-domains.png") });
+    await page.close();
+  });
+
+  for (const [lang, reference] of [
+    ["en", REFERENCE],
+    ["ru", REFERENCE_RU],
+  ] as const) {
+    it(`J1: every HTTP operation (${lang}) shows a curl and a TypeScript sample, with Idempotency-Key on writes`, async () => {
+      const page = await open(reference);
+      await page.waitForSelector('[id^="operation/"]', { timeout: 30_000 });
+      const missing: string[] = [];
+      for (const meta of operationList) {
+        const section = page.locator(`[data-section-id$="operation/${meta.operationId}"]`).first();
+        await section.scrollIntoViewIfNeeded();
+        for (const [tab, needs] of [
+          ["curl", ["curl -X", "Authorization: Bearer", ...(meta.idempotencyRequired ? ["Idempotency-Key:"] : [])]],
+          ["TypeScript (SDK)", [`client.${meta.operationId}(`, ...(meta.idempotencyRequired ? ["idempotencyKey"] : [])]],
+        ] as const) {
+          const tabs = section.locator('[role="tab"]', { hasText: tab });
+          if ((await tabs.count()) === 0) {
+            missing.push(`${meta.operationId}: no "${tab}" tab`);
+            continue;
+          }
+          await tabs.first().click();
+          const panel = await section.locator('[role="tabpanel"]:visible').first().innerText();
+          for (const text of needs) if (!panel.includes(text)) missing.push(`${meta.operationId} ${tab}: no "${text}"`);
+        }
+        const description = await section.innerText();
+        if (!description.includes(`client.${meta.operationId}()`)) missing.push(`${meta.operationId}: no SDK method name`);
+      }
+      expect(missing).toEqual([]);
+      if (lang === "ru") expect(await page.locator("text=Примеры запросов").count()).toBeGreaterThan(0);
+      const download = await page.locator('a[download], a:has-text("openapi.yaml")').count();
+      expect(download).toBeGreaterThan(0);
+      await page.close();
+    });
+  }
+
+  it("the HTTP reference follows the site's dark mode and offers the spec for download", async () => {
+    const page = await browser.context.newPage();
+    await page.goto(server.origin + "/index.html");
+    await page.evaluate(() => localStorage.setItem("vitepress-theme-appearance", "dark"));
+    await page.goto(server.origin + REFERENCE);
+    await page.waitForSelector('[id^="operation/"]', { timeout: 30_000 });
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).not.toBe("rgb(255, 255, 255)");
+    await page.screenshot({ path: join(SCREENSHOTS, "reference-dark.png") });
+    await page.evaluate(() => localStorage.removeItem("vitepress-theme-appearance"));
+    await page.close();
+    expect(existsSync(join(siteDir, "reference/openapi.yaml"))).toBe(true);
+  });
+
+  for (const [lang, home] of [
+    ["en", "/index.html"],
+    ["ru", "/ru/index.html"],
+  ] as const) {
+    it(`J1: the contract page is reachable from the nav (${lang}), and rule IDs in the guides link to it`, async () => {
+      const page = await open(home);
+      const contract = page.locator(".VPNavBar a", { hasText: lang === "ru" ? "Контракт" : "Contract" }).first();
+      await contract.click();
+      await page.waitForURL(`**${lang === "ru" ? "/ru" : ""}/contract.html`);
+      await page.waitForSelector("#d5");
+      expect(await page.locator("#d5").count()).toBe(1);
+      await page.close();
+      const guide = await open(`${lang === "ru" ? "/ru" : ""}/guides/never-buy-twice.html`);
+      const rules = await guide.$$eval("a.rule-link", (as) => as.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
+      expect(rules.length).toBeGreaterThan(5);
+      for (const path of rules) expect(path).toBe(`${lang === "ru" ? "/ru" : ""}/contract.html`);
+      await guide.close();
+    });
+  }
+
+  it("no table or code block needs an inner scroll at 1440 px", async () => {
+    const scrolled: string[] = [];
+    const pages = site.pages
+      .map((p) => p.path)
+      .filter((p) => /\/(guides|contract|sdk\/client|cli)/.test(p) && !p.includes("/sdk/reseller-api/"));
+    for (const path of pages) {
+      const page = await open(path, 1440);
+      const inner = await page.$$eval(".vp-doc table, .vp-doc div[class*='language-'] pre", (els) =>
+        els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.tagName} ${e.scrollWidth}>${e.clientWidth}`),
+      );
+      if (inner.length) scrolled.push(`${path}: ${inner.join(", ")}`);
+      await page.close();
+    }
+    expect(pages.length).toBeGreaterThan(20);
+    expect(scrolled).toEqual([]);
   });
 
   it("writes screenshots of the landing page and a guide", async () => {

@@ -25,6 +25,10 @@ const NOT_INPUTS = [
   "docs/cli",
   "docs/ru/cli",
   "docs/public/reference",
+  "docs/http",
+  "docs/ru/http",
+  "docs/changelog.md",
+  "docs/ru/changelog.md",
 ];
 
 function newestInput(dir: string): number {

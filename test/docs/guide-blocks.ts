@@ -63,7 +63,7 @@ export interface WrittenBlock extends Block {
 }
 
 /** `from "reseller-api/…"` → a relative import of the entry's source, from `fromDir`. */
-function pointAtSources(code: string, fromDir: string): string {
+export function pointAtSources(code: string, fromDir: string): string {
   const entries = publicEntries().sort((a, b) => b.specifier.length - a.specifier.length);
   return code.replace(
     /(from\s+|import\()(["'])(reseller-api(?:\/[\w/-]+)?)\2/g,
@@ -90,7 +90,7 @@ export function writeTsBlocks(): WrittenBlock[] {
 }
 
 /** Type-checks the written blocks with the project's compiler options; diagnostics name the guide line. */
-export function typecheck(blocks: WrittenBlock[]): string[] {
+export function typecheck(blocks: Pick<WrittenBlock, "path" | "guide" | "line">[]): string[] {
   const configPath = join(repoRoot, "tsconfig.json");
   const config = ts.readConfigFile(configPath, (path) => ts.sys.readFile(path));
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, repoRoot);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulatorServer, type EmulatorServer } from "../../emulator/public";
 import { createResellerClient, type Outcome, type ResellerClient } from "../../src/index";
 import { createMemoryJournal } from "../../stores/memory-journal";
+import { startPostgres, type PostgresServer } from "../support/postgres";
 import { startRedis, type RedisServer } from "../support/redis";
 import { describeBlock, typecheck, writeTsBlocks, type WrittenBlock } from "./guide-blocks";
 
@@ -16,6 +17,7 @@ const declaresTests = (b: WrittenBlock) => /from\s+["']vitest["']/.test(b.code);
 
 let server: EmulatorServer;
 let redis: RedisServer;
+let postgres: PostgresServer;
 let dir: string;
 let token: string;
 let liveToken: string;
@@ -26,12 +28,14 @@ beforeAll(async () => {
   token = keys.find((k) => k.environment === "test")!.token;
   liveToken = keys.find((k) => k.environment === "live")!.token;
   redis = await startRedis();
+  postgres = await startPostgres();
   dir = mkdtempSync(join(tmpdir(), "guide-examples-"));
 });
 
 afterAll(async () => {
   await server?.close();
   await redis?.stop();
+  await postgres?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -132,6 +136,31 @@ const drivers: Record<string, (value: unknown) => Promise<void>> = {
     const list = await (fn as (j: typeof journal, w: string) => Promise<{ id: string }[]>)(journal, "pod-7");
     expect(list.map((r) => r.id)).toContain(out.commandId);
   },
+  createFleetClient: async (fn) => {
+    // The fleet guide's set-up as written: a real PostgreSQL journal and the Redis window store.
+    process.env.JOURNAL_DATABASE_URL = postgres.connectionString;
+    const made = await (
+      fn as (name: string) => Promise<{ client: ResellerClient; journal: { close(): Promise<void> }; store: unknown }>
+    )("pod-guide");
+    try {
+      expect(made.client.workerId).toBe("pod-guide");
+      expect((await made.client.context.get()).kind).toBe("succeeded");
+    } finally {
+      await made.client.close();
+      await made.journal.close();
+      await (made.store as { close?: () => Promise<void> }).close?.();
+    }
+  },
+  firstRenewal: async (fn) => {
+    const renew = fn as (c: ResellerClient) => Promise<string>;
+    const c = client({ journal: true });
+    const first = await renew(c);
+    expect(first).toMatch(/^[\w.-]+: renewed$/);
+    const renewals = () => server.emulator.control.effects().filter((e) => e.kind === "domain.renew").length;
+    const before = renewals();
+    expect(await renew(c)).toBe(first); // the same command id: no second renewal (D2)
+    expect(renewals()).toBe(before);
+  },
   setup: async (fn) => {
     const made = (fn as () => { client: ResellerClient })();
     expect((await made.client.context.get()).kind).toBe("succeeded");
@@ -142,7 +171,7 @@ describe("J1: guide examples type-check", () => {
   it(`all ${blocks.length} TypeScript blocks of the guides (English and Russian) compile`, () => {
     expect(blocks.length).toBeGreaterThan(10);
     expect(typecheck(blocks)).toEqual([]);
-  });
+  }, 600_000); // a whole-program type-check: minutes on a loaded two-core machine, not a speed target
 });
 
 for (const block of blocks.filter(declaresTests)) {
@@ -155,9 +184,9 @@ for (const block of blocks.filter(declaresTests)) {
 describe("J1: guide examples run against the emulator", () => {
   for (const block of blocks.filter((b) => !declaresTests(b))) {
     it(`${describeBlock(block)} runs`, async () => {
-      process.env.RESELLER_BASE_URL = server.baseUrl;
+      process.env.RESELLER_API_BASE_URL = server.baseUrl;
       process.env.RESELLER_API_TOKEN = token;
-      process.env.RESELLER_JOURNAL_FILE = join(dir, `journal-${++serial}.db`);
+      process.env.RESELLER_JOURNAL = join(dir, `journal-${++serial}.db`);
       process.env.REDIS_URL = redis.url;
       const mod = (await import(block.path)) as Record<string, unknown>;
       for (const [name, value] of Object.entries(mod)) {

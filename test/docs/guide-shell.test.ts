@@ -145,7 +145,6 @@ afterAll(async () => {
 function apiEnv(cwd: string): NodeJS.ProcessEnv {
   const token = server.emulator.control.keys().find((k) => k.environment === "test")!.token;
   return {
-    RESELLER_BASE_URL: server.baseUrl,
     RESELLER_API_BASE_URL: server.baseUrl,
     RESELLER_API_TOKEN: token,
     RESELLER_JOURNAL: join(cwd, "journal.sqlite"),

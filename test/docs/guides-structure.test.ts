@@ -1,10 +1,12 @@
 // The Russian guides are the English guides' twins: the same files, the same sections, the same code
-// (comments may be translated). A guide added in one language only fails here, not on the site.
+// (comments may be translated), and in each section the same inline code, numbers and links. A guide
+// added in one language only, or a translation that drifted, fails here, not on the site.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { guideDir, listGuides, LOCALES } from "../../docs/.vitepress/guides";
+import { docsRoot, guideDir, listGuides, LOCALES } from "../../docs/.vitepress/guides";
 import { blocksOf } from "./guide-blocks";
+import { sectionFacts } from "./twin-facts";
 
 const [en, ru] = LOCALES;
 
@@ -43,6 +45,19 @@ describe("guides: English and Russian have the same structure", () => {
         else expect(withoutComments(b[i].code)).toBe(withoutComments(a[i].code));
       }
       expect(twin!.title).not.toBe(guide.title); // translated, not copied
+    });
+
+    it(`${guide.slug}: every section quotes the same inline code, numbers and links in Russian`, () => {
+      const twin = listGuides(ru).find((g) => g.slug === guide.slug)!;
+      const a = sectionFacts(readFileSync(guide.file, "utf8"), relative(docsRoot, guide.file));
+      const b = sectionFacts(readFileSync(twin.file, "utf8"), relative(docsRoot, twin.file));
+      expect(b.length).toBe(a.length);
+      for (let i = 0; i < a.length; i++) {
+        const where = `section "${a[i].heading}" / "${b[i].heading}"`;
+        expect(b[i].code, `${where}: inline code`).toEqual(a[i].code);
+        expect(b[i].numbers, `${where}: numbers`).toEqual(a[i].numbers);
+        expect(b[i].links, `${where}: links`).toEqual(a[i].links);
+      }
     });
   }
 });

@@ -19,5 +19,10 @@ describe("monitoring chart", () => {
       expect(svg).toContain(title);
     }
     expect(svg.match(/<polyline /g)).toHaveLength(4);
+    const ru = renderMonitoringChart(samples, "ru"); // the Russian guide gets Russian labels (J1)
+    for (const title of ["Загрузка окна", "Среднее ожидание пейсера", "Неизвестные исходы и ручные проверки"]) {
+      expect(ru).toContain(title);
+    }
+    expect(ru).not.toContain("Window utilisation");
   });
 });
