@@ -59,7 +59,7 @@ export type {
   UnknownOutcome,
   UnknownReason,
 } from "./outcome";
-export { createRedactor, snippetOf } from "./redact";
+export { createRedactor, redactUrl, snippetOf } from "./redact";
 export type { Redactor } from "./redact";
 export { envelopeList, isRecord, operationResourceOf } from "./shape";
 export type { CommandState } from "./states";
