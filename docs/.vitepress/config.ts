@@ -179,13 +179,6 @@ const REPOSITORY = (
   JSON.parse(readFileSync(join(docsRoot, "../package.json"), "utf8")) as { homepage: string }
 ).homepage.replace(/#.*$/, "");
 
-/** Search: guides first, then the contract and the HTTP operations, then the SDK and CLI pages (J1). */
-function searchBoost(id: string): number {
-  if (/^\/(ru\/)?guides\//.test(id)) return 8;
-  if (/^\/(ru\/)?(contract|http\/)/.test(id)) return 4;
-  if (/^\/(ru\/)?sdk\/client\//.test(id)) return 2;
-  return 1;
-}
 
 /**
  * VitePress's local search shows at most 16 results (a literal in its search box component); a reader
@@ -246,12 +239,25 @@ export default defineConfig({
     ]),
   ),
   themeConfig: {
+    // Search (J1): guides first, then the contract and the HTTP operations, then SDK and CLI pages.
     // Read by the page footer (theme/PageFooter.vue).
     ...({ packageVersion: VERSION, repository: REPOSITORY } as object),
     search: {
       provider: "local",
       options: {
-        miniSearch: { searchOptions: { boostDocument: (id: string) => searchBoost(id) } },
+        // Serialised into the page: the function must not refer to anything outside itself.
+        miniSearch: {
+          searchOptions: {
+            boostDocument: (id: string) =>
+              /^\/(ru\/)?guides\//.test(id)
+                ? 8
+                : /^\/(ru\/)?(contract|http\/)/.test(id)
+                  ? 4
+                  : /^\/(ru\/)?sdk\/client\//.test(id)
+                    ? 2
+                    : 1,
+          },
+        },
         locales: {
           ru: {
             translations: {
