@@ -179,7 +179,6 @@ const REPOSITORY = (
   JSON.parse(readFileSync(join(docsRoot, "../package.json"), "utf8")) as { homepage: string }
 ).homepage.replace(/#.*$/, "");
 
-
 /**
  * VitePress's local search shows at most 16 results (a literal in its search box component); a reader
  * searching "Idempotency-Key" needs more than that. The build fails if the literal is not found.

@@ -41,7 +41,10 @@ export function httpIndexPage(lang: ReferenceLang, base = "/"): string {
     const [resource] = meta.operationId.split(".");
     const sdkAnchor = `client-${meta.operationId.replace(/\./g, "-").toLowerCase()}`;
     out.push(`## \`${meta.operationId}\` — ${meta.method} ${meta.path} {#${operationAnchor(meta.operationId)}}`, "");
-    out.push(`**${String(op.summary ?? "")}.** ${String(op.description ?? "").split(/\n\s*\n/)[0]}`, "");
+    out.push(
+      `**${typeof op.summary === "string" ? op.summary : ""}.** ${(typeof op.description === "string" ? op.description : "").split(/\n\s*\n/)[0]}`,
+      "",
+    );
     out.push(
       `- ${w.sdk}: [\`client.${meta.operationId}()\`](${base}${sdkDir}/client/${resource}.html#${sdkAnchor})`,
       `- <a href="${ref}#operation/${encodeURIComponent(meta.operationId)}" target="_self">${w.reference}</a>`,

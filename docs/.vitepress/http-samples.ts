@@ -12,7 +12,7 @@ type Json = Record<string, unknown>;
 export function resolveRef(spec: Json, node: unknown): Json {
   let value = node as Json;
   for (let depth = 0; value && typeof value.$ref === "string" && depth < 10; depth++) {
-    const path = (value.$ref as string).replace(/^#\//, "").split("/");
+    const path = value.$ref.replace(/^#\//, "").split("/");
     value = path.reduce<unknown>((n, key) => (n as Json | undefined)?.[key], spec) as Json;
   }
   return value ?? {};

@@ -47,11 +47,14 @@ function operationsOf(spec: Json): Map<string, Json> {
 }
 
 /** The first paragraph of a spec description, without its trailing "Scopes: …" line. */
+/** A spec field that should be text: the text, else "". */
+const textOf = (value: unknown): string => (typeof value === "string" ? value : "");
+
 function firstParagraph(text: unknown): string {
   return (
-    String(text ?? "")
+    textOf(text)
       .split(/\n\s*\n/)
-      .find((p) => p.trim() && !/^Scopes:/.test(p.trim()))
+      .find((p) => p.trim() && !p.trim().startsWith("Scopes:"))
       ?.trim() ?? ""
   );
 }
@@ -81,7 +84,7 @@ function exampleOf(spec: Json, op: Json, meta: OperationMeta): string {
 export function methodDocs(): ResourceDoc[] {
   const spec = readSpec() as Json;
   const ops = operationsOf(spec);
-  const tags = new Map(((spec.tags ?? []) as Json[]).map((t) => [t.name as string, String(t.description ?? "")]));
+  const tags = new Map(((spec.tags ?? []) as Json[]).map((t) => [t.name as string, textOf(t.description)]));
   const resources = new Map<string, ResourceDoc>();
   for (const meta of operationList) {
     const [resource, method] = meta.operationId.split(".");
@@ -94,7 +97,7 @@ export function methodDocs(): ResourceDoc[] {
       call,
       anchor: methodAnchor(meta.operationId),
       meta,
-      summary: String(op.summary ?? meta.operationId),
+      summary: textOf(op.summary) || meta.operationId,
       description: firstParagraph(op.description),
       example: exampleOf(spec, op, meta),
     });

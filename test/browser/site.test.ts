@@ -213,7 +213,8 @@ describe("docs site (Chromium)", () => {
       checked++;
       // TypeDoc names a member by its owner (`Options.synchronous`); the heading names the member (`synchronous?`).
       const [a, b] = [norm(link.text).split(".").pop()!, norm(target).replace(/\?$/, "")];
-      if (!b.includes(a) && !a.includes(b)) bad.push(`${link.from} → ${link.path}#${link.hash}: "${link.text}" lands on "${target}"`);
+      if (!b.includes(a) && !a.includes(b))
+        bad.push(`${link.from} → ${link.path}#${link.hash}: "${link.text}" lands on "${target}"`);
     }
     expect(checked).toBeGreaterThan(100);
     expect(bad).toEqual([]);
@@ -248,7 +249,10 @@ describe("docs site (Chromium)", () => {
         await section.scrollIntoViewIfNeeded();
         for (const [tab, needs] of [
           ["curl", ["curl -X", "Authorization: Bearer", ...(meta.idempotencyRequired ? ["Idempotency-Key:"] : [])]],
-          ["TypeScript (SDK)", [`client.${meta.operationId}(`, ...(meta.idempotencyRequired ? ["idempotencyKey"] : [])]],
+          [
+            "TypeScript (SDK)",
+            [`client.${meta.operationId}(`, ...(meta.idempotencyRequired ? ["idempotencyKey"] : [])],
+          ],
         ] as const) {
           const tabs = section.locator('[role="tab"]', { hasText: tab });
           if ((await tabs.count()) === 0) {
@@ -260,7 +264,8 @@ describe("docs site (Chromium)", () => {
           for (const text of needs) if (!panel.includes(text)) missing.push(`${meta.operationId} ${tab}: no "${text}"`);
         }
         const description = await section.innerText();
-        if (!description.includes(`client.${meta.operationId}()`)) missing.push(`${meta.operationId}: no SDK method name`);
+        if (!description.includes(`client.${meta.operationId}()`))
+          missing.push(`${meta.operationId}: no SDK method name`);
       }
       expect(missing).toEqual([]);
       if (lang === "ru") expect(await page.locator("text=Примеры запросов").count()).toBeGreaterThan(0);
@@ -297,7 +302,9 @@ describe("docs site (Chromium)", () => {
       expect(await page.locator("#d5").count()).toBe(1);
       await page.close();
       const guide = await open(`${lang === "ru" ? "/ru" : ""}/guides/never-buy-twice.html`);
-      const rules = await guide.$$eval("a.rule-link", (as) => as.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
+      const rules = await guide.$$eval("a.rule-link", (as) =>
+        as.map((a) => new URL((a as HTMLAnchorElement).href).pathname),
+      );
       expect(rules.length).toBeGreaterThan(5);
       for (const path of rules) expect(path).toBe(`${lang === "ru" ? "/ru" : ""}/contract.html`);
       await guide.close();
@@ -312,7 +319,9 @@ describe("docs site (Chromium)", () => {
     for (const path of pages) {
       const page = await open(path, 1440);
       const inner = await page.$$eval(".vp-doc table, .vp-doc div[class*='language-'] pre", (els) =>
-        els.filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => `${e.tagName} ${e.scrollWidth}>${e.clientWidth}`),
+        els
+          .filter((e) => e.scrollWidth > e.clientWidth + 1)
+          .map((e) => `${e.tagName} ${e.scrollWidth}>${e.clientWidth}`),
       );
       if (inner.length) scrolled.push(`${path}: ${inner.join(", ")}`);
       await page.close();
