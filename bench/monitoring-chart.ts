@@ -266,7 +266,10 @@ runWhenDirect("monitoring-chart", async () => {
   // Transparent, mid-grey text: one picture reads in the site's light and dark themes alike.
   const file = fileURLToPath(new URL("../docs/guides/monitoring.svg", import.meta.url));
   writeFileSync(file, renderMonitoringChart(samples, "en"));
-  writeFileSync(fileURLToPath(new URL("../docs/ru/guides/monitoring.svg", import.meta.url)), renderMonitoringChart(samples, "ru"));
+  writeFileSync(
+    fileURLToPath(new URL("../docs/ru/guides/monitoring.svg", import.meta.url)),
+    renderMonitoringChart(samples, "ru"),
+  );
   const last = samples.at(-1)!;
   process.stderr.write(
     `wrote ${file}: ${samples.length} samples, peak utilisation ${Math.max(

@@ -17,9 +17,9 @@ export function colourOn(stream: object): boolean {
 }
 
 const CODES = { red: 31, green: 32, yellow: 33, blue: 34, magenta: 35, cyan: 36, dim: 2, bold: 1 } as const;
-export type Hue = keyof typeof CODES;
+type Hue = keyof typeof CODES;
 
-export function paint(on: boolean, hue: Hue, text: string): string {
+function paint(on: boolean, hue: Hue, text: string): string {
   return on ? `\u001b[${CODES[hue]}m${text}\u001b[${hue === "bold" || hue === "dim" ? 22 : 39}m` : text;
 }
 

@@ -30,7 +30,7 @@ export function renewKey(domainUuid: string, period: number, target: string, att
 }
 
 /** I6: the lock key the client gives a renewal of this domain (its journal rows are found by it). */
-export function renewLockKey(domainUuid: string): string {
+function renewLockKey(domainUuid: string): string {
   return `domain:${domainUuid.toLowerCase()}`;
 }
 

@@ -127,13 +127,13 @@ type ClientErrorStatus = `4${Digit}${Digit}` extends infer S
   : never;
 
 /** Statuses of a rejected outcome: every 4xx but 408/499 (unknown outcome) and 409 (a conflict outcome). */
-export type RejectedStatus = Exclude<ClientErrorStatus, 408 | 409 | 499>;
+type RejectedStatus = Exclude<ClientErrorStatus, 408 | 409 | 499>;
 
 /**
  * A definitive answer that nothing happened (400, 401, 403, 404, 405, 422, or a 429 after the
  * rate-limit retries ran out), for one status `S`. Fix the cause; do not repeat the call unchanged (G5).
  */
-export interface RejectedOutcomeOf<S extends RejectedStatus> extends OutcomeBase {
+interface RejectedOutcomeOf<S extends RejectedStatus> extends OutcomeBase {
   kind: "rejected";
   status: S;
   /**

@@ -120,7 +120,7 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /** True when a query parameter's name says its value is a secret: one of its words is one of SECRET_WORDS. */
-export function isSecretParam(name: string): boolean {
+function isSecretParam(name: string): boolean {
   const lower = name.toLowerCase();
   if (SECRET_WORDS.has(lower.replace(/[^a-z0-9]/g, ""))) return true;
   const words = name

@@ -164,7 +164,7 @@ export function createDomain(state: State, input: SeedDomain): DomainInfo {
 const SEED_LIMIT = 1_000_000;
 
 /** Bulk seeding: validate everything first (nothing is created on a 409/422), then O(1) inserts. */
-export function seedDomains(state: State, input: SeedDomainsInput): SeededDomains {
+function seedDomains(state: State, input: SeedDomainsInput): SeededDomains {
   const key = keyForToken(state, input.token, input.public_key_id);
   let names: string[];
   if (input.names !== undefined) {

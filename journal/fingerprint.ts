@@ -27,7 +27,7 @@ export function fingerprintInput(method: string, path: string, query: string, bo
 }
 
 /** Lowercase hex of a digest. */
-export function toHex(digest: ArrayBuffer | Uint8Array): string {
+function toHex(digest: ArrayBuffer | Uint8Array): string {
   const bytes = digest instanceof Uint8Array ? digest : new Uint8Array(digest);
   let out = "";
   for (const b of bytes) out += b.toString(16).padStart(2, "0");

@@ -49,7 +49,7 @@ export {
   isJournalContentionError,
   isJournalCorruptError,
 } from "./errors";
-export { commandFingerprint, fingerprintInput, isFingerprint, toHex } from "./fingerprint";
+export { commandFingerprint, fingerprintInput, isFingerprint } from "./fingerprint";
 export { requestSensitiveFields } from "./sensitive";
 export { createLeaseKeeper } from "./lease-keeper";
 export type { LeaseKeeper } from "./lease-keeper";

@@ -140,7 +140,7 @@ function commitGrant(
  * reserve() only when it would grant a send at `p.now` exactly (no pause, spacing or allowance due);
  * otherwise null and nothing changes. The in-process pacer's fast path.
  */
-export function applyReserveNow(r: WindowRecord, p: ReserveParams): ReserveDecision | null {
+function applyReserveNow(r: WindowRecord, p: ReserveParams): ReserveDecision | null {
   if (p.now < r.pausedUntil) return null;
   const g = grantAt(r, p);
   return g !== null && g.t === p.now ? commitGrant(r, p, g) : null;

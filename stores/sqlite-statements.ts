@@ -56,7 +56,7 @@ function unsettledScope(states: readonly CommandState[]): { from: string; where:
  * not bound parameters: only then can SQLite see that a query over unsettled states is covered by
  * the partial index `commands_unsettled` (the planner proves implication from constants only).
  */
-export function statesSql(states: readonly CommandState[]): string {
+function statesSql(states: readonly CommandState[]): string {
   for (const st of states) {
     if (!isCommandState(st)) throw new InvalidArgumentError(`Unknown command state "${String(st)}".`, "states");
   }

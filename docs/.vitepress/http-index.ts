@@ -25,7 +25,7 @@ const WORDS = {
   },
 };
 
-export const operationAnchor = (operationId: string): string => `op-${operationId.replace(/\./g, "-").toLowerCase()}`;
+const operationAnchor = (operationId: string): string => `op-${operationId.replace(/\./g, "-").toLowerCase()}`;
 
 export function httpIndexPage(lang: ReferenceLang, base = "/"): string {
   const w = WORDS[lang];

@@ -19,7 +19,7 @@ export function resolveRef(spec: Json, node: unknown): Json {
 }
 
 /** The spec's example request body of an operation (its `example`, else its first `examples` entry). */
-export function requestExample(spec: Json, op: Json): unknown {
+function requestExample(spec: Json, op: Json): unknown {
   const content = resolveRef(spec, op.requestBody).content as Json | undefined;
   const json = content?.["application/json"] as Json | undefined;
   if (!json) return undefined;
@@ -47,7 +47,7 @@ export function sdkCall(spec: Json, op: Json, meta: OperationMeta): string {
 }
 
 /** The curl line: path parameters as shell variables, the example body as `--data`. */
-export function curlSample(spec: Json, path: string, op: Json, meta: OperationMeta): string {
+function curlSample(spec: Json, path: string, op: Json, meta: OperationMeta): string {
   const url = path.replace(
     /\{(\w+)\}/g,
     (_, p: string) =>

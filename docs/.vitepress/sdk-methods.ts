@@ -12,7 +12,7 @@ import { camel, resolveRef, sdkCall } from "./http-samples";
 type Json = Record<string, unknown>;
 type Lang = "en" | "ru";
 
-export interface MethodDoc {
+interface MethodDoc {
   resource: string;
   method: string;
   /** `client.domains.renew` */
@@ -33,7 +33,7 @@ export interface ResourceDoc {
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 
-export const methodAnchor = (operationId: string): string => `client-${operationId.replace(/\./g, "-").toLowerCase()}`;
+const methodAnchor = (operationId: string): string => `client-${operationId.replace(/\./g, "-").toLowerCase()}`;
 
 function operationsOf(spec: Json): Map<string, Json> {
   const out = new Map<string, Json>();

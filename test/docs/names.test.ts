@@ -12,7 +12,8 @@ function namesTheCodeReads(): Set<string> {
   const names = new Set<string>();
   for (const file of readdirSync(join(repoRoot, "cli"))) {
     if (!file.endsWith(".ts")) continue;
-    for (const m of readFileSync(join(repoRoot, "cli", file), "utf8").matchAll(/env\.(RESELLER_[A-Z_]+)/g)) names.add(m[1]);
+    for (const m of readFileSync(join(repoRoot, "cli", file), "utf8").matchAll(/env\.(RESELLER_[A-Z_]+)/g))
+      names.add(m[1]);
   }
   return names;
 }

@@ -8,7 +8,7 @@ import type { Pacer } from "../../pacing";
 
 const BASE = "http://emulator.test/api/reseller/v1";
 
-export interface Sent {
+interface Sent {
   sentAt: number;
   status: number;
   remaining: number | null;
