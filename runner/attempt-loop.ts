@@ -48,12 +48,22 @@ async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunRe
     if (record.state === "unknown" || record.state === "conflict") await command.move("reconciling"); // G4: a resend after reconciliation
     if (record.race) return AGAIN; // the journal refused the move: another mover has it
     // recorded/reconciling → sending is written with this attempt (one commit, see command-journal.ts).
-    if (deps.leases?.lease) await deps.leases.ensure(ctx.commandId!); // a lost lease is noticed before the send
+    if (deps.leases?.lease) {
+      try {
+        await deps.leases.ensure(ctx.commandId!); // a lost lease is noticed before the send
+      } catch (error) {
+        command.leaseCheckFailed = true;
+        throw error;
+      }
+    }
     return await command.attempt(command.nextRequest(), command.rateLimited);
   } catch (error) {
     if (signal?.aborted) return command.aborted(signal.reason);
     if (isDeadlineExceededError(error)) return command.atDeadline(error.retryAt, error.waitingFor);
-    if (isLeaseLostError(error) && (command.sent || record.state !== "recorded")) {
+    // E4/I5: once the command may have run, any journal refusal (a lost lease, an unreachable journal on
+    // the heartbeat) ends it as an Outcome — never a throw after a send.
+    if ((isLeaseLostError(error) || command.leaseCheckFailed) && (command.sent || record.state !== "recorded")) {
+      command.leaseCheckFailed = false;
       record.race = raceOf(error); // noticed before a resend: it may have run already, so an Outcome
       return AGAIN;
     }

@@ -47,6 +47,8 @@ export class Command {
   readonly baseUrl: string;
   readonly record: CommandJournal;
   readonly attempts: AttemptInfo[] = [];
+  /** The lease check before an attempt failed (journal unreachable or lease lost): see attempt-loop.ts. */
+  leaseCheckFailed = false;
   rateLimit: RateLimitSnapshot = { limit: null, remaining: null };
   /** Attempts that count toward maxAttempts (429s do not). */
   counted = 0;
