@@ -1,7 +1,7 @@
 // Issue 27: the emulator's costs per request and per page — seeding 100k domains, and a list page
 // (the last one, found by cursor) at 100k against the same page at 1k, in one run.
-import { createEmulator, seedDomains } from "../emulator/index";
-import { VirtualClock } from "../runtime/clock";
+import { createEmulator, seedDomains } from "../emulator/public";
+import { VirtualClock } from "../src/index";
 
 export interface EmulatorScaleResult {
   seed100kMs: number;

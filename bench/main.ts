@@ -20,7 +20,7 @@ import { kB, reportSizeBench, runSizeBench } from "./size";
 import { reportCliBench, runCliBench, runCliBulkRuns } from "./cli";
 import { runColdStart } from "./cold-start";
 import { runInteractive, runRestart, runShapes } from "./pacing-rows";
-import { startEmulatorServer } from "../emulator/server";
+import { startEmulatorServer } from "../emulator/public";
 import { reportFuzz, runFuzz } from "./fuzz";
 
 interface Verdict {

@@ -22,7 +22,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from "@ope
 import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
 import createClient from "openapi-fetch";
-import type { paths } from "../generated/schema";
+import type { paths } from "../src/index";
 import { createEmulator } from "../emulator/public";
 import { otelTelemetry } from "../otel/index";
 import { createPacer } from "../src/pacing";

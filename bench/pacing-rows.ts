@@ -1,7 +1,7 @@
 // Pacer rows of `npm run bench -- pacing` beside the utilisation table (C3, C8, C10, I3): how long an
 // idle key's calls wait, what shape a bulk job and a sequential loop give the server's windows, and a
 // process started at several phases of a predecessor's window. Real loopback emulator, real clock.
-import { startEmulatorServer, type EmulatorServer } from "../emulator/server";
+import { startEmulatorServer, type EmulatorServer } from "../emulator/public";
 import { createPacer, type Pacer } from "../src/pacing";
 import { percentile } from "./lib/stats";
 

@@ -1,6 +1,6 @@
 /**
  * The per-call context every middleware of one call shares. The facade hands it to openapi-fetch's
- * documented per-request `middleware` option (src/call.ts), which binds it to the Request that
+ * documented per-request `middleware` option (the client's call step), which binds it to the Request that
  * openapi-fetch shows its middleware; a call made directly through `client.http` gets one derived
  * from the method and the schema path. Kept in a WeakMap keyed by the Request: nothing is written
  * onto openapi-fetch's objects.

@@ -121,7 +121,7 @@ export function createCall(parts: CallParts): Call {
     const init = {
       params: paramsOf(op.pathParams, args),
       parseAs: "stream",
-      // The first attempt sends openapi-fetch's own Request (runner/transport.ts), with this signal.
+      // The first attempt sends openapi-fetch's own Request (the transport), with this signal.
       signal: firstAttempt.signal,
       redirect: "manual",
       body: args?.body, // undefined: no body (openapi-fetch serialises nothing)

@@ -73,7 +73,7 @@ ALTER TABLE {{schema}}.commands ADD COLUMN lease_until BIGINT;
     name: "fingerprint, pruned bodies, indexes over unsettled commands only",
     sql: `
 -- D4: the request fingerprint, kept when the body is pruned; rows from before are filled in by the
--- journal when it opens (stores/pg-journal.ts, backfillPg).
+-- journal when it opens, by the store's backfill step.
 ALTER TABLE {{schema}}.commands ADD COLUMN fingerprint TEXT;
 CREATE INDEX commands_fingerprint_missing ON {{schema}}.commands (id) WHERE fingerprint IS NULL;
 -- H2 retention: true once the request body was dropped (prune, or at settle for a sensitive request).

@@ -80,7 +80,7 @@ ALTER TABLE commands ADD COLUMN lease_until INTEGER;
     name: "fingerprint, pruned bodies, indexes over unsettled commands only",
     sql: `
 -- D4: the request fingerprint, kept when the body is pruned. Rows from before are filled in by the
--- journal when it opens (SHA-256 is not an SQLite function), see stores/sqlite-backfill.ts.
+-- journal when it opens (SHA-256 is not an SQLite function), in the store's backfill step.
 ALTER TABLE commands ADD COLUMN fingerprint TEXT;
 CREATE INDEX commands_fingerprint_missing ON commands (id) WHERE fingerprint IS NULL; -- empty once filled
 -- H2 retention: 1 once the request body was dropped (prune, or at settle for a sensitive request).

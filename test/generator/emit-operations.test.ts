@@ -55,9 +55,12 @@ describe("emitOperations: spec → generated/operations.ts", () => {
       asyncOperation: true,
       pagination: null,
       sensitiveFields: [],
+      requestSensitiveFields: [],
       successStatuses: [202],
       unknownOutcome: "resend",
       malformedUuidStatus: 422,
+      lockKey: null, // the mini fixture declares no x-lock-key
+      teachesLimit: false,
     });
     expect(mini["domains.list"].queryParams).toEqual(["cursor", "per_page"]);
     expect(mini["webhooks.delete"].successStatuses).toEqual([204]);
