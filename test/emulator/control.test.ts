@@ -151,7 +151,15 @@ describe("control API over HTTP", () => {
     });
     expect((await json(res)).data.name).toBe("seeded.kz");
     expect(() => emu.control.advanceClock(1)).toThrow();
-    expect((await emu.fetch(`${CONTROL}/clock/advance`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"ms":1}' })).status).toBe(409);
+    expect(
+      (
+        await emu.fetch(`${CONTROL}/clock/advance`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: '{"ms":1}',
+        })
+      ).status,
+    ).toBe(409);
     expect((await emu.fetch(`${CONTROL}/nothing`)).status).toBe(404);
   });
 });

@@ -34,7 +34,10 @@ const ALLOWED: Record<string, number> = {
   "runner/reconcile.ts": 1,
   "recovery/lookups.ts": 2,
   "recovery/recover.ts": 1,
-  "cli/renewals.ts": 1,
+  "cli/renewals.ts": 2,
+  // The reconcile lookup's attempt event names the lookup it made (`lookup: "orders.list"`).
+  "core/events.ts": 1,
+  "runner/reconcile-step.ts": 1,
 };
 
 function files(dir: string): string[] {
