@@ -311,25 +311,6 @@ describe("docs site (Chromium)", () => {
     });
   }
 
-  it("no table or code block needs an inner scroll at 1440 px", { timeout: 600_000 }, async () => {
-    const scrolled: string[] = [];
-    const pages = site.pages
-      .map((p) => p.path)
-      .filter((p) => /\/(guides|contract|sdk\/client|cli)/.test(p) && !p.includes("/sdk/reseller-api/"));
-    for (const path of pages) {
-      const page = await open(path, 1440);
-      const inner = await page.$$eval(".vp-doc table, .vp-doc div[class*='language-'] pre", (els) =>
-        els
-          .filter((e) => e.scrollWidth > e.clientWidth + 1)
-          .map((e) => `${e.tagName} ${e.scrollWidth}>${e.clientWidth}`),
-      );
-      if (inner.length) scrolled.push(`${path}: ${inner.join(", ")}`);
-      await page.close();
-    }
-    expect(pages.length).toBeGreaterThan(20);
-    expect(scrolled).toEqual([]);
-  });
-
   it("writes screenshots of the landing page and a guide", async () => {
     const landing = await open("/index.html");
     await landing.screenshot({ path: join(SCREENSHOTS, "landing.png"), fullPage: true });
