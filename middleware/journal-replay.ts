@@ -44,17 +44,21 @@ function errorOf(record: CommandRecord): ApiError | undefined {
   return isRecord(body) && isRecord(body.error) ? (body.error as unknown as ApiError) : undefined;
 }
 
-/** The journalled outcome of a command in one of REPLAYED_STATES. */
-export function outcomeFromJournal(record: CommandRecord): Outcome {
-  const base = {
+/** What every answer from the journal carries: nothing was sent for it, so no attempts and no snapshot. */
+function answerBase(record: CommandRecord) {
+  return {
     operationId: record.operationId,
     attempts: [],
     idempotencyKey: record.idempotencyKey,
     rateLimit: { limit: null, remaining: null },
     commandId: record.id,
     requestId: record.attempts.at(-1)?.requestId,
-    localReplay: replayOf(record, "journal"),
   };
+}
+
+/** The journalled outcome of a command in one of REPLAYED_STATES. */
+export function outcomeFromJournal(record: CommandRecord): Outcome {
+  const base = { ...answerBase(record), localReplay: replayOf(record, "journal") };
   const status = record.response?.status;
   switch (record.state) {
     case "succeeded":
@@ -99,13 +103,8 @@ export function joinedOutcome(outcome: Outcome, state: CommandState): Outcome {
 /** "in_flight_elsewhere": another live worker holds the command; nothing was sent (D5: still processing). */
 export function inFlightElsewhere(record: CommandRecord, heldBy: string | null, retryAt: number | null): Outcome {
   return {
+    ...answerBase(record),
     kind: "conflict",
-    operationId: record.operationId,
-    attempts: [],
-    idempotencyKey: record.idempotencyKey,
-    rateLimit: { limit: null, remaining: null },
-    commandId: record.id,
-    requestId: record.attempts.at(-1)?.requestId,
     status: 409,
     reason: "in_flight_elsewhere",
     heldBy,
