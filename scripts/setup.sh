@@ -10,7 +10,13 @@ cd "$(dirname "$0")/.."
 EMBEDDED_PG_VERSION="17.10.0-beta.17"
 TOOLS_DIR="$PWD/.tools"
 
-step() { printf '\n== %s\n' "$*"; }
+# Each step prints how long the one before it took.
+step_started=$SECONDS
+step() {
+  [ "$step_started" = "$SECONDS" ] || printf '   (%s s)\n' "$((SECONDS - step_started))"
+  step_started=$SECONDS
+  printf '\n== %s\n' "$*"
+}
 die() {
   printf 'setup: %s\n' "$*" >&2
   exit 1
@@ -100,4 +106,4 @@ fi
 step "npm run build (lint the spec, generate, typecheck, bundle, render the reference)"
 npm run build
 
-printf '\nsetup: done. Run every test with: npm test\n'
+printf '   (%s s)\n\nsetup: done in %s s. Run every test with: npm test\n' "$((SECONDS - step_started))" "$SECONDS"

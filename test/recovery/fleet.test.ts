@@ -112,12 +112,13 @@ describe("fleet: leases across workers", () => {
     // worker-a's view of the journal: heartbeats fail (a partition) until worker-b has taken over.
     const partitioned: Journal = {
       ...memory,
+      // Once the lease has run out, the partition heals only after worker-b's recovery has taken the
+      // command: the order of events is fixed, whatever the machine's load.
       renewLeases: async (lease, ids) => {
         if (!claimedBySurvivor) {
-          if (h.clock.now() >= startedAt + LEASE && !survivorRecovery) {
-            survivorRecovery = survivor.recover().finally(() => (claimedBySurvivor = true));
-          }
-          throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+          if (h.clock.now() < startedAt + LEASE) throw new Error("connect ECONNREFUSED 127.0.0.1:5432");
+          survivorRecovery ??= survivor.recover().finally(() => (claimedBySurvivor = true));
+          await survivorRecovery;
         }
         return memory.renewLeases(lease, ids);
       },
