@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Application, Converter, DeclarationReflection, type Context } from "typedoc";
+import { Application, Comment, Converter, DeclarationReflection, ReflectionKind, type Context } from "typedoc";
 import { publicEntries, repoRoot } from "./package-entries";
 
 /** TypeDoc's module name for a source: the path without extension and without a trailing `/index`. */
@@ -58,6 +58,25 @@ function dropInheritedErrorStatics(context: Context): void {
   }
 }
 
+/**
+ * `paths` and `operations` are openapi-typescript's wire types, one property per path and operation:
+ * rendered member by member they are two 2 MB pages (four with the Russian copy) that repeat the HTTP
+ * reference and take most of the site's build time. Their pages say what they are and link there.
+ */
+const WIRE_TYPES = new Set(["paths", "operations"]);
+const wireTypeNote = (base: string) =>
+  "The request and response types of every API operation, generated from `spec/openapi.yaml` by " +
+  "openapi-typescript (`paths` by URL, `operations` by operationId). Each operation is documented in the " +
+  `[HTTP reference](${base}reference/http.html) and each client method on the [client methods](../../client/index.md) pages.`;
+
+function summariseWireTypes(context: Context): void {
+  for (const reflection of context.project.getReflectionsByKind(ReflectionKind.Interface)) {
+    if (!WIRE_TYPES.has(reflection.name) || !(reflection instanceof DeclarationReflection)) continue;
+    for (const child of [...(reflection.children ?? [])]) context.project.removeReflection(child);
+    reflection.comment = new Comment([{ kind: "text", text: wireTypeNote(process.env.DOCS_BASE ?? "/") }]);
+  }
+}
+
 export async function renderSdkReference(outDir: string): Promise<{ modules: number; warnings: number }> {
   const entries = publicEntries();
   const app = await Application.bootstrapWithPlugins({
@@ -84,6 +103,7 @@ export async function renderSdkReference(outDir: string): Promise<{ modules: num
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context: Context) => {
     for (const mod of context.project.children ?? []) mod.name = names.get(mod.name) ?? mod.name;
     dropInheritedErrorStatics(context);
+    summariseWireTypes(context);
   });
   const project = await app.convert();
   if (!project) throw new Error("TypeDoc could not convert the public entry points; run `npm run typecheck`.");
