@@ -1,7 +1,7 @@
 /**
  * generated/operations.ts — the operations table keyed by operationId. Values come from the spec:
  * method and path, parameters, the bearerAuth scopes, the Idempotency-Key header, requestBody, the
- * 2xx responses and the x-* extensions (absent → false / null / []).
+ * 2xx responses, the x-* extensions (absent → false / null / []) and whether HEAD mirrors a GET.
  */
 import { StructureKind, VariableDeclarationKind, type CodeBlockWriter, type SourceFile } from "ts-morph";
 import { readOperations, type OperationModel } from "./model";
@@ -108,6 +108,11 @@ const META_FIELDS: readonly (readonly [name: string, type: string, doc: string])
     "boolean",
     "A5/C1 (x-teaches-limit): a success carries the key's `credential.rate_limit_per_minute`, learned by the client.",
   ],
+  [
+    "head",
+    "boolean",
+    "A7/D1: the spec also declares HEAD on this GET's path — the same checks, status and headers, no body.",
+  ],
 ];
 
 function addOperationMeta(file: SourceFile): void {
@@ -169,6 +174,7 @@ function writeOperationEntry(w: CodeBlockWriter, op: OperationModel): void {
         : `{ from: ${JSON.stringify(op.lockKey.from)}, field: ${JSON.stringify(op.lockKey.field)}, prefix: ${JSON.stringify(op.lockKey.prefix)} }`,
     ],
     ["teachesLimit", String(op.teachesLimit)],
+    ["head", String(op.head)],
   ];
   w.writeLine(`${JSON.stringify(op.operationId)}: {`);
   w.indent(() => fields.forEach(([name, value]) => w.writeLine(`${name}: ${value},`)));
