@@ -660,3 +660,6 @@ export const operationTable = {
 
 /** The operations in spec order. */
 export const operationList: readonly OperationMeta[] = Object.values(operationTable);
+
+/** The values of `components.schemas.WebhookEvent`, in spec order (x-enum-const). */
+export const webhookEvents = ["domain.renewed", "domain.updated", "domain.expiring", "order.completed", "order.failed", "operation.completed", "operation.failed", "operation.uncertain", "webhook.test"] as const;

@@ -1267,7 +1267,7 @@ export interface components {
       signing_secret: string;
     };
     /**
-     * @description The events a webhook can subscribe to. Neither the contract nor the provider's guide lists them; this is the list the API accepts today (the spec is the source of truth: the emulator enforces exactly this enum). Responses may show names added later, so the `events` of a Webhook resource stay free strings.
+     * @description The events a webhook can subscribe to. Neither the contract nor the provider's guide lists them; this is the list the API accepts today (the spec is the source of truth: the emulator enforces exactly this enum, read from the generated `webhookEvents`). Responses may show names added later, so the `events` of a Webhook resource stay free strings.
      * @enum {string}
      */
     WebhookEvent: "domain.renewed" | "domain.updated" | "domain.expiring" | "order.completed" | "order.failed" | "operation.completed" | "operation.failed" | "operation.uncertain" | "webhook.test";

@@ -6,7 +6,7 @@
 import { StructureKind, VariableDeclarationKind, type CodeBlockWriter, type SourceFile } from "ts-morph";
 import { readOperations, type OperationModel } from "./model";
 import { newSourceFile, render } from "./output";
-import type { Spec } from "./spec";
+import { isObject, SpecError, type Spec } from "./spec";
 
 const OPERATIONS_EMITTER = "emit-operations.ts";
 
@@ -18,7 +18,33 @@ export function emitOperations(spec: Spec, ops: readonly OperationModel[] = read
   addOperationMeta(file);
   addOperationsTable(file, ops);
   addOperationList(file);
+  addEnumConsts(file, spec);
   return render(file, OPERATIONS_EMITTER);
+}
+
+/**
+ * `x-enum-const: name` on a string-enum schema: the enum's values as a runtime constant, so code that
+ * must enforce or offer them (the emulator's webhook events) reads the spec's list, never a copy.
+ */
+function addEnumConsts(file: SourceFile, spec: Spec): void {
+  const schemas = isObject(spec.doc.components) && isObject(spec.doc.components.schemas) ? spec.doc.components.schemas : {};
+  for (const [name, raw] of Object.entries(schemas)) {
+    const pointer = `#/components/schemas/${name}`;
+    const schema = spec.deref(raw, pointer);
+    const constName = schema["x-enum-const"];
+    if (constName === undefined) continue;
+    if (typeof constName !== "string" || !/^[a-z][A-Za-z0-9]*$/.test(constName))
+      throw new SpecError(`${pointer}/x-enum-const`, "expected a camelCase constant name");
+    const values = schema.enum;
+    if (schema.type !== "string" || !Array.isArray(values) || !values.every((v) => typeof v === "string"))
+      throw new SpecError(`${pointer}/x-enum-const`, "only a string enum can be a constant");
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`The values of \`components.schemas.${name}\`, in spec order (x-enum-const).`],
+      declarations: [{ name: constName, initializer: `[${values.map((v) => JSON.stringify(v)).join(", ")}] as const` }],
+    });
+  }
 }
 
 function addOperationId(file: SourceFile, ops: readonly OperationModel[]): void {
