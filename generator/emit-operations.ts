@@ -27,7 +27,8 @@ export function emitOperations(spec: Spec, ops: readonly OperationModel[] = read
  * must enforce or offer them (the emulator's webhook events) reads the spec's list, never a copy.
  */
 function addEnumConsts(file: SourceFile, spec: Spec): void {
-  const schemas = isObject(spec.doc.components) && isObject(spec.doc.components.schemas) ? spec.doc.components.schemas : {};
+  const schemas =
+    isObject(spec.doc.components) && isObject(spec.doc.components.schemas) ? spec.doc.components.schemas : {};
   for (const [name, raw] of Object.entries(schemas)) {
     const pointer = `#/components/schemas/${name}`;
     const schema = spec.deref(raw, pointer);

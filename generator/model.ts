@@ -88,7 +88,8 @@ export function readOperations(spec: Spec): OperationModel[] {
       seen.add(op.operationId);
       result.push(op);
     }
-    if (item.head !== undefined && item.get === undefined) readHead(spec, item, itemPointer, null, readScopes, paramKeys);
+    if (item.head !== undefined && item.get === undefined)
+      readHead(spec, item, itemPointer, null, readScopes, paramKeys);
   }
   return result;
 }

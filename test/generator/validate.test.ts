@@ -34,8 +34,9 @@ describe("J3: independent validators inside npm run generate", () => {
 
   it("J2: one broken example fails the step (exit 1) and names the example", () => {
     const doc = readSpec();
-    doc.paths["/context"].get.responses["200"].content["application/json"].examples.test_key.value.data.credential.rate_limit_per_minute =
-      "many";
+    doc.paths["/context"].get.responses["200"].content[
+      "application/json"
+    ].examples.test_key.value.data.credential.rate_limit_per_minute = "many";
     const file = join(dir.dir, "broken-example.json");
     writeFileSync(file, JSON.stringify(doc));
     const run = spawnSync(join(ROOT, "node_modules/.bin/tsx"), ["generator/validate.ts", "--spec", file], {
@@ -56,8 +57,9 @@ describe("J3: independent validators inside npm run generate", () => {
   }, 300_000);
 
   it("J3: npm run generate waits for the validators and fails when they fail", () => {
-    const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> })
-      .scripts;
+    const scripts = (
+      JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts.generate).toMatch(/tsx generator\/validate\.ts & check=\$!/);
     expect(scripts.generate).toMatch(/&& wait \$check &&/);
   });

@@ -37,7 +37,10 @@ describe("webhook events: the spec's enum everywhere", () => {
         body: { url: "https://hooks.example/bad", events: [name] },
       });
       expect(res.status, name).toBe(422);
-      expect(Object.keys((await json(res)).error.details).some((k) => k.startsWith("events")), name).toBe(true);
+      expect(
+        Object.keys((await json(res)).error.details).some((k) => k.startsWith("events")),
+        name,
+      ).toBe(true);
     }
   });
 

@@ -26,7 +26,10 @@ describe("HEAD (A7, D1)", () => {
       expect(head.op.security, head.id).toEqual(get.op.security);
       expect(head.op.tags, head.id).toEqual(get.op.tags);
       expect(params(head).map((p) => `${p.in}:${p.name}`)).toEqual(params(get).map((p) => `${p.in}:${p.name}`));
-      expect(params(head).some((p) => p.name.toLowerCase() === "idempotency-key"), head.id).toBe(false);
+      expect(
+        params(head).some((p) => p.name.toLowerCase() === "idempotency-key"),
+        head.id,
+      ).toBe(false);
       expect(head.op.requestBody, head.id).toBeUndefined();
     }
   });

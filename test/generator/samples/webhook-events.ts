@@ -4,7 +4,8 @@
 import type { components, OperationArgs } from "../../../src";
 import type { webhookEvents } from "../../../generated/operations";
 
-type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** true only when each union is assignable to the other: no name added, none missing. */
+type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 
 type FromSpec = components["schemas"]["WebhookEvent"];
 type Generated = (typeof webhookEvents)[number];
