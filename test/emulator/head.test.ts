@@ -48,6 +48,17 @@ describe("emulator: HEAD where the spec declares it", () => {
     expect(await limited.text()).toBe("");
   });
 
+  it("A7: HEAD is a safe method — a read_only key and a restricted reseller may use it", async () => {
+    const { emu, test } = setup();
+    emu.control.updateKey(test.public_key_id, { api_mode: "read_only" });
+    expect((await call(emu, test.token, "/domains", { method: "HEAD" })).status).toBe(200);
+    expect(
+      (await call(emu, test.token, "/quotes", { body: { action: "register", domain: "x.kz", period: 1 } })).status,
+    ).toBe(403);
+    const restricted = emu.control.createKey({ environment: "test", reseller_status: "restricted" });
+    expect((await call(emu, restricted.token, "/domains", { method: "HEAD" })).status).toBe(200);
+  });
+
   it("E5: HEAD on a path without a GET is the router's 405, which lists no HEAD", async () => {
     const { emu, test } = setup();
     const res = await call(emu, test.token, "/quotes", { method: "HEAD" });
