@@ -62,6 +62,8 @@ export async function handleApi(
     if ("status" in outcome) {
       log.status = outcome.status;
       log.request_id = outcome.headers["x-request-id"] ?? null;
+      // RFC 9110 §9.3.2: every HEAD answer (errors, faults and the limiter's 429 too) has no body.
+      if (method === "HEAD") outcome.body = null;
     }
     return outcome;
   };
@@ -128,9 +130,7 @@ export async function handleApi(
   const limitHeaders = rateHeaders(decision);
   const finish = (result: ApiResult, replayed = false): Outcome => {
     log.replayed = replayed;
-    const out = withId(result, { ...limitHeaders, ...(replayed ? { "idempotency-replayed": "true" } : {}) });
-    if (method === "HEAD") out.body = null;
-    return done(out);
+    return done(withId(result, { ...limitHeaders, ...(replayed ? { "idempotency-replayed": "true" } : {}) }));
   };
   const fail = (error: ApiError) => finish(errorResult(error, requestId));
 

@@ -58,18 +58,20 @@ export function route(method: string, pathname: string): RouteMatch | MethodNotA
   if (!isApiPath(pathname)) return { kind: "not_found" };
   const rest = pathname.slice(BASE_PATH.length).replace(/\/+$/, "");
   const actual = rest.split("/").filter(Boolean);
-  // HEAD is served by GET routes, as the router's "Supported methods: GET, HEAD." says.
+  // HEAD is served by the GET routes whose path declares it in the spec (`head` in the table, A7/D1).
   const effective = method === "HEAD" ? "GET" : method;
   const candidates = compiled
     .map((c) => ({ c, params: matchSegments(c.segments, actual) }))
     .filter((x): x is { c: Compiled; params: Record<string, string> } => x.params !== null);
   if (candidates.length === 0) return { kind: "not_found" };
-  const same = candidates.filter((x) => x.c.op.method === effective).sort((a, b) => b.c.staticCount - a.c.staticCount);
+  const same = candidates
+    .filter((x) => x.c.op.method === effective && (method !== "HEAD" || x.c.op.head))
+    .sort((a, b) => b.c.staticCount - a.c.staticCount);
   if (same.length > 0) return { kind: "match", op: same[0].c.op, params: same[0].params };
   const allowed = new Set<string>();
   for (const x of candidates) {
     allowed.add(x.c.op.method);
-    if (x.c.op.method === "GET") allowed.add("HEAD");
+    if (x.c.op.head) allowed.add("HEAD");
   }
   return { kind: "method_not_allowed", allowed: [...allowed], route: pathname.replace(/^\/+/, "").replace(/\/+$/, "") };
 }

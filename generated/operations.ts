@@ -83,6 +83,8 @@ export interface OperationMeta {
   readonly lockKey: LockKeySpec | null;
   /** A5/C1 (x-teaches-limit): a success carries the key's `credential.rate_limit_per_minute`, learned by the client. */
   readonly teachesLimit: boolean;
+  /** A7/D1: the spec also declares HEAD on this GET's path — the same checks, status and headers, no body. */
+  readonly head: boolean;
 }
 
 /** The operations table, keyed by operationId. */
@@ -106,6 +108,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: true,
+    head: true,
   },
   "domains.list": {
     operationId: "domains.list",
@@ -126,6 +129,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "domains.get": {
     operationId: "domains.get",
@@ -146,6 +150,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "domains.check": {
     operationId: "domains.check",
@@ -166,6 +171,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "domains.renew": {
     operationId: "domains.renew",
@@ -186,6 +192,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: { from: "path", field: "domainUuid", prefix: "domain" },
     teachesLimit: false,
+    head: false,
   },
   "domains.sync": {
     operationId: "domains.sync",
@@ -206,6 +213,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "domains.setNameservers": {
     operationId: "domains.setNameservers",
@@ -226,6 +234,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "domains.getAuthCode": {
     operationId: "domains.getAuthCode",
@@ -246,6 +255,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "quotes.create": {
     operationId: "quotes.create",
@@ -266,6 +276,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "orders.create": {
     operationId: "orders.create",
@@ -286,6 +297,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: { from: "body", field: "domain", prefix: "domain-name" },
     teachesLimit: false,
+    head: false,
   },
   "orders.list": {
     operationId: "orders.list",
@@ -306,6 +318,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "orders.get": {
     operationId: "orders.get",
@@ -326,6 +339,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "operations.list": {
     operationId: "operations.list",
@@ -346,6 +360,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "operations.get": {
     operationId: "operations.get",
@@ -366,6 +381,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "balance.get": {
     operationId: "balance.get",
@@ -386,6 +402,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "ledger.list": {
     operationId: "ledger.list",
@@ -406,6 +423,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "webhooks.list": {
     operationId: "webhooks.list",
@@ -426,6 +444,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "webhooks.create": {
     operationId: "webhooks.create",
@@ -446,6 +465,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "webhooks.get": {
     operationId: "webhooks.get",
@@ -466,6 +486,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "webhooks.update": {
     operationId: "webhooks.update",
@@ -486,6 +507,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "webhooks.delete": {
     operationId: "webhooks.delete",
@@ -506,6 +528,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "webhooks.test": {
     operationId: "webhooks.test",
@@ -526,6 +549,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "webhooks.rotateSecret": {
     operationId: "webhooks.rotateSecret",
@@ -546,6 +570,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "tickets.list": {
     operationId: "tickets.list",
@@ -566,6 +591,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "tickets.create": {
     operationId: "tickets.create",
@@ -586,6 +612,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
   "tickets.get": {
     operationId: "tickets.get",
@@ -606,6 +633,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    head: true,
   },
   "tickets.addMessage": {
     operationId: "tickets.addMessage",
@@ -626,8 +654,12 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    head: false,
   },
 } as const satisfies Record<OperationId, OperationMeta>;
 
 /** The operations in spec order. */
 export const operationList: readonly OperationMeta[] = Object.values(operationTable);
+
+/** The values of `components.schemas.WebhookEvent`, in spec order (x-enum-const). */
+export const webhookEvents = ["domain.renewed", "domain.updated", "domain.expiring", "order.completed", "order.failed", "operation.completed", "operation.failed", "operation.uncertain", "webhook.test"] as const;

@@ -19,7 +19,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * Get the key's context (headers only)
+     * @description `context.get` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: none (A5).
+     */
+    head: operations["context.getHead"];
     patch?: never;
     trace?: never;
   };
@@ -41,7 +47,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * List domains (headers only)
+     * @description `domains.list` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `domains.read` (A6).
+     */
+    head: operations["domains.listHead"];
     patch?: never;
     trace?: never;
   };
@@ -65,7 +77,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * Get a domain (headers only)
+     * @description `domains.get` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `domains.read` (A6).
+     */
+    head: operations["domains.getHead"];
     patch?: never;
     trace?: never;
   };
@@ -191,7 +209,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * Get the transfer auth code (headers only)
+     * @description `domains.getAuthCode` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `domains.write` (A6).
+     */
+    head: operations["domains.getAuthCodeHead"];
     patch?: never;
     trace?: never;
   };
@@ -245,7 +269,13 @@ export interface paths {
     post: operations["orders.create"];
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * List orders (headers only)
+     * @description `orders.list` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `orders.read` (A6).
+     */
+    head: operations["orders.listHead"];
     patch?: never;
     trace?: never;
   };
@@ -269,7 +299,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * Get an order (headers only)
+     * @description `orders.get` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `orders.read` (A6).
+     */
+    head: operations["orders.getHead"];
     patch?: never;
     trace?: never;
   };
@@ -291,7 +327,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * List operations (headers only)
+     * @description `operations.list` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `domains.read` (A6).
+     */
+    head: operations["operations.listHead"];
     patch?: never;
     trace?: never;
   };
@@ -315,7 +357,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * Get an operation (headers only)
+     * @description `operations.get` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `domains.read` (A6).
+     */
+    head: operations["operations.getHead"];
     patch?: never;
     trace?: never;
   };
@@ -337,7 +385,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * Get the balance (headers only)
+     * @description `balance.get` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `finance.read` (A6).
+     */
+    head: operations["balance.getHead"];
     patch?: never;
     trace?: never;
   };
@@ -359,7 +413,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * List ledger entries (headers only)
+     * @description `ledger.list` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `finance.read` (A6).
+     */
+    head: operations["ledger.listHead"];
     patch?: never;
     trace?: never;
   };
@@ -389,7 +449,13 @@ export interface paths {
     post: operations["webhooks.create"];
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * List webhooks (headers only)
+     * @description `webhooks.list` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `webhooks.read` (A6).
+     */
+    head: operations["webhooks.listHead"];
     patch?: never;
     trace?: never;
   };
@@ -423,7 +489,13 @@ export interface paths {
      */
     delete: operations["webhooks.delete"];
     options?: never;
-    head?: never;
+    /**
+     * Get a webhook (headers only)
+     * @description `webhooks.get` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `webhooks.read` (A6).
+     */
+    head: operations["webhooks.getHead"];
     /**
      * Update a webhook
      * @description Changes the URL, events or `is_active`; omitted fields stay unchanged.
@@ -515,7 +587,13 @@ export interface paths {
     post: operations["tickets.create"];
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * List support tickets (headers only)
+     * @description `tickets.list` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `tickets.read` (A6).
+     */
+    head: operations["tickets.listHead"];
     patch?: never;
     trace?: never;
   };
@@ -539,7 +617,13 @@ export interface paths {
     post?: never;
     delete?: never;
     options?: never;
-    head?: never;
+    /**
+     * Get a support ticket (headers only)
+     * @description `tickets.get` without the body (RFC 9110 §9.3.2): the same access checks, scopes, rate-limit hit (C5) and status, the same headers, no body. A safe method: no Idempotency-Key (D1), allowed for a restricted reseller (A7). An error carries its status and headers but no envelope; repeat as GET to read the code.
+     *
+     *     Scopes: `tickets.read` (A6).
+     */
+    head: operations["tickets.getHead"];
     patch?: never;
     trace?: never;
   };
@@ -1183,7 +1267,7 @@ export interface components {
       signing_secret: string;
     };
     /**
-     * @description The events a webhook can subscribe to. Neither the contract nor the provider's guide lists them; this is the list the API accepts today (the spec is the source of truth: the emulator enforces exactly this enum). Responses may show names added later, so the `events` of a Webhook resource stay free strings.
+     * @description The events a webhook can subscribe to. Neither the contract nor the provider's guide lists them; this is the list the API accepts today (the spec is the source of truth: the emulator enforces exactly this enum, read from the generated `webhookEvents`). Responses may show names added later, so the `events` of a Webhook resource stay free strings.
      * @enum {string}
      */
     WebhookEvent: "domain.renewed" | "domain.updated" | "domain.expiring" | "order.completed" | "order.failed" | "operation.completed" | "operation.failed" | "operation.uncertain" | "webhook.test";
@@ -1508,6 +1592,35 @@ export interface components {
         "text/html": string;
       };
     };
+    /** @description The GET's success status and headers, without a body (RFC 9110 §9.3.2). Counted like the GET (C5), so it carries the limiter's headers (C10). */
+    HeadSuccess: {
+      headers: {
+        "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+        "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+        "X-Request-ID": components["headers"]["XRequestId"];
+        [name: string]: unknown;
+      };
+      content?: never;
+    };
+    /** @description The status the GET would get (401, 403, 404, 422, 5xx; E4) and its headers, without a body: the error code is not visible. Check the status first (E5) and repeat as GET to read the envelope. `X-RateLimit-*` only when the request passed the limiter (C6, C10); no `X-Request-ID` from the router or a proxy (E5). */
+    HeadError: {
+      headers: {
+        "X-RateLimit-Limit": components["headers"]["XRateLimitLimit"];
+        "X-RateLimit-Remaining": components["headers"]["XRateLimitRemaining"];
+        "X-Request-ID": components["headers"]["XRequestId"];
+        [name: string]: unknown;
+      };
+      content?: never;
+    };
+    /** @description 429 without a body: the API's limiter (Retry-After in integer seconds, C11) or a proxy (Retry-After maybe an HTTP-date or absent, C12). Pause the whole key's queue as for any 429. */
+    HeadRateLimited: {
+      headers: {
+        "Retry-After": components["headers"]["RetryAfter"];
+        "X-Request-ID": components["headers"]["XRequestId"];
+        [name: string]: unknown;
+      };
+      content?: never;
+    };
     /** @description 405 from the router for an unsupported method (E4, E5): usually a message-only JSON body (not the envelope) and no `X-Request-ID`. Use the documented method; do not retry. */
     MethodNotAllowed: {
       headers: {
@@ -1697,6 +1810,47 @@ export interface operations {
       503: components["responses"]["ServiceUnavailable"];
     };
   };
+  "context.getHead": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
+    };
+  };
   "domains.list": {
     parameters: {
       query?: {
@@ -1767,6 +1921,65 @@ export interface operations {
       503: components["responses"]["ServiceUnavailable"];
     };
   };
+  "domains.listHead": {
+    parameters: {
+      query?: {
+        /**
+         * @description Opaque cursor from `meta.next_cursor` of the previous page; pass it back unchanged and URL-encoded (H1). Omit it for the first page. Omitting it is not the same as a `next_cursor: null`, which marks the last page.
+         * @example eyJpZCI6MTAwfQ
+         */
+        cursor?: components["parameters"]["Cursor"];
+        /**
+         * @description Page size, 1..100, default 25 (H1). Out of range gives 422 `validation_failed` with `details.per_page`.
+         * @example 25
+         */
+        per_page?: components["parameters"]["PerPage"];
+        /**
+         * @description Only the domains with these exact names (case-insensitive), repeated for several: `?name=example.kz&name=shop.kz`, at most 100. The way to turn names into UUIDs without listing the whole account; names the caller does not own are simply absent (A8). The page is still cursor-paginated (H1).
+         * @example [
+         *       "example.kz"
+         *     ]
+         */
+        name?: components["parameters"]["DomainNameFilter"];
+      };
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
+    };
+  };
   "domains.get": {
     parameters: {
       query?: never;
@@ -1823,6 +2036,53 @@ export interface operations {
       500: components["responses"]["InternalError"];
       502: components["responses"]["BadGateway"];
       503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  "domains.getHead": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path: {
+        /**
+         * @description UUID of the domain, exactly as the API returned it (A9). A malformed value is rejected by the client before sending; the server's answer to it differs per operation (see the operation's `x-malformed-uuid-status`).
+         * @example 55555555-5555-4555-8555-555555555555
+         */
+        domainUuid: components["parameters"]["DomainUuid"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
     };
   };
   "domains.check": {
@@ -2187,6 +2447,53 @@ export interface operations {
       503: components["responses"]["ServiceUnavailable"];
     };
   };
+  "domains.getAuthCodeHead": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path: {
+        /**
+         * @description UUID of the domain, exactly as the API returned it (A9). A malformed value is rejected by the client before sending; the server's answer to it differs per operation (see the operation's `x-malformed-uuid-status`).
+         * @example 55555555-5555-4555-8555-555555555555
+         */
+        domainUuid: components["parameters"]["DomainUuid"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
+    };
+  };
   "quotes.create": {
     parameters: {
       query?: never;
@@ -2401,6 +2708,63 @@ export interface operations {
       503: components["responses"]["ServiceUnavailable"];
     };
   };
+  "orders.listHead": {
+    parameters: {
+      query?: {
+        /**
+         * @description Only orders with this `external_id`: the way to find an order after an unknown outcome (F5, D7).
+         * @example crm-order-10042
+         */
+        external_id?: components["parameters"]["ExternalIdFilter"];
+        /**
+         * @description Opaque cursor from `meta.next_cursor` of the previous page; pass it back unchanged and URL-encoded (H1). Omit it for the first page. Omitting it is not the same as a `next_cursor: null`, which marks the last page.
+         * @example eyJpZCI6MTAwfQ
+         */
+        cursor?: components["parameters"]["Cursor"];
+        /**
+         * @description Page size, 1..100, default 25 (H1). Out of range gives 422 `validation_failed` with `details.per_page`.
+         * @example 25
+         */
+        per_page?: components["parameters"]["PerPage"];
+      };
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
+    };
+  };
   "orders.get": {
     parameters: {
       query?: never;
@@ -2457,6 +2821,53 @@ export interface operations {
       500: components["responses"]["InternalErrorOrMalformedUuid"];
       502: components["responses"]["BadGateway"];
       503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  "orders.getHead": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path: {
+        /**
+         * @description UUID of the order, exactly as the API returned it (A9). A malformed value is rejected by the client before sending; the server's answer to it differs per operation (see the operation's `x-malformed-uuid-status`).
+         * @example 33333333-3333-4333-8333-333333333333
+         */
+        orderUuid: components["parameters"]["OrderUuid"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
     };
   };
   "operations.list": {
@@ -2532,6 +2943,68 @@ export interface operations {
       503: components["responses"]["ServiceUnavailable"];
     };
   };
+  "operations.listHead": {
+    parameters: {
+      query?: {
+        /**
+         * @description Only operations of this domain.
+         * @example 55555555-5555-4555-8555-555555555555
+         */
+        domain_uuid?: components["parameters"]["DomainUuidFilter"];
+        /**
+         * @description Only operations with this status (F3), e.g. `uncertain` to find operations that need reconciliation.
+         * @example uncertain
+         */
+        status?: components["parameters"]["OperationStatusFilter"];
+        /**
+         * @description Opaque cursor from `meta.next_cursor` of the previous page; pass it back unchanged and URL-encoded (H1). Omit it for the first page. Omitting it is not the same as a `next_cursor: null`, which marks the last page.
+         * @example eyJpZCI6MTAwfQ
+         */
+        cursor?: components["parameters"]["Cursor"];
+        /**
+         * @description Page size, 1..100, default 25 (H1). Out of range gives 422 `validation_failed` with `details.per_page`.
+         * @example 25
+         */
+        per_page?: components["parameters"]["PerPage"];
+      };
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
+    };
+  };
   "operations.get": {
     parameters: {
       query?: never;
@@ -2590,6 +3063,53 @@ export interface operations {
       503: components["responses"]["ServiceUnavailable"];
     };
   };
+  "operations.getHead": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path: {
+        /**
+         * @description UUID of the operation, exactly as the API returned it (A9). A malformed value is rejected by the client before sending; the server's answer to it differs per operation (see the operation's `x-malformed-uuid-status`).
+         * @example 66666666-6666-4666-8666-666666666666
+         */
+        operationUuid: components["parameters"]["OperationUuid"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
+    };
+  };
   "balance.get": {
     parameters: {
       query?: never;
@@ -2640,6 +3160,47 @@ export interface operations {
       500: components["responses"]["InternalError"];
       502: components["responses"]["BadGateway"];
       503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  "balance.getHead": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
     };
   };
   "ledger.list": {
@@ -2703,6 +3264,58 @@ export interface operations {
       500: components["responses"]["InternalError"];
       502: components["responses"]["BadGateway"];
       503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  "ledger.listHead": {
+    parameters: {
+      query?: {
+        /**
+         * @description Opaque cursor from `meta.next_cursor` of the previous page; pass it back unchanged and URL-encoded (H1). Omit it for the first page. Omitting it is not the same as a `next_cursor: null`, which marks the last page.
+         * @example eyJpZCI6MTAwfQ
+         */
+        cursor?: components["parameters"]["Cursor"];
+        /**
+         * @description Page size, 1..100, default 25 (H1). Out of range gives 422 `validation_failed` with `details.per_page`.
+         * @example 25
+         */
+        per_page?: components["parameters"]["PerPage"];
+      };
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
     };
   };
   "webhooks.list": {
@@ -2841,6 +3454,58 @@ export interface operations {
       503: components["responses"]["ServiceUnavailable"];
     };
   };
+  "webhooks.listHead": {
+    parameters: {
+      query?: {
+        /**
+         * @description Opaque cursor from `meta.next_cursor` of the previous page; pass it back unchanged and URL-encoded (H1). Omit it for the first page. Omitting it is not the same as a `next_cursor: null`, which marks the last page.
+         * @example eyJpZCI6MTAwfQ
+         */
+        cursor?: components["parameters"]["Cursor"];
+        /**
+         * @description Page size, 1..100, default 25 (H1). Out of range gives 422 `validation_failed` with `details.per_page`.
+         * @example 25
+         */
+        per_page?: components["parameters"]["PerPage"];
+      };
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
+    };
+  };
   "webhooks.get": {
     parameters: {
       query?: never;
@@ -2968,6 +3633,53 @@ export interface operations {
       500: components["responses"]["InternalErrorOrMalformedUuid"];
       502: components["responses"]["BadGateway"];
       503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  "webhooks.getHead": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path: {
+        /**
+         * @description UUID of the webhook, exactly as the API returned it (A9). A malformed value is rejected by the client before sending; the server's answer to it differs per operation (see the operation's `x-malformed-uuid-status`).
+         * @example 44444444-4444-4444-8444-444444444444
+         */
+        webhookUuid: components["parameters"]["WebhookUuid"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
     };
   };
   "webhooks.update": {
@@ -3331,6 +4043,58 @@ export interface operations {
       503: components["responses"]["ServiceUnavailable"];
     };
   };
+  "tickets.listHead": {
+    parameters: {
+      query?: {
+        /**
+         * @description Opaque cursor from `meta.next_cursor` of the previous page; pass it back unchanged and URL-encoded (H1). Omit it for the first page. Omitting it is not the same as a `next_cursor: null`, which marks the last page.
+         * @example eyJpZCI6MTAwfQ
+         */
+        cursor?: components["parameters"]["Cursor"];
+        /**
+         * @description Page size, 1..100, default 25 (H1). Out of range gives 422 `validation_failed` with `details.per_page`.
+         * @example 25
+         */
+        per_page?: components["parameters"]["PerPage"];
+      };
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
+    };
+  };
   "tickets.get": {
     parameters: {
       query?: never;
@@ -3387,6 +4151,53 @@ export interface operations {
       500: components["responses"]["InternalError"];
       502: components["responses"]["BadGateway"];
       503: components["responses"]["ServiceUnavailable"];
+    };
+  };
+  "tickets.getHead": {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Optional client-chosen id, new for every attempt (G2). The server echoes a valid value in the `X-Request-ID` response header or assigns a UUID. It is not part of the idempotency fingerprint (D4).
+         * @example 11111111-1111-4111-8111-111111111111
+         */
+        "X-Request-ID"?: components["parameters"]["XRequestId"];
+        /**
+         * @description Preferred message language: `ru`, `en` or `kk`; first in precedence (E6). A regional suffix such as `ru-RU` is normalised. Only `message` texts change; `code`, field names and structure never do. Not part of the fingerprint (D4).
+         * @example ru
+         */
+        "X-Language"?: components["parameters"]["XLanguage"];
+        /**
+         * @description Message language, used when `X-Language` is absent (E6). Same values and normalisation as `X-Language`.
+         * @example kk
+         */
+        "X-Locale"?: components["parameters"]["XLocale"];
+        /**
+         * @description Standard HTTP language preference, used after `X-Language` and `X-Locale` together with the context (E6); otherwise the default language applies. Some messages are not translated (English may come back for `ru`).
+         * @example ru-RU,ru;q=0.9,en;q=0.8
+         */
+        "Accept-Language"?: components["parameters"]["AcceptLanguage"];
+      };
+      path: {
+        /**
+         * @description UUID of the support ticket, exactly as the API returned it (A9). A malformed value is rejected by the client before sending; the server's answer to it differs per operation (see the operation's `x-malformed-uuid-status`).
+         * @example 77777777-7777-4777-8777-777777777777
+         */
+        ticketUuid: components["parameters"]["TicketUuid"];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: components["responses"]["HeadSuccess"];
+      401: components["responses"]["HeadError"];
+      403: components["responses"]["HeadError"];
+      404: components["responses"]["HeadError"];
+      422: components["responses"]["HeadError"];
+      429: components["responses"]["HeadRateLimited"];
+      500: components["responses"]["HeadError"];
+      502: components["responses"]["HeadError"];
+      503: components["responses"]["HeadError"];
     };
   };
   "tickets.addMessage": {

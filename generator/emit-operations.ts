@@ -1,12 +1,12 @@
 /**
  * generated/operations.ts — the operations table keyed by operationId. Values come from the spec:
  * method and path, parameters, the bearerAuth scopes, the Idempotency-Key header, requestBody, the
- * 2xx responses and the x-* extensions (absent → false / null / []).
+ * 2xx responses, the x-* extensions (absent → false / null / []) and whether HEAD mirrors a GET.
  */
 import { StructureKind, VariableDeclarationKind, type CodeBlockWriter, type SourceFile } from "ts-morph";
 import { readOperations, type OperationModel } from "./model";
 import { newSourceFile, render } from "./output";
-import type { Spec } from "./spec";
+import { isObject, SpecError, type Spec } from "./spec";
 
 const OPERATIONS_EMITTER = "emit-operations.ts";
 
@@ -18,7 +18,34 @@ export function emitOperations(spec: Spec, ops: readonly OperationModel[] = read
   addOperationMeta(file);
   addOperationsTable(file, ops);
   addOperationList(file);
+  addEnumConsts(file, spec);
   return render(file, OPERATIONS_EMITTER);
+}
+
+/**
+ * `x-enum-const: name` on a string-enum schema: the enum's values as a runtime constant, so code that
+ * must enforce or offer them (the emulator's webhook events) reads the spec's list, never a copy.
+ */
+function addEnumConsts(file: SourceFile, spec: Spec): void {
+  const schemas =
+    isObject(spec.doc.components) && isObject(spec.doc.components.schemas) ? spec.doc.components.schemas : {};
+  for (const [name, raw] of Object.entries(schemas)) {
+    const pointer = `#/components/schemas/${name}`;
+    const schema = spec.deref(raw, pointer);
+    const constName = schema["x-enum-const"];
+    if (constName === undefined) continue;
+    if (typeof constName !== "string" || !/^[a-z][A-Za-z0-9]*$/.test(constName))
+      throw new SpecError(`${pointer}/x-enum-const`, "expected a camelCase constant name");
+    const values = schema.enum;
+    if (schema.type !== "string" || !Array.isArray(values) || !values.every((v) => typeof v === "string"))
+      throw new SpecError(`${pointer}/x-enum-const`, "only a string enum can be a constant");
+    file.addVariableStatement({
+      isExported: true,
+      declarationKind: VariableDeclarationKind.Const,
+      docs: [`The values of \`components.schemas.${name}\`, in spec order (x-enum-const).`],
+      declarations: [{ name: constName, initializer: `[${values.map((v) => JSON.stringify(v)).join(", ")}] as const` }],
+    });
+  }
 }
 
 function addOperationId(file: SourceFile, ops: readonly OperationModel[]): void {
@@ -108,6 +135,11 @@ const META_FIELDS: readonly (readonly [name: string, type: string, doc: string])
     "boolean",
     "A5/C1 (x-teaches-limit): a success carries the key's `credential.rate_limit_per_minute`, learned by the client.",
   ],
+  [
+    "head",
+    "boolean",
+    "A7/D1: the spec also declares HEAD on this GET's path — the same checks, status and headers, no body.",
+  ],
 ];
 
 function addOperationMeta(file: SourceFile): void {
@@ -169,6 +201,7 @@ function writeOperationEntry(w: CodeBlockWriter, op: OperationModel): void {
         : `{ from: ${JSON.stringify(op.lockKey.from)}, field: ${JSON.stringify(op.lockKey.field)}, prefix: ${JSON.stringify(op.lockKey.prefix)} }`,
     ],
     ["teachesLimit", String(op.teachesLimit)],
+    ["head", String(op.head)],
   ];
   w.writeLine(`${JSON.stringify(op.operationId)}: {`);
   w.indent(() => fields.forEach(([name, value]) => w.writeLine(`${name}: ${value},`)));

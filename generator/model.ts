@@ -3,6 +3,7 @@
  * methods in path-item order). emit-operations and emit-client both read it, so the table and the
  * facade can never disagree about an operation.
  */
+import { readHead } from "./head";
 import { isObject, SpecError, type Json, type Spec } from "./spec";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
@@ -56,6 +57,8 @@ export interface OperationModel {
   readonly malformedUuidStatus: 422 | 500 | null;
   readonly lockKey: { readonly from: "path" | "body"; readonly field: string; readonly prefix: string } | null;
   readonly teachesLimit: boolean;
+  /** A GET whose path also declares HEAD (the GET without a body, A7/D1); false for other methods. */
+  readonly head: boolean;
 }
 
 /** JSON pointer segment escaping (RFC 6901). */
@@ -85,6 +88,8 @@ export function readOperations(spec: Spec): OperationModel[] {
       seen.add(op.operationId);
       result.push(op);
     }
+    if (item.head !== undefined && item.get === undefined)
+      readHead(spec, item, itemPointer, null, readScopes, paramKeys);
   }
   return result;
 }
@@ -126,7 +131,22 @@ function readOperation(
     malformedUuidStatus: readMalformedUuidStatus(op, pointer),
     lockKey: readLockKey(op, pointer),
     teachesLimit: readFlag(op, "x-teaches-limit", pointer),
+    head:
+      methodKey === "get" &&
+      readHead(
+        spec,
+        item,
+        pointer.slice(0, pointer.lastIndexOf("/")),
+        { operationId, scopes: readScopes(spec, op, pointer), params: paramKeys(spec, item, op, pointer) },
+        readScopes,
+        paramKeys,
+      ),
   };
+}
+
+/** `in:name` of every parameter an operation takes (path-item ones included). */
+function paramKeys(spec: Spec, item: Json, op: Json, pointer: string): string[] {
+  return readParameters(spec, item, op, pointer).map((p) => `${p.in}:${p.model.name}`);
 }
 
 interface ResolvedParam {

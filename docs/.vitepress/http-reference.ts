@@ -71,7 +71,8 @@ export function decorateSpec(
     for (const method of METHODS) {
       const op = item[method];
       if (!op) continue;
-      if (op.operationId) {
+      // A HEAD is its GET without the body (A7/D1): no SDK method or sample of its own.
+      if (op.operationId && method !== "head") {
         operationIds.push(op.operationId);
         const [resource] = op.operationId.split(".");
         const anchor = `client-${op.operationId.replace(/\./g, "-").toLowerCase()}`;

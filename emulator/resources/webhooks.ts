@@ -1,5 +1,6 @@
 // Webhooks (meta-only pagination, H1). create and rotate-secret return signing_secret, and their
 // replays show it again (D9).
+import { webhookEvents } from "../../generated/operations";
 import { ApiError } from "../errors";
 import type { Handler, HandlerContext } from "../handler";
 import { paginate, readPage } from "../pagination";
@@ -7,17 +8,8 @@ import type { Webhook } from "../state";
 import { iso, signingSecret, uuidV4 } from "../util";
 import { Validator } from "../validation";
 
-const WEBHOOK_EVENTS = [
-  "domain.renewed",
-  "domain.updated",
-  "domain.expiring",
-  "order.completed",
-  "order.failed",
-  "operation.completed",
-  "operation.failed",
-  "operation.uncertain",
-  "webhook.test",
-] as const;
+// The accepted events are the spec's enum (components.schemas.WebhookEvent), never a copy.
+const WEBHOOK_EVENTS = webhookEvents;
 
 function present(w: Webhook): Record<string, unknown> {
   return {

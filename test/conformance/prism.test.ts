@@ -11,6 +11,7 @@ import { operationList, type OperationId } from "../../generated/operations";
 import { startEmulatorServer, type EmulatorServer } from "../../emulator/server";
 import type { KeyInfo } from "../../emulator/types";
 import { controlClient, type ControlClient } from "../../bench/lib/emulator-control";
+import { startHeadRelay, type HeadRelay } from "./head-relay";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const SPEC = `${ROOT}spec/openapi.yaml`;
@@ -31,6 +32,7 @@ interface Exchange {
 }
 
 let server: EmulatorServer;
+let relay: HeadRelay;
 let control: ControlClient;
 let prism: ChildProcess | undefined;
 let prismLog = "";
@@ -56,7 +58,8 @@ async function startPrism(upstream: string): Promise<string> {
   const child = spawn(
     process.execPath,
     [PRISM, "proxy", SPEC, upstream, "--errors", "--port", String(port), "--host", "127.0.0.1"],
-    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] },
+    // Its own process group, so the end of the suite can stop Prism and anything it started at once.
+    { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"], detached: true },
   );
   prism = child;
   const onData = (chunk: Buffer) => (prismLog += chunk.toString("utf8"));
@@ -71,14 +74,24 @@ async function startPrism(upstream: string): Promise<string> {
   return `http://127.0.0.1:${port}`;
 }
 
+/** Stops Prism's whole process group (the pid of a detached child is its group id). */
 async function stopPrism(): Promise<void> {
   const child = prism;
-  if (child?.exitCode !== null || child.signalCode !== null) return;
+  if (child?.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const group = -child.pid;
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(group, name);
+    } catch {
+      // the group is already gone
+    }
+  };
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  signal("SIGTERM");
+  const timer = setTimeout(() => signal("SIGKILL"), 5_000);
   await exited;
   clearTimeout(timer);
+  signal("SIGKILL");
 }
 
 interface CallOptions {
@@ -88,6 +101,8 @@ interface CallOptions {
   raw?: string;
   idempotencyKey?: string | null;
   headers?: Record<string, string>;
+  /** HEAD instead of the operation's GET (A7/D1: the spec declares it on every GET path). */
+  head?: boolean;
 }
 
 let idemSeq = 0;
@@ -108,7 +123,8 @@ async function call(step: string, op: OperationId, path: string, expected: numbe
   if (meta.idempotencyRequired && options.idempotencyKey !== null) {
     headers["idempotency-key"] = options.idempotencyKey ?? newKey(op);
   }
-  const response = await fetch(prismUrl + path, { method: meta.method, headers, body });
+  const method = options.head ? "HEAD" : meta.method;
+  const response = await fetch(prismUrl + path, { method, headers, body });
   const text = await response.text();
   const violations: unknown[] = [];
   const header = response.headers.get("sl-violations");
@@ -135,7 +151,7 @@ async function call(step: string, op: OperationId, path: string, expected: numbe
   exchanges.push({
     step,
     op,
-    method: meta.method,
+    method,
     path,
     expected,
     status: response.status,
@@ -324,6 +340,32 @@ async function scenario(test: KeyInfo, live: KeyInfo) {
   await call("context (limit 2) #2", "context.get", "/context", 200, { token: tiny.token });
   await call("429 C11 limiter", "context.get", "/context", 429, { token: tiny.token });
 
+  // C12: a proxy's own 429 — HTML, an HTTP-date Retry-After, no envelope — and the limiter's 429 without
+  // the header; both must be spec-valid answers, or a contract gate in front of the API breaks them.
+  await control.addFault({ method: "GET", path: "/context", kind: "proxy_429_date", times: 1 });
+  await call("429 C12 proxy HTML, HTTP-date Retry-After", "context.get", "/context", 429, {
+    token: T,
+    headers: { accept: "application/json, text/html" },
+  });
+  await control.addFault({ method: "GET", path: "/domains", kind: "rate_limit_no_header", times: 1 });
+  await call("429 C12 no Retry-After", "domains.list", "/domains", 429, { token: T });
+
+  // A7/D1: HEAD on the GET paths — success, errors, the limiter's and a proxy's 429, no body anywhere.
+  await call("HEAD context", "context.get", "/context", 200, { token: T, head: true });
+  await call("HEAD domains.list per_page=1", "domains.list", "/domains?per_page=1", 200, { token: T, head: true });
+  await call("HEAD domains.get", "domains.get", `/domains/${domainUuid}`, 200, { token: T, head: true });
+  await call("HEAD 404 domains.get unknown", "domains.get", `/domains/${MISSING_UUID}`, 404, { token: T, head: true });
+  await call("HEAD operations.get", "operations.get", `/operations/${operationUuid}`, 200, { token: T, head: true });
+  await call("HEAD 403 B3 balance.get (test)", "balance.get", "/balance", 403, { token: T, head: true });
+  await call("HEAD ledger.list (live)", "ledger.list", "/ledger", 200, { token: L, head: true });
+  await call("HEAD 401 unknown token", "context.get", "/context", 401, {
+    token: "rsl_test_AAAAAAAAAAAAAAAAAAAAAAAA." + "A".repeat(64),
+    head: true,
+  });
+  await call("HEAD 429 C11 limiter", "context.get", "/context", 429, { token: tiny.token, head: true });
+  await control.addFault({ method: "GET", path: "/webhooks", kind: "proxy_429_date", times: 1 });
+  await call("HEAD 429 C12 proxy", "webhooks.list", "/webhooks", 429, { token: T, head: true });
+
   // 5xx (E4): 503 before the API, 500 after a committed write, a proxy's HTML 502 (E5).
   // (A9's malformed-UUID 500 cannot pass Prism: the spec declares path UUIDs `format: uuid`, so Prism
   // refuses the request itself; test/emulator covers A9 in-process.)
@@ -356,7 +398,9 @@ describe("J3: Prism proxy conformance (spec/openapi.yaml ↔ emulator)", () => {
   beforeAll(async () => {
     server = await startEmulatorServer({ withDefaultKeys: true });
     control = controlClient(server.controlUrl);
-    prismUrl = await startPrism(server.baseUrl);
+    const base = new URL(server.baseUrl);
+    relay = await startHeadRelay(base.origin);
+    prismUrl = await startPrism(relay.url + base.pathname);
     const keys = server.emulator.control.keys();
     await scenario(
       keys.find((k) => k.environment === "test")!,
@@ -367,6 +411,7 @@ describe("J3: Prism proxy conformance (spec/openapi.yaml ↔ emulator)", () => {
 
   afterAll(async () => {
     await stopPrism();
+    await relay?.close();
     await server?.close();
   });
 
@@ -408,6 +453,16 @@ describe("J3: Prism proxy conformance (spec/openapi.yaml ↔ emulator)", () => {
       .filter((x) => x.status !== x.expected)
       .map((x) => `${x.step}: ${x.method} ${x.path} expected ${x.expected}, got ${x.status} ${x.bodySnippet}`);
     expect(wrong).toEqual([]);
+  });
+
+  it("J3: the HEAD relay changed nothing but the Content-Type of HEAD answers (Prism 5.14 parses it as JSON)", () => {
+    const heads = exchanges.filter((x) => x.method === "HEAD");
+    expect(heads.length).toBeGreaterThanOrEqual(10);
+    expect(relay.dropped.length).toBeGreaterThan(0);
+    expect(relay.dropped.length).toBeLessThanOrEqual(heads.length);
+    for (const d of relay.dropped) expect(heads.some((x) => d.path.endsWith(x.path))).toBe(true);
+    // Every HEAD got its GET's status through Prism, success and errors alike.
+    expect(new Set(heads.map((x) => x.status))).toEqual(new Set([200, 401, 403, 404, 429]));
   });
 
   it("the scenario touched all 27 operations", () => {

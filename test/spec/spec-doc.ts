@@ -21,7 +21,7 @@ export interface Op {
   op: Node;
 }
 
-export const ops: Op[] = Object.entries(spec.paths as Record<string, Node>).flatMap(([path, item]) =>
+const allOps: Op[] = Object.entries(spec.paths as Record<string, Node>).flatMap(([path, item]) =>
   METHODS.filter((m) => item[m]).map((method) => ({
     id: item[method].operationId as string,
     method,
@@ -29,6 +29,11 @@ export const ops: Op[] = Object.entries(spec.paths as Record<string, Node>).flat
     op: item[method],
   })),
 );
+
+/** The API's operations. A `head` is its path's GET without the body, not an operation of its own. */
+export const ops: Op[] = allOps.filter((o) => o.method !== "head");
+/** The HEAD mirrors (A7, D1). */
+export const headOps: Op[] = allOps.filter((o) => o.method === "head");
 
 export const opById = (id: string): Op => {
   const found = ops.find((o) => o.id === id);
