@@ -70,9 +70,11 @@ export interface FleetResult {
   deathToSettledMs: string;
   utilisation: number;
   saturatedWindows: number;
-  /** Window use over every window before the last plan command's first send (saturated or not). */
-  utilisationAll: number;
-  allWindows: number;
+  /** For the record: window use over the windows in which a pacer held a request for the next window. */
+  utilisationHeldBack: number;
+  heldBackWindows: number;
+  /** The key's limit in requests per second (L / W). */
+  limitPerS: number;
   /** Accepted requests per server window, in order; `*` marks the saturated ones. */
   perWindow: string;
   /** When each SIGKILL happened, seconds after the common start. */
@@ -317,12 +319,12 @@ export async function runFleetBench(
     const count429 = api.filter((r) => r.status === 429).length;
 
     // Server windows (C3, C4: opened by the first COUNTED request after the previous one ended),
-    // rebuilt from arrival order. Saturated = a window during which some worker's pacer held a
-    // request back for the next window (a window-wait): demand exceeded the limit there, so every
-    // unused slot of it (and any idle gap before the next window) is the pacer's loss. Windows the
-    // applications could not fill (a busy machine, lanes waiting on operations) are not saturated;
-    // `utilisationAll` reports every window before the last plan command's first send for the record.
-    // Requests the limiter never saw (a fault before it, C6) neither open nor fill a window.
+    // rebuilt from arrival order; saturated = every window that ended before the last plan command
+    // first arrived (until then every worker still had commands queued); an idle gap before the next
+    // window counts as unused. For the record only: the windows in which some worker's pacer held a
+    // request for the next window (a window-wait) — with C8 spacing that also happens at the end of a
+    // window the applications did not fill, so it is no proof of demand. Requests the limiter never
+    // saw (a fault before it, C6) neither open nor fill a window.
     const arrivals = api.map((r) => r.arrivedAt).sort((a, b) => a - b);
     const firstSendOf = new Map<string, number>();
     for (const r of api) if (r.key && !firstSendOf.has(r.key)) firstSendOf.set(r.key, r.arrivedAt);
@@ -355,9 +357,9 @@ export async function runFleetBench(
       waitsAt.some((x) => x.from < windows[i].start + W && x.to > windows[i].start),
     );
     const beforeLast = inner.filter((i) => windows[i].start + W <= lastFirstSend);
-    const utilisation = use(saturatedIdx);
-    const utilisationAll = use(beforeLast);
-    const saturatedSet = new Set(saturatedIdx);
+    const utilisation = use(beforeLast);
+    const utilisationHeldBack = use(saturatedIdx);
+    const saturatedSet = new Set(beforeLast);
     const settleTimes = deaths.map((d) => (d.settledAt ?? Date.now()) - d.at);
     const writes = api.filter((r) => r.method === "POST");
     return {
@@ -389,9 +391,10 @@ export async function runFleetBench(
       deathToSettledBoundMs: LEASE + INTERVAL + W,
       deathToSettledMs: deaths.map((d, i) => `${d.workerId}: ${d.ids.length} open → ${settleTimes[i]} ms`).join("; "),
       utilisation,
-      saturatedWindows: saturatedIdx.length,
-      utilisationAll,
-      allWindows: beforeLast.length,
+      saturatedWindows: beforeLast.length,
+      utilisationHeldBack,
+      heldBackWindows: saturatedIdx.length,
+      limitPerS: (L * 1000) / W,
       perWindow: windows.map((w, i) => (saturatedSet.has(i) ? `${w.count}*` : String(w.count))).join(" "),
       kills_at_s: deaths.map((d) => ((d.at - t0) / 1000).toFixed(1)).join(" "),
       requests: arrivals.length,
@@ -453,7 +456,7 @@ export function fleetVerdicts(r: FleetResult): { measure: string; value: string;
       pass: r.kills > 0 && r.longestDeathToSettledMs <= r.deathToSettledBoundMs,
     },
     {
-      measure: `window utilisation over ${r.saturatedWindows} saturated windows (a pacer held a request back; all ${r.allWindows} windows: ${(r.utilisationAll * 100).toFixed(1)} %)`,
+      measure: `window utilisation over ${r.saturatedWindows} saturated windows (requests/s offered: ${((r.requests * 1000) / r.elapsedMs).toFixed(1)} of ${r.limitPerS.toFixed(0)}; where a pacer held one back: ${(r.utilisationHeldBack * 100).toFixed(1)} % of ${r.heldBackWindows})`,
       value: `${(r.utilisation * 100).toFixed(1)} %`,
       target: "≥ 95 %",
       pass: r.saturatedWindows > 0 && r.utilisation >= 0.95,
@@ -473,7 +476,7 @@ export async function reportFleetBench(r: FleetResult): Promise<string> {
         ...r,
         faultShare: Number(r.faultShare.toFixed(3)),
         utilisation: Number(r.utilisation.toFixed(3)),
-        utilisationAll: Number(r.utilisationAll.toFixed(3)),
+        utilisationHeldBack: Number(r.utilisationHeldBack.toFixed(3)),
       },
     ],
     {
