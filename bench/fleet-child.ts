@@ -40,6 +40,7 @@ const token = process.env.RESELLER_TOKEN!;
 const plan = JSON.parse(readFileSync(cfg.plan, "utf8")) as FleetPlanItem[];
 const log = (line: Record<string, unknown>) =>
   appendFileSync(cfg.log, JSON.stringify({ ...line, worker: cfg.workerId, t: Date.now() }) + "\n");
+const describe = (error: unknown) => (error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 const SETTLED = new Set(["succeeded", "accepted", "completed", "failed", "rejected", "needs_manual_check"]);
 
 async function main(): Promise<void> {
@@ -70,6 +71,8 @@ async function main(): Promise<void> {
     onEvent: (e) => {
       if (e.type === "lease-lost") log({ e: "lease-lost", command: e.commandId, now: e.currentOwner });
       if (e.type === "pacing" && e.event.type === "store-error") log({ e: "store-error" });
+      // The pacer held a request for the next window: demand exceeded the limit (a saturated window).
+      if (e.type === "pacing" && e.event.type === "window-wait") log({ e: "window-wait", waitMs: e.event.waitMs });
       if (e.type === "pause") log({ e: "429", request: e.requestId ?? null });
     },
   });
@@ -99,25 +102,27 @@ async function main(): Promise<void> {
               ? await client.domains.renew({ domainUuid: p.domainUuid, body: p.body }, o)
               : await client.orders.create({ body: p.body }, o);
         } catch (error) {
-          log({
-            e: "threw",
-            key: p.key,
-            error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
-          });
+          log({ e: "threw", key: p.key, during: "call", error: describe(error) });
           await new Promise((r) => setTimeout(r, 300));
           continue;
         }
         const replayed = outcome.localReplay !== undefined;
         if (replayed) log({ e: "replayed", key: p.key, source: outcome.localReplay!.source, to: outcome.kind });
+        else if (outcome.journalRace) log({ e: "race", key: p.key, race: outcome.journalRace.error, to: outcome.kind });
         else if (SETTLED.has(outcome.kind)) log({ e: "settled", key: p.key, by: "call", to: outcome.kind });
         if (outcome.kind === "conflict" && outcome.reason === "in_flight_elsewhere") break; // its owner settles it
         if (outcome.kind === "accepted" && !replayed) {
-          const done = await client.operations.wait(outcome.operationUuid, {
-            commandId: outcome.commandId,
-            minIntervalMs: 200,
-            deadline: Date.now() + 20_000,
-          });
-          log({ e: "waited", key: p.key, result: done.kind });
+          try {
+            const done = await client.operations.wait(outcome.operationUuid, {
+              commandId: outcome.commandId,
+              minIntervalMs: 200,
+              deadline: Date.now() + 20_000,
+            });
+            log({ e: "waited", key: p.key, result: done.kind });
+          } catch (error) {
+            // The application survives it (and counts it): the command is accepted, nothing to re-issue.
+            log({ e: "threw", key: p.key, during: "wait", error: describe(error) });
+          }
         }
         if (outcome.kind !== "unknown") break;
         await new Promise((r) => setTimeout(r, 300));

@@ -9,7 +9,7 @@ import type { OperationMeta } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import { callContextOf, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
-import { commandFingerprint } from "../journal";
+import { commandFingerprint, isDuplicateCommandError } from "../journal";
 import type { CallHold, CommandHolders, CommandRecord, CommandState, Journal, LeaseKeeper } from "../journal";
 import type { EventSink, Outcome } from "../core";
 import {
@@ -219,24 +219,32 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
       const externalId = (parsed as { external_id?: unknown } | null)?.external_id;
       const id = crypto.randomUUID();
       hold?.bind(id); // before the row exists: this process's recovery can never claim it from under us
-      const record = await journal!.record(
-        {
-          id,
-          environment: options.environment,
-          apiKeyId: options.apiKeyId,
-          operationId: ctx.op.operationId,
-          method: ctx.op.method,
-          path,
-          query: url.search,
-          body: ctx.body!,
-          fingerprint: shape.fingerprint,
-          idempotencyKey: key,
-          externalId: typeof externalId === "string" ? externalId : null,
-          lockKey: lockKeyOf(ctx.op, params.path, parsed),
-          createdAt: options.clock.now(),
-        },
-        leases?.lease,
-      );
+      let record: CommandRecord;
+      try {
+        record = await journal!.record(
+          {
+            id,
+            environment: options.environment,
+            apiKeyId: options.apiKeyId,
+            operationId: ctx.op.operationId,
+            method: ctx.op.method,
+            path,
+            query: url.search,
+            body: ctx.body!,
+            fingerprint: shape.fingerprint,
+            idempotencyKey: key,
+            externalId: typeof externalId === "string" ? externalId : null,
+            lockKey: lockKeyOf(ctx.op, params.path, parsed),
+            createdAt: options.clock.now(),
+          },
+          leases?.lease,
+        );
+      } catch (error) {
+        // Another process recorded this key between our look-up and our insert (D5): decide again
+        // against its record — a replay, a join or in_flight_elsewhere, never a throw.
+        if (isDuplicateCommandError(error)) return AGAIN;
+        throw error;
+      }
       leases?.recorded(record.id);
       ctx.journalState = record.state;
       ctx.commandId = record.id;

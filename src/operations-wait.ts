@@ -71,9 +71,10 @@ export async function waitForOperation(
       try {
         await leases.acquire(id); // from now on renewed by the heartbeat until the wait ends
         held = true;
-      } catch (error) {
-        if (!isLeaseLostError(error)) throw error;
-        return await poll(false); // another live worker holds it: read-only, it settles the command
+      } catch {
+        // Another live worker holds it (it settles the command), or the journal cannot be reached
+        // (the command stays `accepted`; recovery polls it later): a read-only wait, never a throw (F3).
+        return await poll(false);
       }
     }
     return await poll(true);

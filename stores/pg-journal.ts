@@ -60,6 +60,7 @@ import {
   type CommandRow,
 } from "./journal-rows";
 import { pgMigrations } from "./migrations/pg";
+import { inTransaction, query, withReconnect, type ReconnectClock, type ReconnectPolicy } from "./pg-reconnect";
 import { SETTLED_SQL, type Migration } from "./migrations/sqlite";
 
 type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
@@ -92,7 +93,22 @@ export interface PgJournalOptions {
    * clock, so workers on different machines agree on when a lease expires).
    */
   clock?: JournalClock;
+  /**
+   * How long one journal call keeps trying while the database is unreachable (a restart, a
+   * failover), ms; then it throws StoreUnavailableError. 0: fail at once. The waits run on `clock`
+   * when it has a `sleep(ms)`, else on the real clock.
+   * @default 10_000
+   */
+  reconnectWithinMs?: number;
 }
+
+/** A PostgreSQL restart or a managed failover takes seconds; a call waits this long for it (G1: before a send). */
+const DEFAULT_RECONNECT_WITHIN_MS = 10_000;
+
+const realClock: ReconnectClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
 
 const seqOf = (r: CommandRow) => Number((r as CommandRow & { seq?: number | string }).seq ?? 0);
 
@@ -160,21 +176,6 @@ function statesSql(states: readonly CommandState[]): string {
     .sort()
     .map((st) => `'${st}'`)
     .join(", ");
-}
-
-async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN");
-    const out = await fn(client);
-    await client.query("COMMIT");
-    return out;
-  } catch (e) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw e;
-  } finally {
-    client.release();
-  }
 }
 
 /**
@@ -251,9 +252,28 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
   const s = quoteIdent(schema);
   const clock = options.clock ?? defaultJournalClock;
   const leaseNow = () => (options.clock ? options.clock.now() : null);
+  const withinMs = options.reconnectWithinMs ?? DEFAULT_RECONNECT_WITHIN_MS;
+  if (typeof withinMs !== "number" || !Number.isFinite(withinMs) || withinMs < 0) {
+    throw new InvalidOptionsError(
+      `PgJournalOptions.reconnectWithinMs must be a finite number ≥ 0 (ms), got ${String(withinMs)}.`,
+      "reconnectWithinMs",
+    );
+  }
+  const sleeper = clock as Partial<ReconnectClock>;
+  const policy: ReconnectPolicy = {
+    withinMs,
+    clock: typeof sleeper.sleep === "function" ? (clock as ReconnectClock) : realClock,
+  };
+  /** Repeatable: safe to run again even if the last try committed. Else only a try that wrote nothing is. */
+  const retrying = <T>(repeatable: boolean, fn: (again: boolean) => Promise<T>) =>
+    withReconnect(policy, repeatable, fn);
+  const db: Queryable = { query: (text: string, values?: unknown[]) => query(pool, text, values) } as Queryable;
   try {
-    await migratePg(pool, schema);
-    await backfillPg(pool, s);
+    // Migrations are idempotent (version table, advisory lock): a worker starting mid-restart waits.
+    await retrying(true, async () => {
+      await migratePg(pool, schema);
+      await backfillPg(pool, s);
+    });
   } catch (e) {
     if (ownsPool) await pool.end().catch(() => undefined);
     throw e;
@@ -285,14 +305,14 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
   };
   const lockHolder = async (env: string, lockKey: string) =>
     (
-      await pool.query<{ id: string }>(
+      await db.query<{ id: string }>(
         `SELECT id FROM ${s}.commands WHERE environment = $1 AND lock_key = $2 AND lock_held`,
         [env, lockKey],
       )
     ).rows[0]?.id;
   const keyHolder = async (apiKeyId: string, key: string) =>
     (
-      await pool.query<{ id: string }>(`SELECT id FROM ${s}.commands WHERE api_key_id = $1 AND idempotency_key = $2`, [
+      await db.query<{ id: string }>(`SELECT id FROM ${s}.commands WHERE api_key_id = $1 AND idempotency_key = $2`, [
         apiKeyId,
         key,
       ])
@@ -310,6 +330,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
     to: CommandState,
     patch: CommandPatch | undefined,
     lease: Lease | undefined,
+    stamp = clock.now(),
   ) => {
     const cols = mutableToColumns(applyPatch(rowToMutable(cur, false), patch));
     return db.query<CommandRow>(
@@ -325,7 +346,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       [
         cur.id,
         to,
-        clock.now(),
+        stamp,
         !holdsLock(to),
         cols.order_uuid,
         cols.domain_uuid,
@@ -349,20 +370,40 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       [id, ...attemptInsertValues(a)],
     );
 
+  /**
+   * An UPDATE whose answer a broken connection lost: the version it was guarded by and the
+   * updated_at it wrote, so the repeated move recognises its own commit instead of refusing it.
+   */
+  interface PendingMove {
+    version: number;
+    stamp: number;
+  }
   const move = async (
     db: Queryable,
     id: string,
     to: CommandState,
     patch: CommandPatch | undefined,
     lease: Lease | undefined,
+    pending: { last?: PendingMove } = {},
   ): Promise<CommandRecord> => {
     for (let i = 0; i < OPTIMISTIC_RETRIES; i++) {
       const cur = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
       if (!cur) throw new UnknownCommandError(id);
+      const last = pending.last;
+      if (
+        last &&
+        Number(cur.version) === last.version + 1 &&
+        Number(cur.updated_at) === last.stamp &&
+        rowState(cur) === to
+      )
+        return (await loadRows(db, [cur]))[0]; // our own move committed before the connection broke
       fence(cur, lease);
       assertTransition(rowState(cur), to);
-      const res = await update(db, cur, to, patch, lease);
+      const stamp = clock.now();
+      pending.last = { version: Number(cur.version), stamp };
+      const res = await update(db, cur, to, patch, lease, stamp);
       if (res.rowCount === 1) return (await loadRows(db, res.rows))[0];
+      pending.last = undefined;
       // Another process moved first (or claimed it): re-read and re-validate against its state.
     }
     throw new JournalContentionError(id, OPTIMISTIC_RETRIES);
@@ -373,57 +414,66 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
     async record(c, lease) {
       screenNewCommand(c);
       if (lease) screenLease(lease);
-      for (let i = 0; ; i++) {
-        try {
-          // A single INSERT in autocommit: it is committed (durable) when the promise resolves (G1).
-          const n = COMMAND_INSERT_COLUMNS.length;
-          const res = await pool.query<CommandRow>(
-            `INSERT INTO ${s}.commands (${COMMAND_INSERT_COLUMNS.join(", ")}, state, lease_until)
+      // Repeatable: the id is fresh, so a row with it after a lost answer is this very record().
+      return retrying(true, async (again) => {
+        for (let i = 0; ; i++) {
+          try {
+            // A single INSERT in autocommit: it is committed (durable) when the promise resolves (G1).
+            const n = COMMAND_INSERT_COLUMNS.length;
+            const res = await db.query<CommandRow>(
+              `INSERT INTO ${s}.commands (${COMMAND_INSERT_COLUMNS.join(", ")}, state, lease_until)
              VALUES (${placeholders(n, 1)}, 'recorded',
                CASE WHEN $${n}::text IS NULL THEN NULL ELSE ${nowSql(`$${n + 1}`)} + $${n + 2}::bigint END) RETURNING *`,
-            [...commandInsertValues(c, lease?.owner ?? null), leaseNow(), lease?.leaseMs ?? 0],
-          );
-          return rowToRecord(res.rows[0], [], false);
-        } catch (e) {
-          const err = e as PgError;
-          if (err.code !== "23505") throw e;
-          if (err.constraint === "commands_domain_lock" && c.lockKey !== null) {
-            const holder = await lockHolder(c.environment, c.lockKey);
-            // The holder finished between our insert and this look-up: the lock is free, try again.
-            if (holder === undefined && i < OPTIMISTIC_RETRIES) continue;
-            throw new DomainLockedError(c.lockKey, holder ?? "?");
+              [...commandInsertValues(c, lease?.owner ?? null), leaseNow(), lease?.leaseMs ?? 0],
+            );
+            return rowToRecord(res.rows[0], [], false);
+          } catch (e) {
+            const err = e as PgError;
+            if (err.code !== "23505") throw e;
+            if (again) {
+              const mine = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1`, [c.id])).rows[0];
+              if (mine) return rowToRecord(mine, [], false);
+            }
+            if (err.constraint === "commands_domain_lock" && c.lockKey !== null) {
+              const holder = await lockHolder(c.environment, c.lockKey);
+              // The holder finished between our insert and this look-up: the lock is free, try again.
+              if (holder === undefined && i < OPTIMISTIC_RETRIES) continue;
+              throw new DomainLockedError(c.lockKey, holder ?? "?");
+            }
+            const existing = err.constraint === "commands_pkey" ? c.id : await keyHolder(c.apiKeyId, c.idempotencyKey);
+            throw new DuplicateCommandError(c.apiKeyId, c.idempotencyKey, existing);
           }
-          const existing = err.constraint === "commands_pkey" ? c.id : await keyHolder(c.apiKeyId, c.idempotencyKey);
-          throw new DuplicateCommandError(c.apiKeyId, c.idempotencyKey, existing);
         }
-      }
+      });
     },
 
     async addAttempt(id, attempt, then, lease) {
       const a = cleanAttempt(attempt);
       if (lease) screenLease(lease);
       try {
-        await inTransaction(pool, async (db) => {
-          // The row lock orders this write after any claim in flight, so the fence below is current.
-          const cur = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1 FOR UPDATE`, [id]))
-            .rows[0];
-          if (!cur) throw new UnknownCommandError(id);
-          fence(cur, lease);
-          if (then) {
-            assertAttemptMove(rowState(cur), then.to);
-            await update(db, cur, then.to, then.patch, lease);
-          } else {
-            await db.query(
-              `UPDATE ${s}.commands SET updated_at = $2, owner = COALESCE($3, owner),
+        await retrying(false, () =>
+          inTransaction(pool, async (db) => {
+            // The row lock orders this write after any claim in flight, so the fence below is current.
+            const cur = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1 FOR UPDATE`, [id]))
+              .rows[0];
+            if (!cur) throw new UnknownCommandError(id);
+            fence(cur, lease);
+            if (then) {
+              assertAttemptMove(rowState(cur), then.to);
+              await update(db, cur, then.to, then.patch, lease);
+            } else {
+              await db.query(
+                `UPDATE ${s}.commands SET updated_at = $2, owner = COALESCE($3, owner),
                  lease_until = CASE WHEN $3::text IS NULL THEN lease_until
                    WHEN state IN ('succeeded', 'completed', 'failed', 'rejected') THEN NULL
                    ELSE ${nowSql("$4")} + $5::bigint END
                WHERE id = $1`,
-              [id, clock.now(), lease?.owner ?? null, leaseNow(), lease?.leaseMs ?? 0],
-            );
-          }
-          await insertAttempt(db, id, a);
-        });
+                [id, clock.now(), lease?.owner ?? null, leaseNow(), lease?.leaseMs ?? 0],
+              );
+            }
+            await insertAttempt(db, id, a);
+          }),
+        );
       } catch (e) {
         if ((e as PgError).code === "23503") throw new UnknownCommandError(id);
         throw e;
@@ -432,22 +482,28 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
 
     async transition(id, to: CommandState, patch, lease, options) {
       if (lease) screenLease(lease);
-      if (!options?.redoable) return move(pool, id, to, patch, lease);
+      // Repeatable: a repeated move recognises its own commit (PendingMove).
+      const pending: { last?: PendingMove } = {};
+      if (!options?.redoable) return retrying(true, () => move(db, id, to, patch, lease, pending));
       // Redoable (recover()'s settles): the server acknowledges the commit before its WAL is flushed.
       // A server crash can lose it (and later such commits, never an earlier one); recover() redoes it.
-      return inTransaction(pool, async (db) => {
-        await db.query("SET LOCAL synchronous_commit TO OFF");
-        return move(db, id, to, patch, lease);
-      });
+      return retrying(true, () =>
+        inTransaction(pool, async (tx) => {
+          await tx.query("SET LOCAL synchronous_commit TO OFF");
+          return move(tx, id, to, patch, lease, pending);
+        }),
+      );
     },
 
     async renewLeases(lease, ids) {
       screenLease(lease);
       if (ids.length === 0) return [];
-      const res = await pool.query<{ id: string }>(
-        `UPDATE ${s}.commands SET lease_until = CASE WHEN lease_until IS NULL THEN NULL ELSE ${nowSql("$3")} + $4::bigint END
+      const res = await retrying(true, () =>
+        db.query<{ id: string }>(
+          `UPDATE ${s}.commands SET lease_until = CASE WHEN lease_until IS NULL THEN NULL ELSE ${nowSql("$3")} + $4::bigint END
          WHERE id = ANY($1) AND owner = $2 RETURNING id`,
-        [[...ids], lease.owner, leaseNow(), lease.leaseMs],
+          [[...ids], lease.owner, leaseNow(), lease.leaseMs],
+        ),
       );
       const kept = new Set(res.rows.map((r) => r.id));
       return ids.filter((id) => !kept.has(id));
@@ -457,8 +513,10 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       screenLease(request);
       // SKIP LOCKED: rows another claimer is taking right now are left to it; a row it has just
       // committed is re-checked against the WHERE (READ COMMITTED), so each command has one winner.
-      const res = await pool.query<CommandRow>(
-        `WITH now AS (SELECT ${nowSql("$6")} AS ms),
+      // Repeatable: rows a lost answer claimed are this worker's now, and `owner = $1` takes them again.
+      return retrying(true, async () => {
+        const res = await db.query<CommandRow>(
+          `WITH now AS (SELECT ${nowSql("$6")} AS ms),
          c AS (
            SELECT id FROM ${s}.commands, now
            WHERE ($3::text IS NULL OR api_key_id = $3) AND ($4::text IS NULL OR environment = $4)
@@ -468,62 +526,73 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
            ORDER BY created_at, seq LIMIT $8 FOR UPDATE OF commands SKIP LOCKED)
          UPDATE ${s}.commands t SET owner = $1, lease_until = (SELECT ms FROM now) + $2::bigint, version = t.version + 1
          FROM c WHERE t.id = c.id RETURNING t.*`,
-        [
-          request.owner,
-          request.leaseMs,
-          request.apiKeyId ?? null,
-          request.environment ?? null,
-          [...request.states],
-          leaseNow(),
-          clock.now() - (request.unownedStaleAfterMs ?? 0),
-          request.limit,
-          request.ids === undefined ? null : [...request.ids],
-          [...(request.excludeIds ?? [])],
-        ],
-      );
-      const rows = res.rows.sort((a, b) => Number(a.created_at) - Number(b.created_at) || seqOf(a) - seqOf(b));
-      return loadRows(pool, rows);
+          [
+            request.owner,
+            request.leaseMs,
+            request.apiKeyId ?? null,
+            request.environment ?? null,
+            [...request.states],
+            leaseNow(),
+            clock.now() - (request.unownedStaleAfterMs ?? 0),
+            request.limit,
+            request.ids === undefined ? null : [...request.ids],
+            [...(request.excludeIds ?? [])],
+          ],
+        );
+        const rows = res.rows.sort((a, b) => Number(a.created_at) - Number(b.created_at) || seqOf(a) - seqOf(b));
+        return loadRows(db, rows);
+      });
     },
 
-    async get(id) {
-      return (await loadWhere(pool, "id = $1", [id]))[0];
+    // Reads, and the writes below them, are repeatable: running one again changes nothing more.
+    get(id) {
+      return retrying(true, async () => (await loadWhere(db, "id = $1", [id]))[0]);
     },
-    async findByIdempotencyKey(apiKeyId, idempotencyKey) {
-      return (await loadWhere(pool, "api_key_id = $1 AND idempotency_key = $2", [apiKeyId, idempotencyKey]))[0];
+    findByIdempotencyKey(apiKeyId, idempotencyKey) {
+      return retrying(
+        true,
+        async () => (await loadWhere(db, "api_key_id = $1 AND idempotency_key = $2", [apiKeyId, idempotencyKey]))[0],
+      );
     },
     async listByState(states) {
       if (states.length === 0) return [];
-      return loadWhere(pool, "state = ANY($1)", [[...states]]);
+      return retrying(true, () => loadWhere(db, "state = ANY($1)", [[...states]]));
     },
     async prune(options) {
       const { settledBefore, limit } = screenPrune(options);
-      const res = await pool.query(
-        `UPDATE ${s}.commands SET body = NULL, body_pruned = true, response_body = NULL, version = version + 1
+      const res = await retrying(true, () =>
+        db.query(
+          `UPDATE ${s}.commands SET body = NULL, body_pruned = true, response_body = NULL, version = version + 1
          WHERE id IN (
            SELECT id FROM ${s}.commands
            WHERE state IN (${SETTLED_SQL}) AND (NOT body_pruned OR response_body IS NOT NULL) AND updated_at < $1
            ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-        [settledBefore, limit],
+          [settledBefore, limit],
+        ),
       );
       return { pruned: res.rowCount ?? 0 };
     },
     async countByState(filter) {
       const where = filter?.states === undefined ? "" : `WHERE state IN (${statesSql(filter.states)})`;
       if (filter?.states?.length === 0) return {};
-      const res = await pool.query<{ state: CommandState; n: string }>(
-        `SELECT state, count(*) AS n FROM ${s}.commands ${where} GROUP BY state`,
+      const res = await retrying(true, () =>
+        db.query<{ state: CommandState; n: string }>(
+          `SELECT state, count(*) AS n FROM ${s}.commands ${where} GROUP BY state`,
+        ),
       );
       const out: Partial<Record<CommandState, number>> = {};
       for (const r of res.rows) out[r.state] = Number(r.n);
       return out;
     },
-    async latestByLockKey(apiKeyId, lockKey, opts) {
-      const res = await pool.query<CommandRow>(
-        `SELECT * FROM ${s}.commands WHERE api_key_id = $1 AND lock_key = $2 AND created_at >= $3
+    latestByLockKey(apiKeyId, lockKey, opts) {
+      return retrying(true, async () => {
+        const res = await db.query<CommandRow>(
+          `SELECT * FROM ${s}.commands WHERE api_key_id = $1 AND lock_key = $2 AND created_at >= $3
          ORDER BY created_at DESC, seq DESC LIMIT 1`,
-        [apiKeyId, lockKey, opts?.since ?? Number.MIN_SAFE_INTEGER],
-      );
-      return (await loadRows(pool, res.rows))[0];
+          [apiKeyId, lockKey, opts?.since ?? Number.MIN_SAFE_INTEGER],
+        );
+        return (await loadRows(db, res.rows))[0];
+      });
     },
     async listCommands(filter) {
       screenListFilter(filter);
@@ -536,31 +605,36 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
         const at = `$${params.push(filter.before.createdAt)}::bigint`;
         where.push(`(created_at < ${at} OR (created_at = ${at} AND id < $${params.push(filter.before.id)}))`);
       }
-      const res = await pool.query<CommandRow>(
-        `SELECT * FROM ${s}.commands ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+      return retrying(true, async () => {
+        const res = await db.query<CommandRow>(
+          `SELECT * FROM ${s}.commands ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY created_at DESC, id DESC LIMIT $1`,
-        params,
-      );
-      return loadRows(pool, res.rows);
+          params,
+        );
+        return loadRows(db, res.rows);
+      });
     },
     async resolveManualCheck(id, resolution) {
       const r = screenResolution(resolution);
       const patch = resolutionPatch(null, r);
       // F4: only from needs_manual_check, in the statement that writes (no read-then-write window).
-      const res = await pool.query<CommandRow>(
-        `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3, lock_held = false,
+      // Not repeatable (a second try would find it resolved): repeated only when nothing was written.
+      return retrying(false, async () => {
+        const res = await db.query<CommandRow>(
+          `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3, lock_held = false,
            lease_until = NULL, reconciliation = $4,
            manual_check = (COALESCE(manual_check::jsonb, '{"reason":"manual check","requestIds":[]}'::jsonb)
              || jsonb_build_object('resolution', $5::jsonb))::json,
            body = CASE WHEN body_sensitive THEN NULL ELSE body END, body_pruned = body_pruned OR body_sensitive,
            response_body = CASE WHEN body_sensitive THEN NULL ELSE response_body END
          WHERE id = $1 AND state = 'needs_manual_check' RETURNING *`,
-        [id, r.as, clock.now(), patch.reconciliation, JSON.stringify(r)],
-      );
-      if (res.rowCount === 1) return (await loadRows(pool, res.rows))[0];
-      const cur = (await pool.query<CommandRow>(`SELECT state, id FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
-      if (!cur) throw new UnknownCommandError(id);
-      throw new InvalidTransitionError(rowState(cur), r.as);
+          [id, r.as, clock.now(), patch.reconciliation, JSON.stringify(r)],
+        );
+        if (res.rowCount === 1) return (await loadRows(db, res.rows))[0];
+        const cur = (await db.query<CommandRow>(`SELECT state, id FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
+        if (!cur) throw new UnknownCommandError(id);
+        throw new InvalidTransitionError(rowState(cur), r.as);
+      });
     },
     async close() {
       if (closed) return;
