@@ -9,6 +9,7 @@
 import { printTable, writeResult } from "./lib";
 import { reportEmulatorLoad, runEmulatorLoad } from "./emulator-load";
 import { runEmulatorScale } from "./emulator-scale";
+import { millionRatios, reportScaleBench, runScaleBench } from "./scale";
 import { reportOutageBench, runOutageBench } from "./outage";
 import { reportOverheadBench, reportSocketOverheadBench, runOverheadBench, runSocketOverheadBench } from "./overhead";
 import { reportOtelBench, runOtelBench } from "./otel";
@@ -107,6 +108,55 @@ const benches: Bench[] = [
           pass: r.page100kMs <= 2 * r.page1kMs,
         },
       ];
+    },
+  },
+  {
+    name: "scale",
+    async run() {
+      const r = await runScaleBench({ million: process.argv.includes("--1m") });
+      await reportScaleBench(r);
+      const verdicts: Verdict[] = [];
+      const x = (v: number | undefined) => (v === undefined ? "?" : `${v.toFixed(2)}×`);
+      for (const store of ["memory", "sqlite", "postgres"]) {
+        const m = millionRatios(r, store);
+        const at = m?.fit ? "1M (fit)" : "1M";
+        verdicts.push({
+          bench: "scale",
+          measure: `${store}, ${at} vs baseline: journal µs per command, recover() of 1,000 unsettled (the CLI's bound, applied)`,
+          value: `${x(m?.journal)}, ${x(m?.recover)}`,
+          target: "≤ 1.5×, ≤ 1.5×",
+          pass: !!m && m.journal <= 1.5 && m.recover <= 1.5,
+        });
+        if (store === "memory") continue;
+        verdicts.push({
+          bench: "scale",
+          measure: `${store}, ${at}: CLI renew FILE --dry-run (2,000 lines) total, first row, commands show vs baseline; peak RSS`,
+          value: `${x(m?.renew)}, ${x(m?.firstRow)}, ${x(m?.show)}; ${m?.peakRssMb?.toFixed(0) ?? "?"} MB`,
+          target: "≤ 1.5× each; ≤ 200 MB",
+          pass:
+            !!m &&
+            (m.renew ?? Infinity) <= 1.5 &&
+            (m.firstRow ?? Infinity) <= 1.5 &&
+            (m.show ?? Infinity) <= 1.5 &&
+            (m.peakRssMb ?? Infinity) <= 200,
+        });
+      }
+      for (const s of r.sizes)
+        verdicts.push({
+          bench: "scale",
+          measure: `${s.store}: journal KiB per 1,000 settled commands (${s.commands.toLocaleString("en")} rows) → after prune 30 d → after prune all`,
+          value: `${s.perThousandKiB.toFixed(0)} → ${s.after30dKiB.toFixed(0)} → ${s.afterAllKiB.toFixed(0)}`,
+          target: "report",
+          pass: true,
+        });
+      verdicts.push({
+        bench: "scale",
+        measure: "10-line renew FILE on a 100k-domain emulator account: first renewal sent after, ms",
+        value: r.firstRenewalMs.toFixed(0),
+        target: "≤ 5000",
+        pass: r.firstRenewalMs <= 5000,
+      });
+      return verdicts;
     },
   },
   {

@@ -1,6 +1,6 @@
 // The control API over HTTP under /_emulator (outside the API base path). JSON in, JSON out.
 // The server adapter (server.ts) restricts these routes to loopback callers.
-import { ControlError } from "./control";
+import { EmulatorControlError as ControlError } from "./control-error";
 import { CONTROL_PATH } from "./state";
 import type { EmulatorControl } from "./types";
 

@@ -23,23 +23,15 @@ import type {
 } from "./types";
 import { addYears, iso, keySecret, parseTime, publicKeyId, uuidV4 } from "./util";
 import { isDomainName } from "./validation";
+import { EmulatorControlError } from "./control-error";
 
 /** Every scope the operations table mentions. */
 export const ALL_SCOPES: string[] = [...new Set(operationList.flatMap((op) => [...op.scopes]))].sort();
 
-export class ControlError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 function checkLimit(limit: number): number {
   // C1: the provider may set 1..10000 per window.
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
-    throw new ControlError(422, "rate_limit_per_minute must be 1..10000.");
+    throw new EmulatorControlError(422, "rate_limit_per_minute must be 1..10000.");
   return limit;
 }
 
@@ -47,7 +39,7 @@ const API_MODES = ["full", "read_only"] as const;
 
 function checkMode(mode: unknown): ApiKey["apiMode"] {
   if (!(API_MODES as readonly unknown[]).includes(mode))
-    throw new ControlError(422, "api_mode must be full or read_only.");
+    throw new EmulatorControlError(422, "api_mode must be full or read_only.");
   return mode as ApiKey["apiMode"];
 }
 
@@ -56,15 +48,16 @@ function checkTariff(input: TariffInput | null | undefined): ApiKey["tariff"] {
   if (input === null || input === undefined) return null;
   const excluded = Array.isArray(input.excluded_operations) ? input.excluded_operations : null;
   if (typeof input.name !== "string" || !input.name || !excluded)
-    throw new ControlError(422, "tariff must be {name, excluded_operations: [operationId, …]}.");
+    throw new EmulatorControlError(422, "tariff must be {name, excluded_operations: [operationId, …]}.");
   const unknown = excluded.filter((id) => !Object.hasOwn(operationTable, id));
-  if (unknown.length > 0) throw new ControlError(422, `tariff.excluded_operations: unknown ${unknown.join(", ")}.`);
+  if (unknown.length > 0)
+    throw new EmulatorControlError(422, `tariff.excluded_operations: unknown ${unknown.join(", ")}.`);
   return { name: input.name, excluded: new Set(excluded) };
 }
 
 function keyOr404(state: State, publicKeyId: string): ApiKey {
   const key = state.keys.get(publicKeyId);
-  if (!key) throw new ControlError(404, `No API key ${publicKeyId}.`);
+  if (!key) throw new EmulatorControlError(404, `No API key ${publicKeyId}.`);
   return key;
 }
 
@@ -88,12 +81,13 @@ function keyInfo(state: State, key: ApiKey): KeyInfo {
 
 export function createKey(state: State, input: SeedKey): CreatedKey {
   if (input.environment !== "test" && input.environment !== "live")
-    throw new ControlError(422, "environment must be test or live.");
+    throw new EmulatorControlError(422, "environment must be test or live.");
   const random = state.config.random;
   const fixed = input.token ? parseToken(input.token) : null;
-  if (input.token && fixed?.environment !== input.environment) throw new ControlError(422, "token does not match A3.");
+  if (input.token && fixed?.environment !== input.environment)
+    throw new EmulatorControlError(422, "token does not match A3.");
   const id = fixed?.publicKeyId ?? publicKeyId(random);
-  if (state.keys.has(id)) throw new ControlError(409, `API key ${id} exists.`);
+  if (state.keys.has(id)) throw new EmulatorControlError(409, `API key ${id} exists.`);
   let resellerUuid = input.reseller_uuid?.toLowerCase();
   resellerUuid ??= uuidV4(random);
   const reseller = state.resellers.get(resellerUuid) ?? {
@@ -132,7 +126,8 @@ export function createKey(state: State, input: SeedKey): CreatedKey {
 function keyForToken(state: State, token: string | undefined, id: string | undefined): ApiKey {
   const parsed = token ? parseToken(token) : null;
   const key = state.keys.get(parsed?.publicKeyId ?? id ?? "");
-  if (!key || (parsed && parsed.secret !== key.secret)) throw new ControlError(404, "Unknown API key for the domain.");
+  if (!key || (parsed && parsed.secret !== key.secret))
+    throw new EmulatorControlError(404, "Unknown API key for the domain.");
   return key;
 }
 
@@ -140,9 +135,9 @@ export function createDomain(state: State, input: SeedDomain): DomainInfo {
   const key = keyForToken(state, input.token, input.public_key_id);
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- a control request's JSON may carry a non-string name
   const name = String(input.name ?? "").toLowerCase();
-  if (!isDomainName(name)) throw new ControlError(422, "name must be a domain name.");
+  if (!isDomainName(name)) throw new EmulatorControlError(422, "name must be a domain name.");
   if (state.domains.byName(key.environment, name)) {
-    throw new ControlError(409, `${name} is already registered in ${key.environment}.`);
+    throw new EmulatorControlError(409, `${name} is already registered in ${key.environment}.`);
   }
   const now = state.now();
   const domain: Domain = {
@@ -168,23 +163,23 @@ function seedDomains(state: State, input: SeedDomainsInput): SeededDomains {
   const key = keyForToken(state, input.token, input.public_key_id);
   let names: string[];
   if (input.names !== undefined) {
-    if (!Array.isArray(input.names)) throw new ControlError(422, "names must be an array of domain names.");
+    if (!Array.isArray(input.names)) throw new EmulatorControlError(422, "names must be an array of domain names.");
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- a control request's JSON may carry non-strings
     names = input.names.map((n) => String(n).toLowerCase());
   } else {
     const count = input.count;
     if (!Number.isSafeInteger(count) || count! < 1 || count! > SEED_LIMIT)
-      throw new ControlError(422, `count must be 1..${SEED_LIMIT} (or give names).`);
+      throw new EmulatorControlError(422, `count must be 1..${SEED_LIMIT} (or give names).`);
     const prefix = input.prefix ?? "bulk-";
     const zone = input.zone ?? ".kz";
     names = Array.from({ length: count! }, (_, i) => `${prefix}${i + 1}${zone}`.toLowerCase());
   }
-  if (names.length > SEED_LIMIT) throw new ControlError(422, `at most ${SEED_LIMIT} names at once.`);
+  if (names.length > SEED_LIMIT) throw new EmulatorControlError(422, `at most ${SEED_LIMIT} names at once.`);
   const fresh = new Set<string>();
   for (const name of names) {
-    if (!isDomainName(name)) throw new ControlError(422, `${name} is not a domain name.`);
+    if (!isDomainName(name)) throw new EmulatorControlError(422, `${name} is not a domain name.`);
     if (fresh.has(name) || state.domains.byName(key.environment, name))
-      throw new ControlError(409, `${name} is already registered in ${key.environment}.`);
+      throw new EmulatorControlError(409, `${name} is already registered in ${key.environment}.`);
     fresh.add(name);
   }
   const now = state.now();
@@ -223,7 +218,7 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
     deposit(id, amountMinor) {
       const key = keyOr404(state, id);
       if (!Number.isSafeInteger(amountMinor) || amountMinor <= 0)
-        throw new ControlError(422, "amount_minor must be a positive integer.");
+        throw new EmulatorControlError(422, "amount_minor must be a positive integer.");
       deposit(state, { resellerUuid: key.resellerUuid, environment: key.environment }, amountMinor);
     },
     updateKey(id, input: UpdateKeyInput) {
@@ -239,13 +234,13 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
     },
     setResellerStatus(uuid, status) {
       const reseller = state.resellers.get(uuid);
-      if (!reseller) throw new ControlError(404, `No reseller ${uuid}.`);
+      if (!reseller) throw new EmulatorControlError(404, `No reseller ${uuid}.`);
       reseller.status = status;
     },
     setResellerApi(uuid, input) {
       const reseller = state.resellers.get(uuid);
-      if (!reseller) throw new ControlError(404, `No reseller ${uuid}.`);
-      if (typeof input?.enabled !== "boolean") throw new ControlError(422, "enabled must be true or false.");
+      if (!reseller) throw new EmulatorControlError(404, `No reseller ${uuid}.`);
+      if (typeof input?.enabled !== "boolean") throw new EmulatorControlError(422, "enabled must be true or false.");
       reseller.apiEnabled = input.enabled;
     },
     keys: () => [...state.keys.values()].map((k) => keyInfo(state, k)),
@@ -260,7 +255,7 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
       try {
         return addFault(state, input);
       } catch (error) {
-        throw new ControlError(422, (error as Error).message);
+        throw new EmulatorControlError(422, (error as Error).message);
       }
     },
     clearFaults() {
@@ -286,14 +281,15 @@ export function createControl(state: State, reinit: () => void): EmulatorControl
     },
     setOperationStatus(uuid, status) {
       settle(state);
-      if (typeof status !== "string" || !status) throw new ControlError(422, "status must be a non-empty string.");
+      if (typeof status !== "string" || !status)
+        throw new EmulatorControlError(422, "status must be a non-empty string.");
       if (!forceStatus(state, uuid.toLowerCase(), status))
-        throw new ControlError(404, `No operation or order ${uuid}.`);
+        throw new EmulatorControlError(404, `No operation or order ${uuid}.`);
     },
     advanceClock(ms) {
       const clock = state.config.clock as { advance?: (ms: number) => void };
-      if (typeof clock.advance !== "function") throw new ControlError(409, "The clock is not a VirtualClock.");
-      if (!(ms >= 0)) throw new ControlError(422, "ms must be ≥ 0.");
+      if (typeof clock.advance !== "function") throw new EmulatorControlError(409, "The clock is not a VirtualClock.");
+      if (!(ms >= 0)) throw new EmulatorControlError(422, "ms must be ≥ 0.");
       clock.advance(ms);
       settle(state);
       return { now: iso(state.now()) };

@@ -3,6 +3,7 @@
 // a control object; server.ts puts the same handler behind a real TCP port.
 import { systemClock } from "../runtime/clock";
 import { createControl, createDomain, createKey } from "./control";
+import { EmulatorControlError } from "./control-error";
 import { handleControl, isControlPath } from "./control-http";
 import { toResponse } from "./errors";
 import { handleApi } from "./pipeline";
@@ -24,6 +25,7 @@ import type {
 export type * from "./types";
 export { ALL_SCOPES } from "./control";
 export { FAULT_KINDS } from "./faults";
+export { EmulatorControlError, isEmulatorControlError } from "./control-error";
 export { BASE_PATH, CONTROL_PATH } from "./state";
 
 const DEFAULT_DOMAINS = ["example.kz", "example.com.kz", "shop.kz"];
@@ -74,7 +76,33 @@ function socketError(): TypeError {
   });
 }
 
+/** Options a caller got wrong: refused up front with the fix, never a late RangeError (one error family). */
+function checkOptions(o: EmulatorOptions): void {
+  const positive = (name: string, v: number | undefined) => {
+    if (v !== undefined && !(Number.isFinite(v) && v > 0))
+      throw new EmulatorControlError(422, `${name} must be a finite number of ms > 0, got ${String(v)}.`);
+  };
+  positive("windowMs", o.windowMs);
+  positive("replayTtlMs", o.replayTtlMs);
+  const rate = o.defaultRateLimit;
+  if (rate !== undefined && !(Number.isInteger(rate) && rate >= 1 && rate <= 10_000))
+    throw new EmulatorControlError(
+      422,
+      `defaultRateLimit must be an integer 1..10000 per window, got ${String(rate)}.`,
+    );
+  if (o.language !== undefined && !["ru", "en", "kk"].includes(o.language))
+    throw new EmulatorControlError(422, `language must be "ru", "en" or "kk", got ${JSON.stringify(o.language)}.`);
+  for (const k of ["pendingMs", "processingMs", "uncertainRecheckMs"] as const) {
+    const v = o.operationPolicy?.[k];
+    if (v !== undefined && !(Number.isFinite(v) && v >= 0))
+      throw new EmulatorControlError(422, `operationPolicy.${k} must be a finite number of ms ≥ 0, got ${String(v)}.`);
+  }
+  if (o.clock !== undefined && (typeof o.clock?.now !== "function" || typeof o.clock?.sleep !== "function"))
+    throw new EmulatorControlError(422, "clock must have now() and sleep(ms, signal) (systemClock or a VirtualClock).");
+}
+
 export function createEmulator(options: EmulatorOptions = {}): Emulator {
+  checkOptions(options);
   const config: Config = {
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,

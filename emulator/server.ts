@@ -4,6 +4,7 @@ import { createServer, type Server } from "node:http";
 import { getRequestListener, RequestError, type HttpBindings } from "@hono/node-server";
 import { isIPv4, isIPv6, type AddressInfo, type Socket } from "node:net";
 import { createEmulator } from "./index";
+import { EmulatorControlError } from "./control-error";
 import { BASE_PATH, CONTROL_PATH } from "./state";
 import type { Emulator, EmulatorOptions, SocketFault } from "./types";
 
@@ -188,10 +189,22 @@ export async function serveEmulator(handler: EmulatorHandler, options: ServeOpti
     else socket.destroy();
   });
 
+  const wanted = options.port ?? 0;
+  if (!Number.isInteger(wanted) || wanted < 0 || wanted > 65535)
+    throw new EmulatorControlError(
+      422,
+      `port must be an integer 0..65535 (0 picks a free one), got ${String(wanted)}.`,
+    );
   await new Promise<void>((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
+    const onError = (error: NodeJS.ErrnoException) =>
+      reject(
+        new EmulatorControlError(
+          500,
+          `Cannot listen on ${host}:${wanted} (${error.code ?? error.message}): pass another port, or 0 for a free one.`,
+        ),
+      );
     server.once("error", onError);
-    server.listen(options.port ?? 0, host, () => {
+    server.listen(wanted, host, () => {
       server.off("error", onError);
       resolve();
     });

@@ -13,6 +13,7 @@ import {
   type TextMapPropagator,
   type TracerProvider,
 } from "@opentelemetry/api";
+import { screenOtelOptions } from "./options";
 import { ATTR, HTTP, INSTRUMENTATION_NAME } from "./names";
 import { contextFromTraceparent } from "./traceparent";
 
@@ -53,6 +54,7 @@ const headerGetter = {
 
 /** A tracer hook for `createEmulator({ tracer: emulatorTracer({ tracerProvider }) })`. */
 export function emulatorTracer(options: EmulatorTracerOptions = {}): EmulatorTracerHook {
+  screenOtelOptions("emulatorTracer", options as Record<string, unknown>);
   const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(`${INSTRUMENTATION_NAME}/emulator`);
   const propagator = options.propagator;
   return {

@@ -34,6 +34,7 @@ import type {
   WaitKind,
 } from "../src/index";
 import { instrumentsFor, type Instruments } from "./instruments";
+import { screenOtelOptions } from "./options";
 import { ATTR, HTTP, INSTRUMENTATION_NAME, SPAN_EVENT } from "./names";
 import { formatTraceparent } from "./traceparent";
 
@@ -90,6 +91,7 @@ const headerSetter = {
 
 /** Telemetry for `createResellerClient({ telemetry })`. One instance may serve several clients. */
 export function otelTelemetry(options: OtelTelemetryOptions = {}): ClientTelemetry {
+  screenOtelOptions("otelTelemetry", options as Record<string, unknown>);
   const traces = options.traces ?? OTEL_TELEMETRY_DEFAULTS.traces;
   const tracerProvider = traces ? (options.tracerProvider ?? trace.getTracerProvider()) : NOOP_TRACER_PROVIDER;
   const tracer = tracerProvider.getTracer(INSTRUMENTATION_NAME);

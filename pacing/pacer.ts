@@ -8,6 +8,7 @@
 import { DEFAULT_PACING, DeadlineExceededError, type PacingEvent } from "../core";
 import { systemClock } from "../runtime/clock";
 import { createMemoryWindowStore, MemoryWindowStore } from "./memory-window-store";
+import { screenPacerOptions } from "./pacer-options";
 import { noWaitEnds, reasonFor, WaitQueue, type Waiter } from "./pacer-queue";
 import type { Pacer, PacerOptions, PacingPriority, PacingTicket } from "./pacer-types";
 import { createWindowAccounting, wake, type KeyState } from "./pacer-window";
@@ -20,6 +21,7 @@ function abortError(signal: AbortSignal): unknown {
 }
 
 export function createPacer(options: PacerOptions = {}): Pacer {
+  screenPacerOptions(options);
   const store = options.store ?? createMemoryWindowStore();
   // The in-process store needs no promise per operation: use its synchronous transitions directly.
   const memory = store instanceof MemoryWindowStore ? store : null;

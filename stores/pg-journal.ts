@@ -190,9 +190,21 @@ export async function migratePg(
 ): Promise<number[]> {
   const s = quoteIdent(schema);
   const pool = poolLike as unknown as pg.Pool;
+  // H2 least privilege: a journal already at the latest version is opened without any DDL, so the
+  // application's role needs no CREATE (docs/guides/data-at-rest.md, "PostgreSQL: who gets what").
+  const table = await pool.query<{ t: string | null }>("SELECT to_regclass($1)::text AS t", [`${s}.schema_migrations`]);
+  if (table.rows[0]?.t) {
+    const have = new Set(
+      (await pool.query<{ version: number }>(`SELECT version FROM ${s}.schema_migrations`)).rows.map((r) => r.version),
+    );
+    if (migrations.every((m) => have.has(m.version))) return [];
+  }
   return inTransaction(pool, async (c) => {
     await c.query("SELECT pg_advisory_xact_lock($1, hashtext($2))", [LOCK_NAMESPACE, schema]);
-    await c.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    // A schema made for the owner by an administrator: no CREATE on the database needed (the check
+    // of CREATE SCHEMA IF NOT EXISTS comes before the existence test).
+    const exists = await c.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]);
+    if (exists.rowCount === 0) await c.query(`CREATE SCHEMA ${s}`);
     await c.query(
       `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
          version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
