@@ -3,7 +3,7 @@
  * `Deno.version.deno`, `navigator.userAgent === "Cloudflare-Workers"`, `process.versions.node`).
  * Used to pick what the runtime has (e.g. its SQLite module) and to say the fix when it lacks something.
  */
-export type RuntimeName = "node" | "bun" | "deno" | "workerd" | "unknown";
+type RuntimeName = "node" | "bun" | "deno" | "workerd" | "unknown";
 
 export interface RuntimeInfo {
   name: RuntimeName;
