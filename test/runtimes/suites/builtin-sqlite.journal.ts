@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { isMissingDependencyError } from "../../../core";
 import type { Journal } from "../../../journal";
 import { sqliteMigrations } from "../../../stores/migrations/sqlite";
 import { createSqliteJournal, type SqliteDriver } from "../../../stores/sqlite-journal";
@@ -82,5 +83,22 @@ describe(`${driver}: the handle, migrations and durability`, () => {
     const cmd = newCommand();
     await expect(journal.record(cmd)).rejects.toThrow(/disk full/);
     expect(await journal.get(cmd.id)).toBeUndefined();
+  });
+
+  // Bun and Deno cannot load the better-sqlite3 addon; no runtime but Bun has bun:sqlite.
+  const lacking = driver === "bun:sqlite" || auto ? "better-sqlite3" : "bun:sqlite";
+  it(`a driver this runtime lacks (${lacking}) is a MissingDependencyError that says what to use; no file is created`, () => {
+    const filename = join(dir, "lacking.db");
+    let caught: unknown;
+    try {
+      createSqliteJournal({ filename, driver: lacking });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isMissingDependencyError(caught)).toBe(true);
+    const e = caught as { packageName: string; message: string };
+    expect(e.packageName).toBe(lacking);
+    expect(e.message).toMatch(/leave driver unset/);
+    expect(existsSync(filename)).toBe(false);
   });
 });
