@@ -36,7 +36,8 @@ const packageFromSource: Plugin = {
 let dir: string;
 let server: EmulatorServer;
 let workerd: Spawned | undefined;
-let port: number;
+const DATES = ["2026-11-17"] as const;
+const ports: Record<string, number> = {};
 
 beforeAll(async () => {
   const bin = runtimeBinary("workerd");
@@ -56,36 +57,40 @@ beforeAll(async () => {
     plugins: [packageFromSource],
     logLevel: "error",
   });
-  port = await freePort();
+  // The compatibility date of this workerd release, without nodejs_compat.
+  for (const date of DATES) ports[date] = await freePort();
   const token = server.emulator.control.keys().find((k) => k.environment === "test")!.token;
+  const service = (date: string) => `(name = "worker-${date}", worker = (
+    modules = [ (name = "worker.mjs", esModule = embed "worker.mjs") ],
+    compatibilityDate = "${date}",
+    bindings = [
+      (name = "RESELLER_BASE_URL", text = ${JSON.stringify(server.baseUrl)}),
+      (name = "RESELLER_TOKEN", text = ${JSON.stringify(token)}),
+    ],
+    globalOutbound = "loopback",
+  ))`;
   writeFileSync(
     join(dir, "config.capnp"),
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
-    (name = "main", worker = .worker),
+    ${DATES.map(service).join(",\n    ")},
     # Outbound traffic may reach loopback only: the emulator.
     (name = "loopback", network = (allow = ["local"])),
   ],
-  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.mjs", esModule = embed "worker.mjs") ],
-  compatibilityDate = "2026-11-17",
-  compatibilityFlags = ["nodejs_compat"],
-  bindings = [
-    (name = "RESELLER_BASE_URL", text = ${JSON.stringify(server.baseUrl)}),
-    (name = "RESELLER_TOKEN", text = ${JSON.stringify(token)}),
+  sockets = [
+    ${DATES.map((d) => `(name = "http-${d}", address = "127.0.0.1:${ports[d]}", http = (), service = "worker-${d}")`).join(",\n    ")},
   ],
-  globalOutbound = "loopback",
 );
 `,
   );
   workerd = spawnLogged(bin, ["serve", join(dir, "config.capnp"), "--verbose"], { cwd: dir });
   // Ready when it accepts connections (a request would run the Worker, and renew).
-  for (let i = 0; i < 300 && !(await acceptsConnections(port)); i++) {
-    if (workerd.child.exitCode !== null) throw new Error(`workerd exited:\n${workerd.output()}`);
-    await new Promise((r) => setTimeout(r, 100));
+  for (const date of DATES) {
+    for (let i = 0; i < 300 && !(await acceptsConnections(ports[date])); i++) {
+      if (workerd.child.exitCode !== null) throw new Error(`workerd exited:\n${workerd.output()}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }, 120_000);
 
@@ -96,19 +101,27 @@ afterAll(async () => {
 });
 
 describe("workerd: the Workers guide's Worker against the emulator on loopback", () => {
-  it("A5, F1, C12: the Worker renews once (context, list, renew, 202 wait), pausing on a 429 first", async () => {
-    server.emulator.control.addFault({
-      method: "GET",
-      path: "/context",
-      kind: "proxy_429_date",
-      times: 1,
-      retry_after_seconds: 1,
-    });
-    const res = await fetch(`http://127.0.0.1:${port}/`);
-    const text = await res.text();
-    expect(text, workerd?.output()).toMatch(/^[a-z0-9.-]+: renewed$/);
-    const contexts = server.emulator.control.requests().filter((r) => r.path.endsWith("/context"));
-    expect(contexts.map((r) => r.status)).toEqual([429, 200]);
-    expect(server.emulator.control.effects().filter((e) => e.kind === "domain.renew")).toHaveLength(1);
-  });
+  it.each(DATES)(
+    "A5, F1, C12: compatibility date %s — the Worker renews (context, list, renew, 202 wait), pausing on a 429 first",
+    async (date) => {
+      const contexts = () => server.emulator.control.requests().filter((r) => r.path.endsWith("/context"));
+      const before = contexts().length;
+      server.emulator.control.addFault({
+        method: "GET",
+        path: "/context",
+        kind: "proxy_429_date",
+        times: 1,
+        retry_after_seconds: 1,
+      });
+      const res = await fetch(`http://127.0.0.1:${ports[date]}/`);
+      const text = await res.text();
+      expect(text, workerd?.output()).toMatch(/^[a-z0-9.-]+: renewed$/);
+      expect(
+        contexts()
+          .slice(before)
+          .map((r) => r.status),
+      ).toEqual([429, 200]);
+      expect(server.emulator.control.effects().filter((e) => e.kind === "domain.renew")).toHaveLength(1);
+    },
+  );
 });
