@@ -73,10 +73,14 @@ export class MissingDependencyError extends ResellerClientError {
     readonly packageName: string,
     /** What needs it, e.g. `reseller-api/stores/sqlite`. */
     readonly feature: string,
+    /** The fix when it is not `npm install <packageName>` (e.g. a module this runtime cannot have). */
+    fix?: string,
   ) {
     super(
-      `${feature} needs the package "${packageName}", which is not installed (it is an optional peer ` +
-        `dependency of reseller-api). Install it: npm install ${packageName}`,
+      fix === undefined
+        ? `${feature} needs the package "${packageName}", which is not installed (it is an optional peer ` +
+            `dependency of reseller-api). Install it: npm install ${packageName}`
+        : `${feature} needs "${packageName}", which is not available here. ${fix}`,
     );
   }
 }

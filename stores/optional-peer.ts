@@ -10,7 +10,11 @@ import { MissingDependencyError } from "../core";
 const requireHere = createRequire(import.meta.url);
 
 /** The module's exports; the caller states their type, as it would for `require`. */
-export function loadPeer(packageName: string, feature: string): unknown {
+export function loadPeer(
+  packageName: string,
+  feature: string,
+  ifMissing: MissingDependencyError = new MissingDependencyError(packageName, feature),
+): unknown {
   try {
     return requireHere(packageName);
   } catch (error) {
@@ -18,7 +22,7 @@ export function loadPeer(packageName: string, feature: string): unknown {
     const message = error instanceof Error ? error.message : "";
     // Only the package itself missing, not a module it fails to load (a broken native build must keep its own message).
     if (code === "MODULE_NOT_FOUND" && message.includes(`'${packageName}'`)) {
-      throw new MissingDependencyError(packageName, feature);
+      throw ifMissing;
     }
     throw error;
   }

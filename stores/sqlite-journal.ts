@@ -36,10 +36,10 @@ import { rowState, rowToRecord, type AttemptRow, type CommandRow } from "./journ
 import { migrateSqlite, type SqliteDatabase, type SqliteStatement } from "./sqlite-migrate";
 import { prepareSqliteStatements } from "./sqlite-statements";
 import { createSqliteWrites } from "./sqlite-writes";
-import { loadPeer } from "./optional-peer";
+import { sqliteOpener, type SqliteDriver } from "./sqlite-driver";
 
 export { migrateSqlite };
-export type { SqliteDatabase, SqliteStatement };
+export type { SqliteDatabase, SqliteStatement, SqliteDriver };
 
 type Db = Database.Database;
 
@@ -71,25 +71,34 @@ export interface SqliteJournalOptions {
    * InvalidOptionsError), or "ignore".
    */
   filePermissions?: "warn" | "refuse" | "ignore";
+  /**
+   * Which SQLite to use. "auto" (default): bun:sqlite in Bun, node:sqlite in Deno, better-sqlite3 in
+   * Node.js when it is installed, else node:sqlite (Node.js ≥ 22.5). One that this runtime lacks is a
+   * MissingDependencyError saying what to use instead.
+   * @default "auto"
+   */
+  driver?: SqliteDriver;
 }
 
-/** A Journal with its better-sqlite3 handle exposed (for backups, inspection and tests). */
+/** A Journal with its SQLite handle (better-sqlite3's shape whatever the driver) exposed (for backups, inspection and tests). */
 export interface SqliteJournal extends Journal {
   readonly database: SqliteDatabase;
 }
 
 /**
  * A command journal in one SQLite file (G1: a command is on disk before its first byte is sent),
- * safe to share between processes on one machine. Creates its schema on first use. Needs the
- * optional peer `better-sqlite3` (`npm install better-sqlite3`); throws MissingDependencyError without it.
+ * safe to share between processes on one machine. Creates its schema on first use. On Node.js it
+ * needs the optional peer `better-sqlite3` (`npm install better-sqlite3`) unless Node.js ≥ 22.5
+ * brings node:sqlite; Bun and Deno use their own SQLite (see `driver`). Throws MissingDependencyError
+ * naming the fix when this runtime has none of them.
  */
 export function createSqliteJournal(options: SqliteJournalOptions): SqliteJournal {
   const clock = options.clock ?? defaultJournalClock;
   const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
   screenSqliteOptions(options, synchronous);
-  const Driver = loadPeer("better-sqlite3", "reseller-api/stores/sqlite") as typeof Database;
+  const openDb = sqliteOpener(options.driver ?? "auto");
   const onDisk = preparePrivateFile(options.filename, options.filePermissions ?? "warn");
-  const db: Db = new Driver(options.filename, { timeout: options.busyTimeoutMs ?? 5000 });
+  const db: Db = openDb(options.filename, options.busyTimeoutMs ?? 5000);
   try {
     // H2: a new journal reclaims the space prune() frees (an existing one keeps its mode: VACUUM it).
     db.pragma("auto_vacuum = INCREMENTAL");
