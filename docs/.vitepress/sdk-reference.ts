@@ -3,7 +3,7 @@
  * published .d.ts files), as Markdown pages the site renders and searches. One page per entry point,
  * named by its import specifier (`reseller-api/stores/sqlite`), not by its source file.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Application, Converter, DeclarationReflection, type Context } from "typedoc";
 import { publicEntries, repoRoot } from "./package-entries";
@@ -58,6 +58,58 @@ function dropInheritedErrorStatics(context: Context): void {
   }
 }
 
+/**
+ * The OpenAPI types openapi-typescript generates (`paths`, `operations`, `components`) expand into pages
+ * of 26,000 headings, 2.3 MB each, that nobody reads and every build and search index pays for. Their
+ * pages keep the names down to `depth` (each path and method, each operation, each schema) and point
+ * to the HTTP reference, which shows every field with its description and example.
+ */
+const GENERATED_TYPES: Record<string, { depth: number; note: string }> = {
+  "interfaces/paths.md": {
+    depth: 4,
+    note: "Every path of the API and its methods, as openapi-typescript generates them from `spec/openapi.yaml`.",
+  },
+  "interfaces/operations.md": {
+    depth: 3,
+    note: "Every operation of the API by its operationId, as openapi-typescript generates it from `spec/openapi.yaml`.",
+  },
+  "interfaces/components.md": {
+    depth: 4,
+    note: "The schemas, parameters, headers and responses of `spec/openapi.yaml`, as openapi-typescript generates them.",
+  },
+};
+
+const SEE_HTTP_REFERENCE =
+  "Their fields, descriptions and examples are in the [HTTP reference](/reference/http.html); " +
+  "the calls that take and return them are the [client methods](../../client/index.md).";
+
+function compactGeneratedType(markdown: string, depth: number, note: string): string {
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of markdown.split("\n")) {
+    const level = /^(#{1,6}) /.exec(line)?.[1].length;
+    if (level !== undefined) skipping = level > depth;
+    if (!skipping) out.push(line);
+  }
+  return (
+    out
+      .join("\n")
+      .replace(/^(# .+\n)/, `$1\n${note} ${SEE_HTTP_REFERENCE}\n`)
+      // An operation's entry: its operationId as a code span, which the site links to that operation.
+      .replace(/^> \*\*([a-z]+\.[A-Za-z]+)\*\*: `object`$/gm, "$&\n\nIn the HTTP reference: `$1`.")
+  );
+}
+
+function compactGeneratedTypes(outDir: string): void {
+  for (const dir of readdirSync(outDir, { withFileTypes: true })) {
+    if (!dir.isDirectory()) continue;
+    for (const [file, { depth, note }] of Object.entries(GENERATED_TYPES)) {
+      const path = join(outDir, dir.name, file);
+      if (existsSync(path)) writeFileSync(path, compactGeneratedType(readFileSync(path, "utf8"), depth, note));
+    }
+  }
+}
+
 export async function renderSdkReference(outDir: string): Promise<{ modules: number; warnings: number }> {
   const entries = publicEntries();
   const app = await Application.bootstrapWithPlugins({
@@ -88,6 +140,7 @@ export async function renderSdkReference(outDir: string): Promise<{ modules: num
   const project = await app.convert();
   if (!project) throw new Error("TypeDoc could not convert the public entry points; run `npm run typecheck`.");
   await app.generateOutputs(project);
+  compactGeneratedTypes(outDir);
   fixAnchorsIn(outDir);
   if (app.logger.hasErrors()) throw new Error("TypeDoc reported errors while rendering the SDK reference.");
   return { modules: project.children?.length ?? 0, warnings: app.logger.warningCount };
