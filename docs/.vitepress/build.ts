@@ -6,7 +6,8 @@
  *      per client resource (`client.domains` …) from the spec → docs/sdk/client/ and docs/ru/sdk/client/
  *   3. the CLI reference from every bin's --help → docs/cli/ and docs/ru/cli/
  *   4. VitePress over docs/ → docs/.vitepress/dist (or `--out DIR`), with offline search.
- * Steps 1–3 write generated, gitignored pages; step 4 fails on a dead link between pages.
+ * Steps 1–3 write generated, gitignored pages; step 4 fails on a dead link between pages. A finished
+ * build records the hash of its inputs in the site folder (`inputs-hash.ts`), so a current site is reused.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -16,6 +17,7 @@ import { CLI_WORDS, cliIndex, cliPage, collectCliHelp } from "./cli-reference";
 import { docsRoot } from "./guides";
 import { changelogPage } from "./changelog";
 import { httpIndexPage } from "./http-index";
+import { INPUTS_STAMP, inputsHash } from "./inputs-hash";
 import { renderHttpReference } from "./http-reference";
 import { renderSdkReference } from "./sdk-reference";
 import { methodDocs, resourceIndex, resourcePage } from "./sdk-methods";
@@ -38,6 +40,19 @@ function copySdkToRussian(): void {
   const from = join(docsRoot, "sdk");
   const to = join(docsRoot, "ru/sdk");
   cpSync(from, to, { recursive: true, filter: (src) => !src.endsWith(".json") });
+  // Links to the HTTP reference lead to its Russian page.
+  const relink = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) relink(path);
+      else if (entry.name.endsWith(".md")) {
+        const text = readFileSync(path, "utf8");
+        if (text.includes("(/reference/http.html"))
+          writeFileSync(path, text.replaceAll("(/reference/http.html", "(/reference/http.ru.html"));
+      }
+    }
+  };
+  relink(to);
   const index = join(to, "index.md");
   const text = readFileSync(index, "utf8").replace(/^# SDK reference\n/, `# Справочник SDK\n\n${RU_SDK_NOTE}`);
   writeFileSync(index, text);
@@ -89,6 +104,8 @@ interface BuildSummary {
   cliPages: number;
   pages: number;
   seconds: number;
+  /** Wall time of the steps: TypeDoc and the CLI's --help run side by side, then VitePress. */
+  steps: { typedoc: number; cliHelp: number; vitepress: number };
 }
 
 function countPages(dir: string): number {
@@ -102,6 +119,8 @@ function countPages(dir: string): number {
 
 async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
   const started = performance.now();
+  // Hashed before anything is read: an input edited during the build leaves a stamp that no longer matches.
+  const inputs = inputsHash();
   for (const dir of GENERATED) rmSync(join(docsRoot, dir), { recursive: true, force: true });
   for (const file of ["changelog.md", "ru/changelog.md"]) rmSync(join(docsRoot, file), { force: true });
   const base = process.env.DOCS_BASE ?? "/";
@@ -111,7 +130,12 @@ async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
   write(join(docsRoot, "ru/changelog.md"), changelogPage("ru"));
   write(join(docsRoot, "http/index.md"), httpIndexPage("en", base));
   write(join(docsRoot, "ru/http/index.md"), httpIndexPage("ru", base));
-  const [sdk, cli] = await Promise.all([renderSdkReference(join(docsRoot, "sdk")), collectCliHelp()]);
+  const since = (t: number) => Math.round((performance.now() - t) / 100) / 10;
+  const timed = async <T>(work: Promise<T>, t = performance.now()): Promise<[T, number]> => [await work, since(t)];
+  const [[sdk, sdkSeconds], [cli, cliSeconds]] = await Promise.all([
+    timed(renderSdkReference(join(docsRoot, "sdk"))),
+    timed(collectCliHelp()),
+  ]);
   const methods = writeMethodPages("sdk", "en");
   addStartHere("sdk", "en");
   copySdkToRussian();
@@ -125,7 +149,10 @@ async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
     for (const ref of cli) write(join(docsRoot, prefix, `${ref.bin}.md`), cliPage(ref, words));
   }
   if (existsSync(outDir)) rmSync(outDir, { recursive: true, force: true });
+  const vitepressStarted = performance.now();
   await build(docsRoot, { outDir, mpa: false });
+  const vitepressSeconds = since(vitepressStarted);
+  writeFileSync(join(outDir, INPUTS_STAMP), `${inputs}\n`);
   return {
     outDir,
     operations: http.operations,
@@ -134,7 +161,8 @@ async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
     sdkWarnings: sdk.warnings,
     cliPages: cli.reduce((n, r) => n + r.pages.length, 0),
     pages: countPages(outDir),
-    seconds: Math.round((performance.now() - started) / 100) / 10,
+    seconds: since(started),
+    steps: { typedoc: sdkSeconds, cliHelp: cliSeconds, vitepress: vitepressSeconds },
   };
 }
 
@@ -143,6 +171,7 @@ if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename
   const summary = await buildSite(values.out ? resolve(values.out) : DEFAULT_OUT_DIR);
   console.log(
     `docs: ${summary.pages} pages in ${summary.outDir} (${summary.operations} HTTP operations, ` +
-      `${summary.sdkModules} SDK modules, ${summary.sdkMethods} client methods, ${summary.cliPages} CLI help pages) in ${summary.seconds} s`,
+      `${summary.sdkModules} SDK modules, ${summary.sdkMethods} client methods, ${summary.cliPages} CLI help pages) in ${summary.seconds} s ` +
+      `(TypeDoc ${summary.steps.typedoc} s and --help ${summary.steps.cliHelp} s side by side, VitePress ${summary.steps.vitepress} s)`,
   );
 }

@@ -19,6 +19,9 @@ import { decorateSpec, readSpec, referenceFile, SPEC_FILE } from "./http-referen
 interface Words {
   label: string;
   guides: string;
+  references: string;
+  sdkTypes: string;
+  cliCommands: string;
   sdk: string;
   methods: string;
   cli: string;
@@ -37,6 +40,9 @@ const WORDS: Record<Locale["key"], Words> = {
   root: {
     label: "English",
     guides: "Guides",
+    references: "Reference",
+    sdkTypes: "Functions, classes and types",
+    cliCommands: "reseller and reseller-emulator",
     sdk: "SDK reference",
     methods: "Client methods",
     cli: "CLI reference",
@@ -54,6 +60,9 @@ const WORDS: Record<Locale["key"], Words> = {
   ru: {
     label: "Русский",
     guides: "Руководства",
+    references: "Справочники",
+    sdkTypes: "Функции, классы и типы",
+    cliCommands: "reseller и reseller-emulator",
     sdk: "Справочник SDK",
     methods: "Методы клиента",
     cli: "Справочник CLI",
@@ -131,16 +140,29 @@ function themeConfig(locale: Locale): DefaultTheme.Config {
       { text: w.guides, link: `${p}guides/`, activeMatch: `^${p}guides/` },
       { text: w.contract, link: `${p}contract`, activeMatch: `^${p}contract` },
       { text: w.glossary, link: `${p}glossary`, activeMatch: `^${p}glossary` },
-      { text: w.sdk, link: `${p}sdk/`, activeMatch: `^${p}sdk/` },
-      { text: w.cli, link: `${p}cli/`, activeMatch: `^${p}cli/` },
+      // The three references share one menu: with a link each, the bar overflowed at 1280 px and pushed
+      // the language switch off the screen.
       {
-        text: w.http,
-        activeMatch: `^${p}http/`,
+        text: w.references,
+        activeMatch: `^${p}(sdk|cli|http)/`,
         items: [
-          // A standalone Redoc page, not a VitePress route: `_self` makes the browser load it.
-          { text: w.httpReference, link: `/${referenceFile(locale.key === "ru" ? "ru" : "en")}`, target: "_self" },
-          { text: w.httpOperations, link: `${p}http/` },
-          { text: w.spec, link: `/${SPEC_FILE}`, target: "_self" },
+          {
+            text: w.sdk,
+            items: [
+              { text: w.methods, link: `${p}sdk/client/` },
+              { text: w.sdkTypes, link: `${p}sdk/` },
+            ],
+          },
+          {
+            text: w.http,
+            items: [
+              // A standalone Redoc page, not a VitePress route: `_self` makes the browser load it.
+              { text: w.httpReference, link: `/${referenceFile(locale.key === "ru" ? "ru" : "en")}`, target: "_self" },
+              { text: w.httpOperations, link: `${p}http/` },
+              { text: w.spec, link: `/${SPEC_FILE}`, target: "_self" },
+            ],
+          },
+          { text: w.cli, items: [{ text: w.cliCommands, link: `${p}cli/` }] },
         ],
       },
       {

@@ -3,9 +3,9 @@
  * published .d.ts files), as Markdown pages the site renders and searches. One page per entry point,
  * named by its import specifier (`reseller-api/stores/sqlite`), not by its source file.
  */
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Application, Comment, Converter, DeclarationReflection, ReflectionKind, type Context } from "typedoc";
+import { Application, Converter, DeclarationReflection, type Context } from "typedoc";
 import { publicEntries, repoRoot } from "./package-entries";
 
 /** TypeDoc's module name for a source: the path without extension and without a trailing `/index`. */
@@ -59,21 +59,54 @@ function dropInheritedErrorStatics(context: Context): void {
 }
 
 /**
- * `paths` and `operations` are openapi-typescript's wire types, one property per path and operation:
- * rendered member by member they are two 2 MB pages (four with the Russian copy) that repeat the HTTP
- * reference and take most of the site's build time. Their pages say what they are and link there.
+ * The OpenAPI types openapi-typescript generates (`paths`, `operations`, `components`) expand into pages
+ * of 26,000 headings, 2.3 MB each, that nobody reads and every build and search index pays for. Their
+ * pages keep the names down to `depth` (each path and method, each operation, each schema) and point
+ * to the HTTP reference, which shows every field with its description and example.
  */
-const WIRE_TYPES = new Set(["paths", "operations"]);
-const wireTypeNote = (base: string) =>
-  "The request and response types of every API operation, generated from `spec/openapi.yaml` by " +
-  "openapi-typescript (`paths` by URL, `operations` by operationId). Each operation is documented in the " +
-  `[HTTP reference](${base}reference/http.html) and each client method on the [client methods](../../client/index.md) pages.`;
+const GENERATED_TYPES: Record<string, { depth: number; note: string }> = {
+  "interfaces/paths.md": {
+    depth: 4,
+    note: "Every path of the API and its methods, as openapi-typescript generates them from `spec/openapi.yaml`.",
+  },
+  "interfaces/operations.md": {
+    depth: 3,
+    note: "Every operation of the API by its operationId, as openapi-typescript generates it from `spec/openapi.yaml`.",
+  },
+  "interfaces/components.md": {
+    depth: 4,
+    note: "The schemas, parameters, headers and responses of `spec/openapi.yaml`, as openapi-typescript generates them.",
+  },
+};
 
-function summariseWireTypes(context: Context): void {
-  for (const reflection of context.project.getReflectionsByKind(ReflectionKind.Interface)) {
-    if (!WIRE_TYPES.has(reflection.name) || !(reflection instanceof DeclarationReflection)) continue;
-    for (const child of [...(reflection.children ?? [])]) context.project.removeReflection(child);
-    reflection.comment = new Comment([{ kind: "text", text: wireTypeNote(process.env.DOCS_BASE ?? "/") }]);
+const SEE_HTTP_REFERENCE =
+  "Their fields, descriptions and examples are in the [HTTP reference](/reference/http.html); " +
+  "the calls that take and return them are the [client methods](../../client/index.md).";
+
+function compactGeneratedType(markdown: string, depth: number, note: string): string {
+  const out: string[] = [];
+  let skipping = false;
+  for (const line of markdown.split("\n")) {
+    const level = /^(#{1,6}) /.exec(line)?.[1].length;
+    if (level !== undefined) skipping = level > depth;
+    if (!skipping) out.push(line);
+  }
+  return (
+    out
+      .join("\n")
+      .replace(/^(# .+\n)/, `$1\n${note} ${SEE_HTTP_REFERENCE}\n`)
+      // An operation's entry: its operationId as a code span, which the site links to that operation.
+      .replace(/^> \*\*([a-z]+\.[A-Za-z]+)\*\*: `object`$/gm, "$&\n\nIn the HTTP reference: `$1`.")
+  );
+}
+
+function compactGeneratedTypes(outDir: string): void {
+  for (const dir of readdirSync(outDir, { withFileTypes: true })) {
+    if (!dir.isDirectory()) continue;
+    for (const [file, { depth, note }] of Object.entries(GENERATED_TYPES)) {
+      const path = join(outDir, dir.name, file);
+      if (existsSync(path)) writeFileSync(path, compactGeneratedType(readFileSync(path, "utf8"), depth, note));
+    }
   }
 }
 
@@ -103,11 +136,11 @@ export async function renderSdkReference(outDir: string): Promise<{ modules: num
   app.converter.on(Converter.EVENT_RESOLVE_BEGIN, (context: Context) => {
     for (const mod of context.project.children ?? []) mod.name = names.get(mod.name) ?? mod.name;
     dropInheritedErrorStatics(context);
-    summariseWireTypes(context);
   });
   const project = await app.convert();
   if (!project) throw new Error("TypeDoc could not convert the public entry points; run `npm run typecheck`.");
   await app.generateOutputs(project);
+  compactGeneratedTypes(outDir);
   fixAnchorsIn(outDir);
   if (app.logger.hasErrors()) throw new Error("TypeDoc reported errors while rendering the SDK reference.");
   return { modules: project.children?.length ?? 0, warnings: app.logger.warningCount };

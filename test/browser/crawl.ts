@@ -4,11 +4,15 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { BrowserContext } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
 
 interface PageReport {
   path: string;
   problems: string[];
+  /** Tables and code blocks of the page's text that scroll inside themselves at the crawl's width. */
+  innerScroll: string[];
+  /** How many tables and code blocks of the page's text were measured. */
+  blocks: number;
 }
 
 interface Link {
@@ -28,9 +32,30 @@ export interface Crawl {
   requested: Set<string>;
 }
 
+interface CrawlOptions {
+  /** Pages loaded at once: each is its own tab, so a page's problems are its own. */
+  concurrency: number;
+  /** The window every page is loaded in (the inner-scroll measurement is at this width). */
+  viewport: { width: number; height: number };
+}
+
 /** Pages that are standalone documents handled by their own tests (the Redoc page). */
 function isDocumentPage(path: string): boolean {
   return path.endsWith(".html") || path.endsWith("/");
+}
+
+/** What a reader at this width would have to scroll sideways inside the text: wide tables and code. */
+function measureBlocks(): { innerScroll: string[]; blocks: number } {
+  const els = [...document.querySelectorAll(".vp-doc table, .vp-doc div[class*='language-'] pre")];
+  const innerScroll = els
+    .filter((e) => e.scrollWidth > e.clientWidth + 1)
+    .map((e) => {
+      const heading = [...document.querySelectorAll(".vp-doc :is(h1, h2, h3)")]
+        .filter((h) => h.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING)
+        .pop();
+      return `${e.tagName.toLowerCase()} under "${heading?.textContent?.trim() ?? ""}": ${e.scrollWidth}px in ${e.clientWidth}px`;
+    });
+  return { innerScroll, blocks: els.length };
 }
 
 export async function crawl(
@@ -38,39 +63,29 @@ export async function crawl(
   origin: string,
   entries: string[],
   skip: (path: string) => boolean,
+  options: CrawlOptions,
 ): Promise<Crawl> {
   const queue = [...entries];
   const seen = new Set(queue);
   const pages: PageReport[] = [];
   const links: Link[] = [];
   const requested = new Set<string>();
-  const page = await context.newPage();
-  let problems: string[] = [];
-  page.on("console", (m) => {
-    if (m.type() === "error") problems.push(`console: ${m.text()}`);
-  });
-  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
-  page.on("requestfailed", (r) => {
-    // Leaving a page cancels the chunks VitePress prefetches for its links; `requested` still checks they exist.
-    if (r.failure()?.errorText !== "net::ERR_ABORTED")
-      problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
-  });
-  page.on("response", (r) => {
-    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
-  });
-  page.on("request", (r) => {
-    const url = r.url();
-    if (url.startsWith(origin)) requested.add(new URL(url).pathname);
-    else if (!/^(data|blob):/.test(url)) problems.push(`off-site request: ${url}`);
-  });
-  while (queue.length > 0) {
-    const path = queue.shift()!;
-    problems = [];
+  let active = 0;
+  let waiting: (() => void)[] = [];
+  const wake = () => {
+    const w = waiting;
+    waiting = [];
+    for (const resolve of w) resolve();
+  };
+
+  async function visit(page: Page, path: string, problems: string[]): Promise<void> {
     await page.goto(origin + path, { waitUntil: "load" });
+    await page.evaluate(() => document.fonts.ready.then(() => undefined));
     const anchors = await page.$$eval("a[href]", (as) =>
       as.map((a) => ({ href: (a as HTMLAnchorElement).href, text: (a.textContent ?? "").trim() })),
     );
-    pages.push({ path, problems });
+    const measured = await page.evaluate(measureBlocks);
+    pages.push({ path, problems, ...measured });
     for (const { href, text } of anchors) {
       const url = new URL(href);
       if (url.origin !== origin) continue;
@@ -84,7 +99,49 @@ export async function crawl(
       }
     }
   }
-  await page.close();
+
+  async function worker(): Promise<void> {
+    const page = await context.newPage();
+    await page.setViewportSize(options.viewport);
+    let problems: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error") problems.push(`console: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+    page.on("requestfailed", (r) => {
+      // Leaving a page cancels the chunks VitePress prefetches for its links; `requested` still checks they exist.
+      if (r.failure()?.errorText !== "net::ERR_ABORTED")
+        problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
+    });
+    page.on("response", (r) => {
+      if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+    });
+    page.on("request", (r) => {
+      const url = r.url();
+      if (url.startsWith(origin)) requested.add(new URL(url).pathname);
+      else if (!/^(data|blob):/.test(url)) problems.push(`off-site request: ${url}`);
+    });
+    for (;;) {
+      const path = queue.shift();
+      if (path === undefined) {
+        // Another tab may still find pages: wait for it, and stop when nobody is loading.
+        if (active === 0) break;
+        await new Promise<void>((resolve) => waiting.push(resolve));
+        continue;
+      }
+      active++;
+      problems = [];
+      try {
+        await visit(page, path, problems);
+      } finally {
+        active--;
+        wake();
+      }
+    }
+    await page.close();
+  }
+
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
   return { pages, links, requested };
 }
 

@@ -23,13 +23,21 @@ const REFERENCE = `/${HTTP_REFERENCE_FILE}`;
 const REFERENCE_RU = `/${HTTP_REFERENCE_FILE_RU}`;
 const operationIds = decorateSpec(readSpec()).operationIds;
 
+/** Tabs the crawl loads at once: pages wait on the loopback server and on each other's CPU by turns. */
+const CRAWL_CONCURRENCY = 4;
+/** The width of a desktop reader's window: the crawl loads every page at it and measures inner scroll there. */
+const DESKTOP = { width: 1440, height: 900 };
+
 let siteDir: string;
 let server: StaticServer;
 let browser: Browser;
 let site: Crawl;
 
 beforeAll(async () => {
-  siteDir = ensureSite();
+  const started = performance.now();
+  const built = ensureSite();
+  siteDir = built.dir;
+  const ready = performance.now();
   server = await serveStatic(siteDir);
   browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -40,8 +48,14 @@ beforeAll(async () => {
     // The Russian copies of the per-type SDK pages are the English pages byte for byte (their links are
     // still checked against the built files); loading them again would double the crawl.
     (p) => p === REFERENCE || p === REFERENCE_RU || p.startsWith("/ru/sdk/reseller-api/"),
+    { concurrency: CRAWL_CONCURRENCY, viewport: DESKTOP },
   );
-}, 1_800_000); // a stale site is rebuilt first (minutes on a busy two-core machine), then ~350 pages load
+  const seconds = (from: number, to = performance.now()) => ((to - from) / 1000).toFixed(1);
+  console.log(
+    `docs site: ${built.built ? `built in ${seconds(started, ready)} s (its inputs changed)` : "the current build reused (inputs hash matches)"}; ` +
+      `${site.pages.length} pages crawled in ${seconds(ready)} s, ${CRAWL_CONCURRENCY} at a time`,
+  );
+}, 1_800_000); // a stale site is rebuilt first (minutes on a busy two-core machine)
 
 afterAll(async () => {
   if (site) {
@@ -130,25 +144,61 @@ describe("docs site (Chromium)", () => {
     await page.close();
   });
 
-  it("the language switch keeps the reader on the same page, both ways", async () => {
-    const page = await open("/guides/never-buy-twice.html");
-    const english = await page.locator("h1").first().innerText();
-    const englishText = await page.evaluate(() => document.querySelector("h1")?.textContent ?? "");
-    await page.locator(".VPNavBarTranslations button").hover();
-    await page.locator('.VPNavBarTranslations a:has-text("Русский")').click();
-    await page.waitForURL("**/ru/guides/never-buy-twice.html");
-    // The router changes the URL first and the page right after: wait for the translated content.
-    await page.waitForFunction(() => document.documentElement.lang === "ru");
-    await page.waitForFunction((en) => document.querySelector("h1")?.textContent !== en, englishText);
-    const russian = await page.locator("h1").first().innerText();
-    expect(russian).not.toBe(english);
-    expect(await page.getAttribute("html", "lang")).toBe("ru");
-    await page.locator(".VPNavBarTranslations button").hover();
-    await page.locator('.VPNavBarTranslations a:has-text("English")').click();
-    await page.waitForURL("**/guides/never-buy-twice.html");
-    await page.waitForFunction(() => document.documentElement.lang === "en");
-    expect(new URL(page.url()).pathname).toBe("/guides/never-buy-twice.html");
-    await page.close();
+  /** Switches the language the way a reader at this width does: the nav bar's menu, or the hamburger menu. */
+  async function switchLanguage(page: Page, to: "English" | "Русский"): Promise<void> {
+    const width = page.viewportSize()!.width;
+    if (width >= 1280) {
+      // Wide screens show the switch in the bar itself; it must be on the screen, not pushed off it.
+      const button = page.locator(".VPNavBarTranslations button");
+      const box = await button.boundingBox();
+      expect(box, "the language switch is in the nav bar").not.toBeNull();
+      expect(box!.x + box!.width).toBeLessThanOrEqual(width);
+      await button.hover();
+      await page.locator(`.VPNavBarTranslations a:has-text("${to}")`).click();
+    } else {
+      await page.locator(".VPNavBarHamburger").click();
+      await page.locator(".VPNavScreenTranslations button").click();
+      await page.locator(`.VPNavScreenTranslations a:has-text("${to}")`).click();
+    }
+  }
+
+  for (const width of [1280, 375]) {
+    it(`the language switch keeps the reader on the same page, both ways (${width} px)`, async () => {
+      const page = await open("/guides/never-buy-twice.html", width);
+      const englishText = await page.evaluate(() => document.querySelector("h1")?.textContent ?? "");
+      await switchLanguage(page, "Русский");
+      await page.waitForURL("**/ru/guides/never-buy-twice.html");
+      // The router changes the URL first and the page right after: wait for the translated content.
+      await page.waitForFunction(() => document.documentElement.lang === "ru");
+      await page.waitForFunction((en) => document.querySelector("h1")?.textContent !== en, englishText);
+      expect(await page.evaluate(() => document.querySelector("h1")?.textContent ?? "")).not.toBe(englishText);
+      await switchLanguage(page, "English");
+      await page.waitForURL("**/guides/never-buy-twice.html");
+      await page.waitForFunction(() => document.documentElement.lang === "en");
+      expect(new URL(page.url()).pathname).toBe("/guides/never-buy-twice.html");
+      await page.close();
+    });
+  }
+
+  it("the nav bar fits the screen at 1280 and 1440 px in both languages", async () => {
+    const over: string[] = [];
+    for (const path of [
+      "/guides/never-buy-twice.html",
+      "/ru/guides/never-buy-twice.html",
+      "/index.html",
+      "/ru/index.html",
+    ]) {
+      for (const width of [1280, 1440]) {
+        const page = await open(path, width);
+        const right = await page.$$eval(".VPNavBar .content-body > *", (els) =>
+          els.filter((e) => getComputedStyle(e).display !== "none").map((e) => e.getBoundingClientRect().right),
+        );
+        expect(right.length).toBeGreaterThan(3);
+        if (Math.max(...right) > width) over.push(`${path} at ${width} px: ${Math.max(...right)} px`);
+        await page.close();
+      }
+    }
+    expect(over).toEqual([]);
   });
 
   for (const [lang, entry] of [
@@ -189,6 +239,20 @@ describe("docs site (Chromium)", () => {
       await page.close();
     }
     expect(wide).toEqual([]);
+  });
+
+  it("no table or code block in a page's text needs an inner scroll at 1440 px", () => {
+    // Measured by the crawl on every page it loaded, at DESKTOP width, after the fonts were in.
+    const measured = site.pages.filter((p) => p.blocks > 0);
+    expect(DESKTOP.width).toBe(1440);
+    expect(measured.length).toBeGreaterThan(50);
+    expect(measured.some((p) => p.path.startsWith("/guides/"))).toBe(true);
+    expect(measured.some((p) => p.path.startsWith("/sdk/reseller-api/"))).toBe(true);
+    expect(measured.reduce((n, p) => n + p.blocks, 0)).toBeGreaterThan(300);
+    const scrolled = measured
+      .filter((p) => p.innerScroll.length > 0)
+      .map((p) => `${p.path}: ${p.innerScroll.join("; ")}`);
+    expect(scrolled).toEqual([]);
   });
 
   it("J1: every internal link with an anchor lands on a heading (or rule) whose text names the link's target", () => {
