@@ -73,6 +73,10 @@ async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunRe
 
 async function loop(command: Command): Promise<RunResult> {
   const { deps, ctx, signal } = command;
+  if (command.mustLookUpFirst) {
+    const end = await command.reconcile(true);
+    if (end) return end;
+  }
   for (;;) {
     if (signal?.aborted) return command.aborted(signal.reason);
     const attempt = await nextAttempt(command);

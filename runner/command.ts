@@ -16,6 +16,7 @@ import { CommandJournal, raceEvent } from "./command-journal";
 import { deadlineAtOf, proxyAnomalyEvent } from "./deadline";
 import { deadlineEvent, unknownOutcomeEvent } from "./loop-events";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
+import { looksUpBeforeResend } from "./reconcile";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 
@@ -192,9 +193,19 @@ export class Command {
   }
 
   /** I4/F5 after an unknown outcome of a `reconcile` write; undefined: resend now (reconcile-step.ts). */
-  async reconcile(): Promise<RunResult | undefined> {
+  async reconcile(resuming = false): Promise<RunResult | undefined> {
     // Reconciliation is rare (an unknown outcome of an order): its code loads on first use.
     const { reconcileStep } = await import("./reconcile-step");
-    return reconcileStep(this);
+    return reconcileStep(this, resuming);
+  }
+
+  /**
+   * D7/F5/I4: a `reconcile` write resumed from the journal in a state where it may have reached the
+   * server (a restart, a caller's retry of an unknown, another worker's dead command) is looked up by
+   * external_id before its first send — past the replay TTL the server would create it again.
+   */
+  get mustLookUpFirst(): boolean {
+    const { ctx, record } = this;
+    return ctx.resumed === true && record.state !== undefined && looksUpBeforeResend(ctx.op, record.state);
   }
 }

@@ -10,7 +10,7 @@
  */
 import { REQUIRED_PATHS } from "./invariants";
 import fc from "fast-check";
-import { scenarioArbitrary, simulate } from "./scenario";
+import { scenarioArbitrary, simulate, type Scenario } from "./scenario";
 import { runScenario } from "./world";
 import { REGRESSIONS } from "./regressions";
 
@@ -38,6 +38,16 @@ async function main(): Promise<void> {
       console.log(JSON.stringify({ name: r.name, invariant: r.invariant, violations }));
     }
     process.exitCode = failed > 0 ? 1 : 0;
+    return;
+  }
+  const given = arg("scenario");
+  if (given !== undefined) {
+    // One scenario as JSON (a kept regression, or one edited by hand): its violations and its trace.
+    const { violations, trace } = await runScenario(JSON.parse(given) as Scenario);
+    for (const v of violations) console.log(`  ✗ ${v.invariant}: ${v.detail}`);
+    if (process.argv.includes("--trace")) console.log(trace.join("\n"));
+    console.log(`violations: ${violations.length}`);
+    process.exitCode = violations.length > 0 ? 1 : 0;
     return;
   }
   const seed = Number(arg("seed") ?? 20);

@@ -40,6 +40,28 @@ export const REGRESSIONS: Regression[] = [
     },
   },
   {
+    // w0 orders cmd-0: the server commits it and the answer is lost, the lookup by external_id fails, so
+    // the command is journalled `unknown`; time passes the 45 s replay TTL while the application waits to
+    // retry, and its same-key retry resumed the command by resending it without a lookup → a second order.
+    // Diagnosed from: npm run simulate -- --seed 7 --path 172:0:0:0:0:0:0:0:1:0:1:2:2:2:5:7:13:19:17
+    name: "D7, F5: a same-key retry of an unknown order past the replay TTL looks the order up first, not bought again",
+    invariant: "at most one effect per business command",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 1,
+      continuous: [false],
+      commands: ["order"],
+      scripts: [[{ op: "cmd", cmd: 0, wait: false }]],
+      events: [
+        { step: 0, kind: "fault", fault: "timeout_after", path: "orders", times: 1 },
+        { step: 0, kind: "fault", fault: "error_503_before", path: "any", times: 1 },
+        { step: 5, kind: "jump", to: "ttl" },
+      ],
+      schedule: [],
+    },
+  },
+  {
     // Two workers order cmd-0; the owner crashes and its restart (a new id) re-runs the job past the
     // replay TTL: the same-key call on a settled command went out unjournalled → a second order.
     name: "D6, G1: a restarted worker re-running a settled order past the replay TTL does not buy it again",
