@@ -144,6 +144,10 @@ async function runShard(options: SimulateOptions, spec: string): Promise<void> {
     onRun: (runs, violations) => {
       if (runs % 50 === 0) console.error(`shard-progress ${runs} ${violations}`);
     },
+    onViolation: (index, violations) => {
+      const what = violations.map((v) => `${v.invariant}: ${v.detail}`).join("; ");
+      console.error(`violation at --seed ${options.seed} --path ${index}: ${what}`);
+    },
   });
   const line: ShardLine = {
     runs: report.runs,

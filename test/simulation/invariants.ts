@@ -188,6 +188,17 @@ export class Tracker {
           `${worker} wrote ${method}(${typeof args[1] === "string" ? args[1] : ""}) to ${before.idempotencyKey} owned by ${before.owner}`,
         );
     }
+    // Invariant: one mover per command in a worker — its recovery never writes a command that one of
+    // its own live calls or waits holds (a claim may re-stamp such a row; recovery must hand it back).
+    if (act && (act.role === "recover" || act.role === "background")) {
+      for (const holder of this.holds.get(record.id) ?? []) {
+        if (holder.worker !== worker || (holder.role !== "call" && holder.role !== "wait")) continue;
+        this.violate(
+          "one mover per command",
+          `${worker}'s recovery wrote ${method}(${typeof args[1] === "string" ? args[1] : ""}) to ${record.idempotencyKey} while its own ${holder.role} holds it`,
+        );
+      }
+    }
     if (act) this.hold(act, record.id);
     if (TERMINAL_STATES.includes(record.state) && (!before || !TERMINAL_STATES.includes(before.state))) {
       const set = this.settledBy.get(record.id) ?? new Set();

@@ -234,6 +234,8 @@ export interface SimulateOptions {
   stopAt?: number;
   /** Called after every run made, with the runs and the runs with a violation so far. */
   onRun?: (runs: number, violations: number) => void;
+  /** Called at once for a run with a violation, with its index (its path) and its violations. */
+  onViolation?: (index: number, violations: readonly { invariant: string; detail: string }[]) => void;
 }
 
 /**
@@ -274,7 +276,10 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
     if (stopAt !== undefined && performance.now() >= stopAt) return true;
     const result = await runScenario(scenario);
     runs += 1;
-    if (result.violations.length > 0) firstFailing ??= index;
+    if (result.violations.length > 0) {
+      firstFailing ??= index;
+      options.onViolation?.(index, result.violations);
+    }
     for (const [k, v] of result.coverage) coverage.set(k, (coverage.get(k) ?? 0) + v);
     if (result.violations.length > 0) violations += 1;
     if (options.only && result.violations.some((v) => `${v.invariant}: ${v.detail}`.includes(options.only!)))
