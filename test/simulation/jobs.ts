@@ -72,6 +72,7 @@ function runChild(
     child.stderr.on("data", (d: Buffer) => {
       const text = d.toString();
       for (const m of text.matchAll(/^shard-progress (\d+) (\d+)$/gm)) onProgress(Number(m[1]), Number(m[2]));
+      for (const m of text.matchAll(/^violation at .*$/gm)) console.error(m[0]);
       stderr += text.replace(/^shard-progress .*\n?/gm, "");
     });
     child.on("error", reject);
