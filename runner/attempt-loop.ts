@@ -67,6 +67,8 @@ async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunRe
       record.race = raceOf(error); // noticed before a resend: it may have run already, so an Outcome
       return AGAIN;
     }
+    // No throw after a send: the pacer (its window store) failed before a further attempt.
+    if (command.isWrite && command.sent) return command.storeFailed(error);
     throw error;
   }
 }

@@ -183,6 +183,21 @@ export class Command {
     });
   }
 
+  /**
+   * The pacer failed (its window store unreachable) before a further attempt of a write this call
+   * already sent: nothing more is sent, the Outcome is `unknown` — never a throw after a send.
+   */
+  storeFailed(error: unknown): Promise<RunResult> {
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return this.finish({
+      last: this.lastClassified,
+      unknown: {
+        reason: "store_unavailable",
+        reconciliation: `the pacer could not reserve the next attempt (${this.deps.redactor.text(what)}); nothing more was sent — call again later with the SAME key`,
+      },
+    });
+  }
+
   /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
   async aborted(reason: unknown): Promise<RunResult> {
     if (this.isWrite && this.sent) {

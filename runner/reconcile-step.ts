@@ -64,6 +64,7 @@ export async function reconcileStep(command: Command, resuming = false): Promise
     } catch (error) {
       if (signal?.aborted) return command.aborted(signal.reason);
       if (isDeadlineExceededError(error)) return command.atDeadline(error.retryAt, error.waitingFor);
+      if (command.sent) return command.storeFailed(error); // the order went out: an Outcome, never a throw
       throw error;
     }
     // C12: a 429 on the lookup waits out the key's pause like any other request.

@@ -164,6 +164,10 @@ export class Tracker {
       for (const r of result as CommandRecord[]) {
         for (const holder of this.holds.get(r.id) ?? []) {
           if (holder.worker === worker || !this.alive(holder.worker) || this.excused(holder.worker)) continue;
+          // A recovery round lets go of a command it leaves open (no more heartbeats, recovery/recover.ts)
+          // while its other commands keep the round going: that it never writes over the new owner's
+          // lease is the non-owner invariant below, that it never settles it twice is "settled by one worker".
+          if (holder.role === "background" || holder.role === "recover") continue;
           // It tried to renew within the lease, but the journal was slow (the schedule held the call back):
           // a lease is only as long as the longest pause (docs/guides/fleet.md); what counts is that it tried.
           const tried = this.tried.get(holder.worker)?.get(r.id);

@@ -132,4 +132,34 @@ export const REGRESSIONS: Regression[] = [
       schedule: [],
     },
   },
+  {
+    // Orders whose first attempts are reset before the server; the shared window store goes down while
+    // a retry waits for its pacer slot: the reserve's error was thrown at the application after the send.
+    // Found as: npm run simulate -- --seed 20 --path 152 (the --runs 100000 run, before the fix)
+    name: "E4, G4: a window store outage before a retry of a sent write ends as an Outcome (store_unavailable), never a throw",
+    invariant: "no throw after a send",
+    scenario: {
+      seed: 567817771,
+      journal: "memory",
+      workers: 3,
+      continuous: [true, false],
+      commands: ["renew", "order", "order", "order"],
+      scripts: [
+        [
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "cmd", cmd: 4, wait: false },
+          { op: "pause", ms: 31000 },
+        ],
+        [{ op: "cmd", cmd: 2, wait: true }, { op: "recover" }, { op: "cmd", cmd: 4, wait: false }],
+      ],
+      events: [
+        { step: 23, kind: "store-outage", worker: "all", steps: 17 },
+        { step: 152, kind: "journal-outage", worker: 0, steps: 26 },
+        { step: 8, kind: "fault", fault: "reset_before", path: "orders", times: 3 },
+        { step: 87, kind: "crash", worker: 3, restart: true },
+      ],
+      schedule: [0, 12, 5, 3, 1, 8, 2, 6, 11],
+    },
+  },
 ];
