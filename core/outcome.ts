@@ -193,6 +193,11 @@ export type UnknownReason =
   | "response_too_large"
   /** The journal refused a write after a send (see `journalRace`): another worker settles the command. */
   | "journal_race"
+  /**
+   * The key's pacer (its shared window store, e.g. Redis) failed before a further attempt, after one
+   * was sent: nothing more was sent; the command stays in the journal for the same key or `recover()`.
+   */
+  | "store_unavailable"
   /** The command is in `needs_manual_check` (F4): nothing is sent until a human resolves it. */
   | "needs_manual_check";
 

@@ -23,6 +23,7 @@ export type {
   Journal,
   Lease,
   ListCommandsFilter,
+  StatePage,
   ManualCheck,
   ManualResolution,
   NewCommand,

@@ -187,6 +187,14 @@ export interface ListCommandsFilter {
   before?: { createdAt: number; id: string };
 }
 
+/** A page of `listByState()`: oldest first, at most `limit` commands after `after`. */
+export interface StatePage {
+  /** Page size, ≥ 1. */
+  limit: number;
+  /** The last command of the previous page: this page starts after it (createdAt, then insertion order). */
+  after?: { createdAt: number; id: string };
+}
+
 export interface Journal {
   /**
    * G1/D3: persist the command in state "recorded". A rejection must abort the send. With `lease`,
@@ -218,8 +226,11 @@ export interface Journal {
   claim(request: ClaimRequest): Promise<CommandRecord[]>;
   get(id: string): Promise<CommandRecord | undefined>;
   findByIdempotencyKey(apiKeyId: string, idempotencyKey: string): Promise<CommandRecord | undefined>;
-  /** Commands currently in any of `states`, oldest first. */
-  listByState(states: readonly CommandState[]): Promise<CommandRecord[]>;
+  /**
+   * Commands currently in any of `states`, oldest first. With `page`, at most `page.limit` of them,
+   * the ones after `page.after` (a bounded read: recover() pages through a large backlog).
+   */
+  listByState(states: readonly CommandState[], page?: StatePage): Promise<CommandRecord[]>;
   /**
    * H2 retention: drops the request and response bodies of settled commands (succeeded, completed,
    * failed, rejected) last updated before `settledBefore`. Keeps the key, fingerprint, state,

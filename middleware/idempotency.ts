@@ -214,6 +214,8 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
         }
         ctx.commandId = existing.id;
         ctx.journalState = RESUMABLE.has(existing.state) ? existing.state : undefined;
+        // recover() looked the order up itself before it resends (recovery/recover.ts).
+        ctx.resumed = !recovering;
         return undefined;
       }
       const externalId = (parsed as { external_id?: unknown } | null)?.external_id;

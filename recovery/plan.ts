@@ -5,6 +5,7 @@
  */
 import { operationTable, type OperationMeta } from "../generated/operations";
 import type { CommandRecord, CommandState } from "../journal";
+import { looksUpBeforeResend } from "../runner";
 
 /** States recover() looks at. `needs_manual_check` only when asked (recheckManual). */
 export const RECOVERABLE_STATES: readonly CommandState[] = [
@@ -72,7 +73,9 @@ export function planRecovery(record: CommandRecord, now: number, options: PlanOp
   }
   switch (op.unknownOutcome) {
     case "reconcile": {
-      if (record.externalId) return { action: "lookup_order", externalId: record.externalId, resendAllowed: fresh };
+      // The runner's rule too (looksUpBeforeResend): never resent before the lookup by external_id.
+      if (record.externalId && looksUpBeforeResend(op, record.state))
+        return { action: "lookup_order", externalId: record.externalId, resendAllowed: fresh };
       return fresh
         ? { action: "resend", pastTtl: false }
         : { action: "manual", reason: "no external_id to look the order up and the replay TTL has passed (D6, D7)" };

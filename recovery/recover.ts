@@ -54,6 +54,9 @@ const LATER: readonly CommandState[] = ["accepted", "needs_manual_check"];
 
 class Skip extends Error {}
 
+/** Commands read per listByState() page outside fleet mode. */
+const PAGE = 500;
+
 export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions = {}): Promise<RecoverSummary> {
   const { journal, clock, redactor } = deps;
   const plan: PlanOptions = {
@@ -120,16 +123,33 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   } else {
     // updatedAt and leaseUntil come from the journal's own clock (Date.now by default).
     const now = Date.now();
-    const listed = await journal.listByState(states);
-    const eligible = listed.filter(
-      (r) =>
-        r.apiKeyId === deps.apiKeyId &&
-        r.environment === deps.environment &&
-        !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's
-        (staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs),
-    );
+    const isEligible = (r: CommandRecord) =>
+      r.apiKeyId === deps.apiKeyId &&
+      r.environment === deps.environment &&
+      !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's
+      (staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs);
+    // A bounded read: pages of the oldest commands until enough are eligible (never the whole backlog).
+    const wanted = maxCommands + (holders?.busy().length ?? 0);
+    const eligible: CommandRecord[] = [];
+    const seen = new Set<string>();
+    for (let after: CommandRecord | undefined; eligible.length < wanted;) {
+      const limit = Math.min(PAGE, wanted);
+      const page = await journal.listByState(states, {
+        limit,
+        after: after && { createdAt: after.createdAt, id: after.id },
+      });
+      let fresh = 0;
+      for (const r of page) {
+        if (seen.has(r.id)) continue; // a store that does not page returns everything every time
+        seen.add(r.id);
+        fresh += 1;
+        if (isEligible(r)) eligible.push(r);
+      }
+      if (page.length !== limit || fresh === 0) break; // the last page
+      after = page.at(-1);
+    }
     // G4/I5: a command one of this client's calls is sending stays with that call (two movers would clash).
-    const taken = take(eligible.slice(0, maxCommands + (holders?.busy().length ?? 0)));
+    const taken = take(eligible.slice(0, wanted));
     records = taken.slice(0, maxCommands);
     for (const r of taken.slice(maxCommands)) holders?.leaveRecovery(r.id);
   }

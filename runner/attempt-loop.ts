@@ -67,12 +67,18 @@ async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunRe
       record.race = raceOf(error); // noticed before a resend: it may have run already, so an Outcome
       return AGAIN;
     }
+    // No throw after a send: the pacer (its window store) failed before a further attempt.
+    if (command.isWrite && command.sent) return command.storeFailed(error);
     throw error;
   }
 }
 
 async function loop(command: Command): Promise<RunResult> {
   const { deps, ctx, signal } = command;
+  if (command.mustLookUpFirst) {
+    const end = await command.reconcile(true);
+    if (end) return end;
+  }
   for (;;) {
     if (signal?.aborted) return command.aborted(signal.reason);
     const attempt = await nextAttempt(command);

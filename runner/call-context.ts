@@ -51,6 +51,11 @@ export interface CallContext extends CallOptions {
    * call's transitions (no journal, or a resend of a command that already reached a final state).
    */
   journalState?: CommandState;
+  /**
+   * Set by the idempotency middleware: the command was already in the journal under this key (a
+   * restart, a retry of an unknown, another worker's command), so it may have reached the server.
+   */
+  resumed?: boolean;
   outcome?: Outcome;
   /** Set by the facade, which reads `outcome` only: the attempt loop skips rebuilding the Response. */
   outcomeOnly?: boolean;

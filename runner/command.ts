@@ -16,6 +16,7 @@ import { CommandJournal, raceEvent } from "./command-journal";
 import { deadlineAtOf, proxyAnomalyEvent } from "./deadline";
 import { deadlineEvent, unknownOutcomeEvent } from "./loop-events";
 import { pacedAttempt, type PacedAttemptResult } from "./paced-attempt";
+import { looksUpBeforeResend } from "./reconcile";
 import type { RunnerDeps, RunResult } from "./runner-types";
 import type { AttemptRequest, FetchLike, PreparedRequest } from "./transport";
 
@@ -182,6 +183,21 @@ export class Command {
     });
   }
 
+  /**
+   * The pacer failed (its window store unreachable) before a further attempt of a write this call
+   * already sent: nothing more is sent, the Outcome is `unknown` — never a throw after a send.
+   */
+  storeFailed(error: unknown): Promise<RunResult> {
+    const what = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return this.finish({
+      last: this.lastClassified,
+      unknown: {
+        reason: "store_unavailable",
+        reconciliation: `the pacer could not reserve the next attempt (${this.deps.redactor.text(what)}); nothing more was sent — call again later with the SAME key`,
+      },
+    });
+  }
+
   /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
   async aborted(reason: unknown): Promise<RunResult> {
     if (this.isWrite && this.sent) {
@@ -192,9 +208,19 @@ export class Command {
   }
 
   /** I4/F5 after an unknown outcome of a `reconcile` write; undefined: resend now (reconcile-step.ts). */
-  async reconcile(): Promise<RunResult | undefined> {
+  async reconcile(resuming = false): Promise<RunResult | undefined> {
     // Reconciliation is rare (an unknown outcome of an order): its code loads on first use.
     const { reconcileStep } = await import("./reconcile-step");
-    return reconcileStep(this);
+    return reconcileStep(this, resuming);
+  }
+
+  /**
+   * D7/F5/I4: a `reconcile` write resumed from the journal in a state where it may have reached the
+   * server (a restart, a caller's retry of an unknown, another worker's dead command) is looked up by
+   * external_id before its first send — past the replay TTL the server would create it again.
+   */
+  get mustLookUpFirst(): boolean {
+    const { ctx, record } = this;
+    return ctx.resumed === true && record.state !== undefined && looksUpBeforeResend(ctx.op, record.state);
   }
 }

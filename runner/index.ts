@@ -2,7 +2,7 @@
 export { bindCallContext, callContextOf, carryCallContext } from "./call-context";
 export type { CallContext, CallOptions } from "./call-context";
 export { classify, isJsonContentType } from "./classify";
-export { orderFromList, orderLookupQuery } from "./reconcile";
+export { looksUpBeforeResend, orderFromList, orderLookupQuery } from "./reconcile";
 export { createRetryBudget } from "./retry-budget";
 export type { RetryBudget, RetryBudgetOptions } from "./retry-budget";
 export { decide } from "./retry-policy";

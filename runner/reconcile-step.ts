@@ -16,7 +16,7 @@ import type { PacedAttemptResult } from "./paced-attempt";
  * I4/F5: look the order up by external_id; undefined means "resend now with the same key and bytes".
  * Drives the command through its own methods (finish, move, attempt, aborted, atDeadline).
  */
-export async function reconcileStep(command: Command): Promise<RunResult | undefined> {
+export async function reconcileStep(command: Command, resuming = false): Promise<RunResult | undefined> {
   const { deps, ctx, attempts, signal } = command;
   const { op } = ctx;
   const { events, redactor } = deps;
@@ -36,13 +36,21 @@ export async function reconcileStep(command: Command): Promise<RunResult | undef
             : "server_error";
     return { reason, reconciliation: why } as const;
   };
-  await command.move("unknown");
-  if (!externalId)
-    return command.finish({
-      last: lastClassified,
-      unknown: unknownOf("no external_id in the body: cannot look the order up"),
-    });
-  await command.move("reconciling");
+  if (resuming) {
+    // D7/F5: a command another call (or a crashed process) may have sent, possibly past the replay
+    // TTL, when the server no longer replays its key: nothing is resent before the lookup.
+    if (!externalId) return undefined; // the schema requires it; without one the send goes as before
+    await toReconciling(command);
+    if (command.record.race) return command.journalRaced();
+  } else {
+    await command.move("unknown");
+    if (!externalId)
+      return command.finish({
+        last: lastClassified,
+        unknown: unknownOf("no external_id in the body: cannot look the order up"),
+      });
+    await command.move("reconciling");
+  }
   const req = lookupRequest(command.baseUrl, command.templateOf().headers, externalId);
   let found;
   for (let i = 0; ; i++) {
@@ -56,6 +64,7 @@ export async function reconcileStep(command: Command): Promise<RunResult | undef
     } catch (error) {
       if (signal?.aborted) return command.aborted(signal.reason);
       if (isDeadlineExceededError(error)) return command.atDeadline(error.retryAt, error.waitingFor);
+      if (command.sent) return command.storeFailed(error); // the order went out: an Outcome, never a throw
       throw error;
     }
     // C12: a 429 on the lookup waits out the key's pause like any other request.
@@ -84,10 +93,15 @@ export async function reconcileStep(command: Command): Promise<RunResult | undef
   }
   if (found.result === "lookup_failed") {
     await command.move("unknown");
+    const why = `order lookup by external_id failed (${found.why}); do not create it again`;
     return command.finish({
       last: lastClassified,
-      unknown: unknownOf(`order lookup by external_id failed (${found.why}); do not create it again`),
+      unknown: resuming ? { reason: lookupFailure(found), reconciliation: why } : unknownOf(why),
     });
+  }
+  if (resuming) {
+    await command.move("sending"); // not found: the resend below is the first send of this call
+    return undefined;
   }
   // Nothing was created: a resend with the SAME key and bytes is safe (G4), within the bounds.
   const cost = command.counted < deps.retry.maxAttempts ? deps.budget.tryAcquire("error") : false;
@@ -127,4 +141,21 @@ async function lookupAttempt(
     });
   }
   return r;
+}
+
+/** From wherever a resumed command stands to `reconciling`, by the journal's allowed moves (I5). */
+async function toReconciling(command: Command): Promise<void> {
+  const state = command.record.state;
+  if (state === "recorded") await command.move("sending");
+  if (state === "recorded" || state === "sending") await command.move("unknown");
+  if (command.record.state !== "reconciling") await command.move("reconciling");
+}
+
+/** Why a resumed command stays unknown when its lookup failed (no attempt of this call to name). */
+function lookupFailure(found: {
+  why: string;
+  status?: number;
+}): "timeout" | "network" | "server_error" | "unexpected_status" {
+  if (found.status === undefined) return found.why.includes("timeout") ? "timeout" : "network";
+  return found.status >= 500 ? "server_error" : "unexpected_status";
 }

@@ -3,7 +3,8 @@
  * 5xx on orders.create, look the order up by its `external_id` BEFORE any resend. Found → the
  * purchase happened, return it; not found → a resend with the same key and bytes is safe.
  */
-import { operationTable } from "../generated/operations";
+import { operationTable, type OperationMeta } from "../generated/operations";
+import type { CommandState } from "../journal";
 import { classify } from "./classify";
 import { envelopeList, isRecord, type Redactor } from "../core";
 import type { AttemptRequest, AttemptTransport } from "./transport";
@@ -12,6 +13,15 @@ export type LookupResult =
   | { result: "found"; order: Record<string, unknown>; status: number; headers: Headers; requestId?: string }
   | { result: "not_found"; requestId?: string }
   | { result: "lookup_failed"; why: string; status?: number; requestId?: string };
+
+/**
+ * The one rule of every resend path, the runner's and recovery's (D7, F5, I4): a `reconcile` write in a
+ * state where it may have reached the server is looked up by external_id before it is sent again —
+ * past the replay TTL the server no longer replays the key and would create a second order.
+ */
+export function looksUpBeforeResend(op: Pick<OperationMeta, "unknownOutcome">, state: CommandState): boolean {
+  return op.unknownOutcome === "reconcile" && state !== "accepted";
+}
 
 /** The external_id of a frozen orders.create body, or null when it has none. */
 export function externalIdOf(body: Uint8Array | null | undefined): string | null {

@@ -145,6 +145,7 @@ export type {
   WriteOptions,
   PruneOptions,
   ListCommandsFilter,
+  StatePage,
   ManualResolution,
 } from "../journal";
 

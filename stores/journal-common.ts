@@ -10,6 +10,7 @@ import type {
   CommandResources,
   Lease,
   ListCommandsFilter,
+  StatePage,
   ManualCheck,
   ManualResolution,
   NewCommand,
@@ -375,6 +376,20 @@ export function screenPrune(options: PruneOptions): { settledBefore: number; lim
     throw bad("prune({ limit }) must be a positive integer (or left out for all).", "limit");
   }
   return { settledBefore: options.settledBefore, limit: options.limit ?? null };
+}
+
+/** listByState()'s page, checked (undefined: every command in the states). */
+export function screenStatePage(page: StatePage | undefined): void {
+  if (page === undefined) return;
+  if (page === null || typeof page !== "object" || !(Number.isInteger(page.limit) && page.limit > 0)) {
+    throw bad("listByState(states, { limit }) needs a positive integer limit (page with `after`).", "limit");
+  }
+  if (page.after !== undefined && !(Number.isFinite(page.after.createdAt) && typeof page.after.id === "string")) {
+    throw bad(
+      "listByState(states, { after }) must be the { createdAt, id } of the last command of the previous page.",
+      "after",
+    );
+  }
 }
 
 /** listCommands()'s filter, checked. */

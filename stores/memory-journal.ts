@@ -18,6 +18,7 @@ import {
   type Journal,
   type Lease,
   type NewCommand,
+  type StatePage,
 } from "../journal";
 import {
   applyPatch,
@@ -30,6 +31,7 @@ import {
   resolutionPatch,
   screenLease,
   screenListFilter,
+  screenStatePage,
   screenNewCommand,
   screenPrune,
   screenResolution,
@@ -225,9 +227,19 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
       return id === undefined ? undefined : cloneRecord(byId.get(id)!);
     },
 
-    async listByState(states: readonly CommandState[]) {
+    async listByState(states: readonly CommandState[], page?: StatePage) {
       check();
-      return inStates(states).map(cloneRecord);
+      screenStatePage(page);
+      const all = inStates(states);
+      if (!page) return all.map(cloneRecord);
+      const after = page.after;
+      const afterSeq = after ? (seqOf.get(after.id) ?? Infinity) : -Infinity;
+      const from = after
+        ? all.findIndex(
+            (r) => r.createdAt > after.createdAt || (r.createdAt === after.createdAt && seqOf.get(r.id)! > afterSeq),
+          )
+        : 0;
+      return from < 0 ? [] : all.slice(from, from + page.limit).map(cloneRecord); // only the page is copied
     },
 
     async prune(options) {

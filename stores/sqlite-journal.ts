@@ -14,7 +14,7 @@
  * redoable writes (recover()'s settles) do not wait for the disk (sqlite-group-commit.ts).
  */
 import type Database from "better-sqlite3";
-import type { CommandPatch, CommandRecord, CommandState, Journal, Lease, WriteOptions } from "../journal";
+import type { CommandPatch, CommandRecord, CommandState, Journal, Lease, StatePage, WriteOptions } from "../journal";
 import { InvalidTransitionError, UnknownCommandError } from "../journal";
 import {
   cleanAttempt,
@@ -23,6 +23,7 @@ import {
   resolutionPatch,
   screenLease,
   screenListFilter,
+  screenStatePage,
   screenNewCommand,
   screenPrune,
   screenResolution,
@@ -137,9 +138,18 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
   };
   // An in-memory database has nothing to fsync (and no -wal file).
   const commit = createCommitter(db, synchronous === "full" && !db.memory, `${db.name}-wal`, () => cache.clear());
-  const listTx = db.transaction((states: readonly CommandState[]) => {
+  const listTx = db.transaction((states: readonly CommandState[], page?: StatePage) => {
     const s = listFor(states);
-    return withAttempts(s.rows.all() as CommandRow[], s.attempts.all() as AttemptRow[]);
+    if (!page) return withAttempts(s.rows.all() as CommandRow[], s.attempts.all() as AttemptRow[]);
+    // A bounded read: the page's rows (LIMIT in the query), then only their attempts.
+    const after = page.after;
+    const rows = s.page.all({
+      afterAt: after?.createdAt ?? null,
+      afterId: after?.id ?? null,
+      limit: page.limit,
+    }) as CommandRow[];
+    const ids = JSON.stringify(rows.map((r) => r.id));
+    return withAttempts(rows, rows.length === 0 ? [] : statements.attemptsOf.all(ids));
   });
   const reads = createSqliteReads(statements);
 
@@ -223,9 +233,10 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
       const hit = q.byKey.get(apiKeyId, idempotencyKey);
       return hit ? readTx(hit.id) : undefined;
     },
-    async listByState(states) {
+    async listByState(states, page) {
+      screenStatePage(page);
       if (states.length === 0) return [];
-      return listTx(states);
+      return listTx(states, page);
     },
     async prune(options) {
       const { settledBefore, limit } = screenPrune(options);

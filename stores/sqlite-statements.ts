@@ -86,7 +86,7 @@ export interface SqliteStatements {
   /** The guarded UPDATE for this move and patch shape; null when no state may move to `to`. */
   updateFor: (to: CommandState, p: CleanPatch, viaSending: boolean, leased: boolean) => Statement | null;
   /** listByState()'s two queries for this set of states. */
-  listFor: (states: readonly CommandState[]) => { rows: Statement; attempts: Statement };
+  listFor: (states: readonly CommandState[]) => { rows: Statement; attempts: Statement; page: Statement };
   /** claim()'s UPDATE for this set of states. */
   claimFor: (states: readonly CommandState[]) => Stmt<[Record<string, unknown>], CommandRow>;
   claimAttempts: Stmt<[string], AttemptRow>;
@@ -186,7 +186,7 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
     return stmt;
   };
 
-  const lists = new Map<string, { rows: Statement; attempts: Statement }>();
+  const lists = new Map<string, { rows: Statement; attempts: Statement; page: Statement }>();
   const listFor = (states: readonly CommandState[]) => {
     const list = statesSql(states);
     let s = lists.get(list);
@@ -199,6 +199,14 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
         attempts: db.prepare(
           `SELECT a.* FROM command_attempts a JOIN commands c ON c.id = a.command_id
            WHERE c.state IN (${list}) ORDER BY a.command_id, a.seq`,
+        ),
+        // listByState(states, page): oldest first after the cursor (created_at, then rowid), LIMIT.
+        page: db.prepare(
+          `SELECT * FROM commands ${unsettledScope(states).from}
+           WHERE ${unsettledScope(states).where}state IN (${list})
+             AND (@afterAt IS NULL OR created_at > @afterAt OR (created_at = @afterAt
+                  AND rowid > COALESCE((SELECT rowid FROM commands WHERE id = @afterId), -1)))
+           ORDER BY created_at, rowid LIMIT @limit`,
         ),
       };
       lists.set(list, s);

@@ -1,6 +1,8 @@
 /**
  * The simulation's command line (run from the bundle, see bundle.ts; `npm run simulate -- …`):
- * `[--runs N] [--seed S] [--path P] [--journal memory|sqlite] [--no-shrink] [--json] [--twice K] [--only TEXT] [--regressions] [--directed]`
+ * `[--runs N] [--jobs N] [--max-seconds S] [--seed S] [--path P] [--scenario JSON] [--journal memory|sqlite] [--no-shrink] [--json] [--twice K] [--only TEXT] [--regressions] [--directed]`
+ * (`--jobs N`, default os.availableParallelism(): the runs spread over N child processes, see jobs.ts;
+ * `--max-seconds S`: no new run after S seconds, the count made is reported.)
  * (`--directed` first runs one scenario per await with a crash aimed at it, see directedScenarios.)
  * (`--only` shrinks the first run whose violation mentions TEXT, e.g. `--only InvalidTransitionError`.)
  *
@@ -10,7 +12,16 @@
  */
 import { REQUIRED_PATHS } from "./invariants";
 import fc from "fast-check";
-import { scenarioArbitrary, simulate } from "./scenario";
+import { availableParallelism } from "node:os";
+import { runJobs, type ShardLine } from "./jobs";
+import {
+  scenarioArbitrary,
+  shrinkFailure,
+  simulate,
+  type Scenario,
+  type SimulateOptions,
+  type SimulationReport,
+} from "./scenario";
 import { runScenario } from "./world";
 import { REGRESSIONS } from "./regressions";
 
@@ -40,6 +51,16 @@ async function main(): Promise<void> {
     process.exitCode = failed > 0 ? 1 : 0;
     return;
   }
+  const given = arg("scenario");
+  if (given !== undefined) {
+    // One scenario as JSON (a kept regression, or one edited by hand): its violations and its trace.
+    const { violations, trace } = await runScenario(JSON.parse(given) as Scenario);
+    for (const v of violations) console.log(`  ✗ ${v.invariant}: ${v.detail}`);
+    if (process.argv.includes("--trace")) console.log(trace.join("\n"));
+    console.log(`violations: ${violations.length}`);
+    process.exitCode = violations.length > 0 ? 1 : 0;
+    return;
+  }
   const seed = Number(arg("seed") ?? 20);
   const path = arg("path");
   const runs = path ? 1 : Number(arg("runs") ?? 200);
@@ -53,17 +74,25 @@ async function main(): Promise<void> {
     if (a.trace.join("\n") !== b.trace.join("\n")) nondeterministic += 1;
   }
   const started = performance.now();
-  const only = arg("only");
-  const directed = process.argv.includes("--directed");
-  const report = await simulate({
+  const maxSeconds = arg("max-seconds");
+  const options: SimulateOptions = {
     seed,
     runs,
     path,
     journal,
-    only,
-    directed,
+    only: arg("only"),
+    directed: process.argv.includes("--directed"),
     shrink: !process.argv.includes("--no-shrink"),
-  });
+    stopAt: maxSeconds === undefined ? undefined : started + Number(maxSeconds) * 1000,
+  };
+  const shard = arg("shard");
+  if (shard !== undefined) return runShard(options, shard);
+  const jobs = path ? 1 : Math.max(1, Number(arg("jobs") ?? availableParallelism()));
+  let report: SimulationReport;
+  if (jobs > 1) {
+    report = await runJobs(process.argv.slice(2), jobs);
+    if (report.violations > 0 && options.shrink) report = await shrinkFailure(report, options);
+  } else report = await simulate(options);
   const seconds = (performance.now() - started) / 1000;
   if (process.argv.includes("--json")) {
     const f = report.failure;
@@ -76,6 +105,7 @@ async function main(): Promise<void> {
         seconds,
         nondeterministic,
         failure: f && { seed: f.seed, path: f.path, violations: f.result.violations },
+        firstFailing: report.firstFailing,
       }),
     );
     process.exitCode = report.violations > 0 ? 1 : 0;
@@ -85,13 +115,15 @@ async function main(): Promise<void> {
     console.log(`determinism: ${twice - nondeterministic} of ${twice} scenarios gave the same trace twice`);
   console.log(formatCoverage(report.coverage));
   console.log(
-    `schedules: ${report.runs} in ${seconds.toFixed(1)} s (${(report.runs / seconds).toFixed(1)}/s), seed ${seed}${path ? `, path ${path}` : ""}`,
+    `schedules: ${report.runs} in ${seconds.toFixed(1)} s (${(report.runs / seconds).toFixed(1)}/s), seed ${seed}${path ? `, path ${path}` : ""}, ${jobs} process(es)`,
   );
   console.log(`violations: ${report.violations} run(s)`);
   for (const [name, n] of report.byInvariant) {
     console.log(`  ${n} run(s): ${name}`);
     for (const e of report.examples.get(name) ?? []) console.log(`      e.g. ${e}`);
   }
+  if (!report.failure && report.firstFailing !== undefined)
+    console.log(`\nfirst failing run (not shrunk): npm run simulate -- --seed ${seed} --path ${report.firstFailing}`);
   if (report.failure) {
     const f = report.failure;
     console.log(`\nshortest failing run: npm run simulate -- --seed ${f.seed} --path ${f.path}`);
@@ -101,6 +133,31 @@ async function main(): Promise<void> {
     if (path) console.log(`trace (${f.result.trace.length} steps):\n  ${f.result.trace.join("\n  ")}`);
   }
   process.exitCode = report.violations > 0 ? 1 : 0;
+}
+
+/** One child of `--jobs`: its share of the runs, progress on stderr, its report as one JSON line. */
+async function runShard(options: SimulateOptions, spec: string): Promise<void> {
+  const [index, count] = spec.split("/").map(Number);
+  const report = await simulate({
+    ...options,
+    shard: { index, count },
+    onRun: (runs, violations) => {
+      if (runs % 50 === 0) console.error(`shard-progress ${runs} ${violations}`);
+    },
+    onViolation: (index, violations) => {
+      const what = violations.map((v) => `${v.invariant}: ${v.detail}`).join("; ");
+      console.error(`violation at --seed ${options.seed} --path ${index}: ${what}`);
+    },
+  });
+  const line: ShardLine = {
+    runs: report.runs,
+    violations: report.violations,
+    byInvariant: Object.fromEntries(report.byInvariant),
+    examples: Object.fromEntries(report.examples),
+    coverage: Object.fromEntries(report.coverage),
+    firstFailing: report.firstFailing,
+  };
+  console.log(JSON.stringify(line));
 }
 
 await main();

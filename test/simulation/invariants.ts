@@ -164,6 +164,10 @@ export class Tracker {
       for (const r of result as CommandRecord[]) {
         for (const holder of this.holds.get(r.id) ?? []) {
           if (holder.worker === worker || !this.alive(holder.worker) || this.excused(holder.worker)) continue;
+          // A recovery round lets go of a command it leaves open (no more heartbeats, recovery/recover.ts)
+          // while its other commands keep the round going: that it never writes over the new owner's
+          // lease is the non-owner invariant below, that it never settles it twice is "settled by one worker".
+          if (holder.role === "background" || holder.role === "recover") continue;
           // It tried to renew within the lease, but the journal was slow (the schedule held the call back):
           // a lease is only as long as the longest pause (docs/guides/fleet.md); what counts is that it tried.
           const tried = this.tried.get(holder.worker)?.get(r.id);
@@ -187,6 +191,17 @@ export class Tracker {
           "no journal write by a non-owner",
           `${worker} wrote ${method}(${typeof args[1] === "string" ? args[1] : ""}) to ${before.idempotencyKey} owned by ${before.owner}`,
         );
+    }
+    // Invariant: one mover per command in a worker — its recovery never writes a command that one of
+    // its own live calls or waits holds (a claim may re-stamp such a row; recovery must hand it back).
+    if (act && (act.role === "recover" || act.role === "background")) {
+      for (const holder of this.holds.get(record.id) ?? []) {
+        if (holder.worker !== worker || (holder.role !== "call" && holder.role !== "wait")) continue;
+        this.violate(
+          "one mover per command",
+          `${worker}'s recovery wrote ${method}(${typeof args[1] === "string" ? args[1] : ""}) to ${record.idempotencyKey} while its own ${holder.role} holds it`,
+        );
+      }
     }
     if (act) this.hold(act, record.id);
     if (TERMINAL_STATES.includes(record.state) && (!before || !TERMINAL_STATES.includes(before.state))) {

@@ -40,6 +40,28 @@ export const REGRESSIONS: Regression[] = [
     },
   },
   {
+    // w0 orders cmd-0: the server commits it and the answer is lost, the lookup by external_id fails, so
+    // the command is journalled `unknown`; time passes the 45 s replay TTL while the application waits to
+    // retry, and its same-key retry resumed the command by resending it without a lookup → a second order.
+    // Diagnosed from: npm run simulate -- --seed 7 --path 172:0:0:0:0:0:0:0:1:0:1:2:2:2:5:7:13:19:17
+    name: "D7, F5: a same-key retry of an unknown order past the replay TTL looks the order up first, not bought again",
+    invariant: "at most one effect per business command",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 1,
+      continuous: [false],
+      commands: ["order"],
+      scripts: [[{ op: "cmd", cmd: 0, wait: false }]],
+      events: [
+        { step: 0, kind: "fault", fault: "timeout_after", path: "orders", times: 1 },
+        { step: 0, kind: "fault", fault: "error_503_before", path: "any", times: 1 },
+        { step: 5, kind: "jump", to: "ttl" },
+      ],
+      schedule: [],
+    },
+  },
+  {
     // Two workers order cmd-0; the owner crashes and its restart (a new id) re-runs the job past the
     // replay TTL: the same-key call on a settled command went out unjournalled → a second order.
     name: "D6, G1: a restarted worker re-running a settled order past the replay TTL does not buy it again",
@@ -108,6 +130,36 @@ export const REGRESSIONS: Regression[] = [
       ],
       events: [],
       schedule: [],
+    },
+  },
+  {
+    // Orders whose first attempts are reset before the server; the shared window store goes down while
+    // a retry waits for its pacer slot: the reserve's error was thrown at the application after the send.
+    // Found as: npm run simulate -- --seed 20 --path 152 (the --runs 100000 run, before the fix)
+    name: "E4, G4: a window store outage before a retry of a sent write ends as an Outcome (store_unavailable), never a throw",
+    invariant: "no throw after a send",
+    scenario: {
+      seed: 567817771,
+      journal: "memory",
+      workers: 3,
+      continuous: [true, false],
+      commands: ["renew", "order", "order", "order"],
+      scripts: [
+        [
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "cmd", cmd: 4, wait: false },
+          { op: "pause", ms: 31000 },
+        ],
+        [{ op: "cmd", cmd: 2, wait: true }, { op: "recover" }, { op: "cmd", cmd: 4, wait: false }],
+      ],
+      events: [
+        { step: 23, kind: "store-outage", worker: "all", steps: 17 },
+        { step: 152, kind: "journal-outage", worker: 0, steps: 26 },
+        { step: 8, kind: "fault", fault: "reset_before", path: "orders", times: 3 },
+        { step: 87, kind: "crash", worker: 3, restart: true },
+      ],
+      schedule: [0, 12, 5, 3, 1, 8, 2, 6, 11],
     },
   },
 ];

@@ -202,8 +202,10 @@ function directedCrashes(): Scenario[] {
   );
 }
 
-interface SimulationReport {
+export interface SimulationReport {
   runs: number;
+  /** Index (in the seed's sequence) of the first drawn run with a violation: its fast-check path. */
+  firstFailing?: number;
   /** Runs with at least one violation. */
   violations: number;
   /** Every violation's invariant, with how many runs broke it. */
@@ -214,7 +216,7 @@ interface SimulationReport {
   failure?: { seed: number; path: string; scenario: Scenario; result: RunResult };
 }
 
-interface SimulateOptions {
+export interface SimulateOptions {
   seed: number;
   runs: number;
   /** Replay exactly this run (fast-check's counterexample path) instead of `runs` new ones. */
@@ -226,6 +228,14 @@ interface SimulateOptions {
   only?: string;
   /** Shrink the first failing run to the shortest scenario fast-check finds (default true). */
   shrink?: boolean;
+  /** Run only the drawn runs whose index ≡ `index` (mod `count`): one child process of `--jobs`. */
+  shard?: { index: number; count: number };
+  /** Start no new run after this time (performance.now() ms); the report counts the runs made. */
+  stopAt?: number;
+  /** Called after every run made, with the runs and the runs with a violation so far. */
+  onRun?: (runs: number, violations: number) => void;
+  /** Called at once for a run with a violation, with its index (its path) and its violations. */
+  onViolation?: (index: number, violations: readonly { invariant: string; detail: string }[]) => void;
 }
 
 /**
@@ -257,9 +267,19 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
       );
     }
   }
+  let index = -1;
+  let firstFailing: number | undefined;
+  const { shard, stopAt } = options;
   const counting = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => {
+    index += 1; // fast-check draws the runs in order: run i of the seed is path "i"
+    if (shard && index % shard.count !== shard.index) return true;
+    if (stopAt !== undefined && performance.now() >= stopAt) return true;
     const result = await runScenario(scenario);
     runs += 1;
+    if (result.violations.length > 0) {
+      firstFailing ??= index;
+      options.onViolation?.(index, result.violations);
+    }
     for (const [k, v] of result.coverage) coverage.set(k, (coverage.get(k) ?? 0) + v);
     if (result.violations.length > 0) violations += 1;
     if (options.only && result.violations.some((v) => `${v.invariant}: ${v.detail}`.includes(options.only!)))
@@ -267,22 +287,33 @@ export async function simulate(options: SimulateOptions): Promise<SimulationRepo
     for (const name of new Set(result.violations.map((v) => v.invariant))) {
       byInvariant.set(name, (byInvariant.get(name) ?? 0) + 1);
       const list = examples.get(name) ?? [];
-      if (list.length < 3) list.push(`run ${runs - 1}: ${result.violations.find((v) => v.invariant === name)!.detail}`);
+      if (list.length < 3) list.push(`run ${index}: ${result.violations.find((v) => v.invariant === name)!.detail}`);
       examples.set(name, list);
     }
+    options.onRun?.(runs, violations);
     return true;
   });
   await fc.assert(counting, { seed: options.seed, numRuns: options.runs, path: options.path });
-  const report: SimulationReport = { runs, violations, byInvariant, examples, coverage };
-  if (violations === 0 || (options.only && matching === 0)) return report;
+  const report: SimulationReport = { runs, violations, byInvariant, examples, coverage, firstFailing };
+  if (violations === 0 || (options.only && matching === 0) || shard) return report;
+  return shrinkFailure(report, options);
+}
+
+/**
+ * Runs fast-check again from the same seed with a failing property, so it stops at the same first
+ * failure and shrinks it (from `firstFailing` when the runs were spread over processes): the
+ * report's seed + path then replay that shortest run exactly.
+ */
+export async function shrinkFailure(report: SimulationReport, options: SimulateOptions): Promise<SimulationReport> {
   const failing = fc.asyncProperty(scenarioArbitrary(options.journal), async (scenario) => {
     const found = (await runScenario(scenario)).violations;
     return !found.some((v) => !options.only || `${v.invariant}: ${v.detail}`.includes(options.only));
   });
+  const from = options.only ? undefined : report.firstFailing;
   const details = await fc.check(failing, {
     seed: options.seed,
     numRuns: options.runs,
-    path: options.path,
+    path: options.path ?? (from !== undefined ? String(from) : undefined),
     endOnFailure: options.shrink === false,
   });
   if (details.failed && details.counterexample) {
