@@ -148,7 +148,7 @@ interface RejectedOutcomeOf<S extends RejectedStatus> extends OutcomeBase {
 type DeclaredRejectedStatus = Extract<ApiErrorStatus, RejectedStatus>;
 
 /**
- * A definitive answer that nothing happened: one {@link RejectedOutcomeOf} per status the spec
+ * A definitive answer that nothing happened: one `RejectedOutcomeOf` per status the spec
  * declares, so `switch (outcome.status)` narrows `outcome.error` to that status's codes, plus one
  * for every other 4xx (a proxy's, with any code).
  */

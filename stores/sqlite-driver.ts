@@ -10,7 +10,7 @@ import { atLeast, detectRuntime, type RuntimeInfo } from "../runtime/detect";
 import { adaptBuiltinDatabase, type BuiltinDatabase } from "./node-sqlite";
 import { loadPeer } from "./optional-peer";
 
-/** The SQLite module a journal uses; "auto" (default) picks by runtime, see {@link openSqliteDriver}. */
+/** The SQLite module a journal uses; "auto" (default) picks by runtime, see `openSqliteDriver`. */
 export type SqliteDriver = "auto" | "better-sqlite3" | "node:sqlite" | "bun:sqlite";
 const SQLITE_DRIVERS: readonly SqliteDriver[] = ["auto", "better-sqlite3", "node:sqlite", "bun:sqlite"];
 
