@@ -17,6 +17,8 @@ export interface WindowRecord {
   /** windowMs and guardMs the open window was opened with (for confirmWindowStart). */
   windowMs: number;
   guardMs: number;
+  /** The margin past the server's latest possible end (ReserveParams.endGuardMs) of the open window. */
+  endGuardMs: number;
   nextSlotAt: number;
   pausedUntil: number;
   /** Grants ever made on this key (monotonic); each grant's ordinal is the value after it. */
@@ -40,6 +42,7 @@ export function emptyRecord(): WindowRecord {
     limit: 0,
     windowMs: 0,
     guardMs: 0,
+    endGuardMs: 0,
     nextSlotAt: 0,
     pausedUntil: 0,
     ord: 0,
@@ -95,6 +98,11 @@ function grantAt(r: WindowRecord, p: ReserveParams): { t: number; opens: boolean
   return null;
 }
 
+/** The margin a window opened with these params keeps past its latest possible server end. */
+function endGuardOf(p: ReserveParams): number {
+  return p.endGuardMs !== undefined && Number.isFinite(p.endGuardMs) && p.endGuardMs >= 0 ? p.endGuardMs : p.guardMs;
+}
+
 /** WindowStore.reserve, as a pure transition. Mutates and returns `r`. */
 export function applyReserve(r: WindowRecord, p: ReserveParams): ReserveDecision {
   const { now } = p;
@@ -127,6 +135,7 @@ function commitGrant(
     r.count = 1;
     r.windowMs = p.windowMs;
     r.guardMs = p.guardMs;
+    r.endGuardMs = endGuardOf(p);
     r.firstOrd = r.ord;
   } else {
     r.count += 1;
@@ -159,7 +168,7 @@ export function applyRefund(r: WindowRecord, windowId: string): void {
 export function applyConfirm(r: WindowRecord, windowId: string, receivedAt: number): void {
   if (!isCurrent(r, windowId)) return;
   // The server cannot have started its window before our first send of it.
-  const end = Math.max(receivedAt, r.windowStart) + r.windowMs + r.guardMs;
+  const end = Math.max(receivedAt, r.windowStart) + r.windowMs + r.endGuardMs;
   r.windowEnd = r.windowEnd === null ? end : Math.min(r.windowEnd, end);
 }
 
@@ -170,7 +179,7 @@ export function applyConfirm(r: WindowRecord, windowId: string, receivedAt: numb
  */
 function provesNewWindow(r: WindowRecord, ord: number, sentAt: number, remaining: number, limit: number): boolean {
   if (ord <= r.firstOrd || limit < 2 || remaining !== limit - 1 || r.windowEnd === null) return false;
-  return sentAt > r.windowEnd - r.windowMs - r.guardMs;
+  return sentAt > r.windowEnd - r.windowMs - r.endGuardMs;
 }
 
 /** WindowStore.observe as a pure transition. */
@@ -189,13 +198,16 @@ export function applyObserve(r: WindowRecord, p: ObserveParams): void {
     const slack = Math.max(0, Math.min(p.slack ?? 0, ord - r.firstOrd));
     r.firstOrd = ord;
     r.windowStart = Math.max(r.windowStart, p.sentAt);
-    r.windowEnd = Math.max(p.now, r.windowStart) + r.windowMs + r.guardMs;
+    r.windowEnd = Math.max(p.now, r.windowStart) + r.windowMs + r.endGuardMs;
     r.count = later + slack;
     return;
   }
-  // C10: a snapshot raises the known used count, never lowers it.
+  // C10: a snapshot raises the known used count, never lowers it. More used than we ever granted
+  // means sends we did not make (another process, a predecessor); our grants after this request
+  // may not have reached the server yet, so they come on top (a later one that overtook it is then
+  // counted twice, which only errs on the safe side).
   const used = Math.max(0, p.limit - p.remaining);
-  r.count = Math.max(r.count, used);
+  if (used > r.count) r.count = used + (ord !== null ? Math.max(0, r.ord - ord) : 0);
 }
 
 /** WindowStore.pauseUntil as a pure transition. */
