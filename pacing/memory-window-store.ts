@@ -84,10 +84,13 @@ function grantAt(r: WindowRecord, p: ReserveParams): { t: number; opens: boolean
   // C8: even spacing.
   const t0 = Math.max(now, r.nextSlotAt);
   // C4: the window resets when it ends — but only at its CONFIRMED end (I3).
-  const over = r.open && (r.windowEnd !== null ? t0 >= r.windowEnd : t0 >= unconfirmedDeadline(r));
+  const over = r.open && (r.windowEnd !== null ? t0 >= r.windowEnd : t0 >= unconfirmedDeadline(r) || r.count === 0);
   // C3: the first send opens the window; it is trusted when the server's window is known to be over.
+  // C6: an unconfirmed window whose every send was given back (uncounted 401s and 5xx, an outage
+  // behind a proxy) holds nothing of ours on the server: it is as if it never opened — holding it
+  // to its unconfirmed deadline would stall the key for a window.
   if (!r.open) return { t: t0, opens: true, trusted: r.trusted };
-  if (over) return { t: t0, opens: true, trusted: r.windowEnd !== null };
+  if (over) return { t: t0, opens: true, trusted: r.windowEnd !== null || (r.count === 0 && r.trusted) };
   const burst = Math.max(1, Math.floor(p.burst ?? 1));
   const t =
     burst > 1 && (r.windowEnd !== null || r.trusted)

@@ -124,7 +124,8 @@ export interface WindowStore {
    * 1. `now < pausedUntil` → refused, retryAt = pausedUntil (C12).
    * 2. `t = max(now, nextSlotAt)`.
    * 3. The open window is over when `windowEnd !== null && t >= windowEnd`, or when it is
-   *    unconfirmed and `t >= windowStart + 2·windowMs + guardMs` → it is closed.
+   *    unconfirmed and `t >= windowStart + 2·windowMs + guardMs` or its count is 0 (every send
+   *    refunded: nothing of ours was counted) → it is closed.
    * 4. No open window → open one: new windowId, windowStart = t, windowEnd = null, count = 1,
    *    limit = params.limit; nextSlotAt = t + spacingMs; granted with sendAt = t.
    * 5. Open window with `count < params.limit` and `t' < windowStart + windowMs − guardMs`, where

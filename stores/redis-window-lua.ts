@@ -62,8 +62,8 @@ local deadline = r.ws + 2 * r.wms + r.gms
 local opens = not r.open
 local trusted = r.trust
 if r.open then
-  if r.we ~= nil then opens = t >= r.we else opens = t >= deadline end
-  if opens then trusted = r.we ~= nil end
+  if r.we ~= nil then opens = t >= r.we else opens = t >= deadline or r.count == 0 end
+  if opens then trusted = r.we ~= nil or (r.count == 0 and r.trust) end
 end
 if not opens and burst > 1 and (r.we ~= nil or r.trust) then
   t = math.max(now, r.ws, r.next - (burst - 1) * spacing)

@@ -166,6 +166,20 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       });
     });
 
+    it("C6: an unconfirmed window whose every send was given back holds nothing: past its safe send instant a send opens a fresh window at once", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      await store.refund(key, a.windowId); // a 503 without X-RateLimit-*: never counted
+      const b = granted(await store.reserve(key, params(T0 + W, 10))); // past windowStart + W − guard
+      expect(b.sendAt).toBe(T0 + W);
+      expect(b.windowId).not.toBe(a.windowId);
+      expect(b.state).toMatchObject({ windowStart: T0 + W, count: 1 });
+      // A transport failure keeps its slot counted (it may have reached the server): the window holds.
+      const c = granted(await store.reserve(key, params(T0 + W + 1, 10)));
+      expect(await store.reserve(key, params(T0 + 2 * W, 10))).toMatchObject({ granted: false });
+      expect(c.windowId).toBe(b.windowId);
+    });
+
     it("C3: an unconfirmed window is given up after 2·W + guard", async () => {
       const { store, key } = await setup();
       const a = await store.reserve(key, params(T0, 1));
