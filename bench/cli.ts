@@ -25,7 +25,7 @@ function buildBin(): { bin: string; cleanup(): void } {
   const cache = join(REPO, "node_modules", ".cache");
   mkdirSync(cache, { recursive: true });
   const out = mkdtempSync(join(cache, "reseller-cli-bench-"));
-  const r = spawnSync("npx", ["tsup", "--out-dir", out], { cwd: REPO, encoding: "utf8", timeout: 300_000 });
+  const r = spawnSync("npx", ["tsup", "--out-dir", out], { cwd: REPO, encoding: "utf8", timeout: 900_000 });
   if (r.status !== 0) throw new Error(`tsup failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   return { bin: join(out, "reseller.js"), cleanup: () => rmSync(out, { recursive: true, force: true }) };
 }

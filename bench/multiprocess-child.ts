@@ -1,6 +1,6 @@
 // One client process of bench/multiprocess.ts. argv[2]: JSON {baseUrl, redisUrl|null, commands,
-// startAt, stopAt, windowMs, limit}; the token comes from RESELLER_TOKEN (never argv, A4). Waits
-// until `startAt` (so all processes start together), queues `commands` GET /context at once through
+// windowMs, limit}; the token comes from RESELLER_TOKEN (never argv, A4). Prints "ready" once warmed
+// up, reads {startAt, stopAt} from stdin, waits until `startAt` (so all processes start together), queues `commands` GET /context at once through
 // the real client — paced by the shared Redis window store (I1) or by a local memory store — and at
 // `stopAt` aborts what is still queued (the queue was saturated until then). Prints one JSON line
 // with every attempt it made (dispatch time, status, X-RateLimit-Remaining, X-Request-ID), how many
@@ -12,8 +12,6 @@ interface Config {
   baseUrl: string;
   redisUrl: string | null;
   commands: number;
-  startAt: number;
-  stopAt: number;
   windowMs: number;
   limit: number;
 }
@@ -44,6 +42,13 @@ const client = createResellerClient({
   },
 });
 
+/** The common start and stop the parent sends once every process is ready. */
+async function startTimes(): Promise<{ startAt: number; stopAt: number }> {
+  let text = "";
+  for await (const chunk of process.stdin) text += String(chunk);
+  return JSON.parse(text) as { startAt: number; stopAt: number };
+}
+
 async function main() {
   // Warm-up before the common start, so the first window measures pacing rather than cold start
   // (first connection to the server, first Redis round trip): a grant's dispatch delayed by
@@ -54,9 +59,11 @@ async function main() {
     () => undefined,
   );
   await store?.peek(`warm-up-${process.pid}`, Date.now());
-  await new Promise((r) => setTimeout(r, Math.max(0, cfg.startAt - Date.now())));
+  process.stdout.write("ready\n");
+  const times = await startTimes();
+  await new Promise((r) => setTimeout(r, Math.max(0, times.startAt - Date.now())));
   const stop = new AbortController();
-  const timer = setTimeout(() => stop.abort(), Math.max(0, cfg.stopAt - Date.now()));
+  const timer = setTimeout(() => stop.abort(), Math.max(0, times.stopAt - Date.now()));
   let stopped = false;
   stop.signal.addEventListener("abort", () => (stopped = true));
   // Each command: did it succeed, and did it settle before the stop? A non-success after the stop

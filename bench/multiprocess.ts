@@ -65,26 +65,41 @@ interface ChildResult {
   attempts: ChildAttempt[];
 }
 
-function runChild(cfg: Record<string, unknown>, token: string): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    // node --import tsx: the pid we hold is the client itself (tsx's CLI would add a wrapper process).
-    const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(cfg)], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, RESELLER_TOKEN: token },
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (b: Buffer) => (out += b.toString()));
-    child.stderr.on("data", (b: Buffer) => (err += b.toString()));
-    const bound = setTimeout(() => child.kill("SIGKILL"), 120_000);
+interface Child {
+  /** Resolves once the child is up and warmed up (it printed "ready"). */
+  ready: Promise<void>;
+  /** Tells the child when to start and stop (one JSON line on its stdin). */
+  start(times: { startAt: number; stopAt: number }): void;
+  result: Promise<ChildResult>;
+}
+
+function spawnChild(cfg: Record<string, unknown>, token: string): Child {
+  // node --import tsx: the pid we hold is the client itself (tsx's CLI would add a wrapper process).
+  const child = spawn(process.execPath, ["--import", "tsx", CHILD, JSON.stringify(cfg)], {
+    cwd: ROOT,
+    stdio: ["pipe", "pipe", "pipe"],
+    env: { ...process.env, RESELLER_TOKEN: token },
+  });
+  let out = "";
+  let err = "";
+  let onReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (onReady = resolve));
+  child.stdout.on("data", (b: Buffer) => {
+    out += b.toString();
+    if (out.split("\n").includes("ready")) onReady();
+  });
+  child.stderr.on("data", (b: Buffer) => (err += b.toString()));
+  const result = new Promise<ChildResult>((resolve, reject) => {
+    const bound = setTimeout(() => child.kill("SIGKILL"), 600_000);
     child.on("exit", (code) => {
       clearTimeout(bound);
+      onReady(); // a child that died before it was ready must not hold the others
       const line = out.split("\n").find((l) => l.startsWith("{"));
       if (code !== 0 || !line) reject(new Error(`child exited ${code}: ${err.slice(-2000)}`));
       else resolve(JSON.parse(line) as ChildResult);
     });
   });
+  return { ready, result, start: (times) => child.stdin.end(JSON.stringify(times) + "\n") };
 }
 
 async function measure(
@@ -94,26 +109,20 @@ async function measure(
   o: { processes: number; limit: number; windowMs: number; perProcess: number; saturatedWindows: number },
 ): Promise<MultiprocessRow> {
   const key = server.emulator.control.createKey({ environment: "test", rate_limit_per_minute: o.limit });
-  const startAt = Date.now() + 4000; // every process is up (tsx start-up, warm-up) before the first send
-  // 1.5 windows past the wanted count: windows drift by guard + latency each and a loaded machine
-  // may start a process late, so the window after the last counted one has opened by then.
-  const stopAt = startAt + (o.saturatedWindows + 1.5) * o.windowMs;
-  const results = await Promise.all(
-    Array.from({ length: o.processes }, () =>
-      runChild(
-        {
-          baseUrl: server.baseUrl,
-          redisUrl,
-          commands: o.perProcess,
-          startAt,
-          stopAt,
-          windowMs: o.windowMs,
-          limit: o.limit,
-        },
-        key.token,
-      ),
+  const children = Array.from({ length: o.processes }, () =>
+    spawnChild(
+      { baseUrl: server.baseUrl, redisUrl, commands: o.perProcess, windowMs: o.windowMs, limit: o.limit },
+      key.token,
     ),
   );
+  // Every process is up (tsx start-up, warm-up) before the common start, however slow this machine is.
+  await Promise.all(children.map((c) => c.ready));
+  const startAt = Date.now() + 500;
+  // 1.5 windows past the wanted count: windows drift by guard + latency each and a loaded machine
+  // may dispatch late, so the window after the last counted one has opened by then.
+  const stopAt = startAt + (o.saturatedWindows + 1.5) * o.windowMs;
+  for (const c of children) c.start({ startAt, stopAt });
+  const results = await Promise.all(children.map((c) => c.result));
   const all = results.flatMap((r) => r.attempts);
   const byId = new Map(all.filter((a) => a.requestId).map((a) => [a.requestId!, a]));
   // Server windows in the emulator's processing order: a 200 whose remaining went up opened one.

@@ -12,6 +12,9 @@ import type { ResultKind } from "./exit-codes";
 import { jsonLine } from "./output";
 
 /** What the pacer says about the key right now, plus the window length the client paces for. */
+
+/** How many rows the prior requests-per-row weighs against the measured ones. */
+const PRIOR_ROWS = 5;
 export type PaceView = () => (PacingSnapshot & { windowMs: number }) | undefined;
 
 export interface Counters {
@@ -149,7 +152,9 @@ export class Progress {
     const spent = c.requests - this.requestsBeforeJob;
     const paidFor = c.finished + 0.5 * c.inFlight;
     if (spent <= 0 || paidFor < 1) return this.requestsPerRow;
-    return spent / paidFor;
+    // The prior weighs as PRIOR_ROWS rows: a job's first rows also paid for its shared requests (a
+    // FILE job's lookup of 100 names), which would otherwise read as every row's cost.
+    return (spent + PRIOR_ROWS * this.requestsPerRow) / (paidFor + PRIOR_ROWS);
   }
 
   /** Requests still to send: rows not started at the measured cost, rows in flight at half of it. */
@@ -175,11 +180,14 @@ export class Progress {
     const requestsLeft = Math.max(1, Math.ceil(this.requestsLeft() ?? 0));
     const spacing = pace.windowMs / pace.limit;
     let eta = pace.pausedUntil !== null && pace.pausedUntil > now ? pace.pausedUntil - now : 0;
-    const windowOpen = pace.windowEndsAt !== null && pace.windowEndsAt > now + eta;
+    // C3: a window the pacer opened but no answer has dated yet began moments ago: it ends about
+    // one window from now, and its remaining sends are all that go out before then.
+    const windowEnd = pace.windowEndsAt ?? (pace.remaining !== null ? now + pace.windowMs : null);
+    const windowOpen = windowEnd !== null && windowEnd > now + eta;
     const slotsNow = windowOpen ? Math.max(0, pace.remaining ?? pace.limit) : pace.limit;
     if (requestsLeft <= slotsNow) return eta + requestsLeft * spacing;
     const beyond = requestsLeft - slotsNow;
-    eta += windowOpen ? pace.windowEndsAt! - now - eta : 0;
+    eta += windowOpen ? windowEnd - now - eta : 0;
     eta += Math.floor((beyond - 1) / pace.limit) * pace.windowMs + (((beyond - 1) % pace.limit) + 1) * spacing;
     return eta;
   }

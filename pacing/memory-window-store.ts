@@ -17,6 +17,8 @@ export interface WindowRecord {
   /** windowMs and guardMs the open window was opened with (for confirmWindowStart). */
   windowMs: number;
   guardMs: number;
+  /** The margin past the server's latest possible end (ReserveParams.endGuardMs) of the open window. */
+  endGuardMs: number;
   nextSlotAt: number;
   pausedUntil: number;
   /** Grants ever made on this key (monotonic); each grant's ordinal is the value after it. */
@@ -40,6 +42,7 @@ export function emptyRecord(): WindowRecord {
     limit: 0,
     windowMs: 0,
     guardMs: 0,
+    endGuardMs: 0,
     nextSlotAt: 0,
     pausedUntil: 0,
     ord: 0,
@@ -81,10 +84,13 @@ function grantAt(r: WindowRecord, p: ReserveParams): { t: number; opens: boolean
   // C8: even spacing.
   const t0 = Math.max(now, r.nextSlotAt);
   // C4: the window resets when it ends — but only at its CONFIRMED end (I3).
-  const over = r.open && (r.windowEnd !== null ? t0 >= r.windowEnd : t0 >= unconfirmedDeadline(r));
+  const over = r.open && (r.windowEnd !== null ? t0 >= r.windowEnd : t0 >= unconfirmedDeadline(r) || r.count === 0);
   // C3: the first send opens the window; it is trusted when the server's window is known to be over.
+  // C6: an unconfirmed window whose every send was given back (uncounted 401s and 5xx, an outage
+  // behind a proxy) holds nothing of ours on the server: it is as if it never opened — holding it
+  // to its unconfirmed deadline would stall the key for a window.
   if (!r.open) return { t: t0, opens: true, trusted: r.trusted };
-  if (over) return { t: t0, opens: true, trusted: r.windowEnd !== null };
+  if (over) return { t: t0, opens: true, trusted: r.windowEnd !== null || (r.count === 0 && r.trusted) };
   const burst = Math.max(1, Math.floor(p.burst ?? 1));
   const t =
     burst > 1 && (r.windowEnd !== null || r.trusted)
@@ -93,6 +99,11 @@ function grantAt(r: WindowRecord, p: ReserveParams): { t: number; opens: boolean
   // Room in the window, and the send still lands inside the server's window.
   if (r.count < p.limit && t < r.windowStart + r.windowMs - r.guardMs) return { t, opens: false, trusted: r.trusted };
   return null;
+}
+
+/** The margin a window opened with these params keeps past its latest possible server end. */
+function endGuardOf(p: ReserveParams): number {
+  return p.endGuardMs !== undefined && Number.isFinite(p.endGuardMs) && p.endGuardMs >= 0 ? p.endGuardMs : p.guardMs;
 }
 
 /** WindowStore.reserve, as a pure transition. Mutates and returns `r`. */
@@ -127,6 +138,7 @@ function commitGrant(
     r.count = 1;
     r.windowMs = p.windowMs;
     r.guardMs = p.guardMs;
+    r.endGuardMs = endGuardOf(p);
     r.firstOrd = r.ord;
   } else {
     r.count += 1;
@@ -159,7 +171,7 @@ export function applyRefund(r: WindowRecord, windowId: string): void {
 export function applyConfirm(r: WindowRecord, windowId: string, receivedAt: number): void {
   if (!isCurrent(r, windowId)) return;
   // The server cannot have started its window before our first send of it.
-  const end = Math.max(receivedAt, r.windowStart) + r.windowMs + r.guardMs;
+  const end = Math.max(receivedAt, r.windowStart) + r.windowMs + r.endGuardMs;
   r.windowEnd = r.windowEnd === null ? end : Math.min(r.windowEnd, end);
 }
 
@@ -170,7 +182,7 @@ export function applyConfirm(r: WindowRecord, windowId: string, receivedAt: numb
  */
 function provesNewWindow(r: WindowRecord, ord: number, sentAt: number, remaining: number, limit: number): boolean {
   if (ord <= r.firstOrd || limit < 2 || remaining !== limit - 1 || r.windowEnd === null) return false;
-  return sentAt > r.windowEnd - r.windowMs - r.guardMs;
+  return sentAt > r.windowEnd - r.windowMs - r.endGuardMs;
 }
 
 /** WindowStore.observe as a pure transition. */
@@ -189,13 +201,16 @@ export function applyObserve(r: WindowRecord, p: ObserveParams): void {
     const slack = Math.max(0, Math.min(p.slack ?? 0, ord - r.firstOrd));
     r.firstOrd = ord;
     r.windowStart = Math.max(r.windowStart, p.sentAt);
-    r.windowEnd = Math.max(p.now, r.windowStart) + r.windowMs + r.guardMs;
+    r.windowEnd = Math.max(p.now, r.windowStart) + r.windowMs + r.endGuardMs;
     r.count = later + slack;
     return;
   }
-  // C10: a snapshot raises the known used count, never lowers it.
+  // C10: a snapshot raises the known used count, never lowers it. More used than we ever granted
+  // means sends we did not make (another process, a predecessor); our grants after this request
+  // may not have reached the server yet, so they come on top (a later one that overtook it is then
+  // counted twice, which only errs on the safe side).
   const used = Math.max(0, p.limit - p.remaining);
-  r.count = Math.max(r.count, used);
+  if (used > r.count) r.count = used + (ord !== null ? Math.max(0, r.ord - ord) : 0);
 }
 
 /** WindowStore.pauseUntil as a pure transition. */

@@ -32,6 +32,11 @@ export function createPacer(options: PacerOptions = {}): Pacer {
   // C8: an idle key may send up to `burst` calls at once (never more than can be in flight anyway).
   const burst = Math.max(1, Math.floor(options.burst ?? maxConcurrency));
   const guardMs = options.guardMs ?? Math.min(1000, Math.max(25, windowMs / 200));
+  // I3: the next window opens this far past the server's latest possible end (the first confirmed
+  // answer + windowMs). The server counted that request before it answered, so latency needs no
+  // margin here — only whole-ms clocks (2 ms) and the drift of two clocks over one window (NTP slews
+  // at most 500 ppm: windowMs / 2000). Latency is the send side's guard (`guardMs`, raised by RTTs).
+  const endGuardMs = Math.min(guardMs, 2 + Math.ceil(windowMs / 2000));
   const random = options.random ?? Math.random;
   const emit = (e: PacingEvent) => {
     try {
@@ -133,7 +138,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
         let d: ReserveDecision;
         try {
-          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, burst: burstFor(s), now };
+          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, burst: burstFor(s), endGuardMs, now };
           d = memory ? memory.reserveSync(apiKeyId, params) : await store.reserve(apiKeyId, params);
         } catch (e) {
           // The store is down: fail the head request rather than send unpaced.
@@ -219,7 +224,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         if (now >= s.pausedUntil) {
           const guard = guardFor(s);
           const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
-          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, burst: burstFor(s), now };
+          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, burst: burstFor(s), endGuardMs, now };
           const d = memory.reserveNowSync(apiKeyId, params);
           if (d?.granted) {
             s.view = d.state;

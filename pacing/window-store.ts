@@ -11,7 +11,7 @@
  *   - sends are granted only while `t < windowStart + windowMs - guardMs` (the last instant at which
  *     a send is certain to land in the server's current window, given one-way latency < guardMs);
  *     at most `limit` sends per window (C3), spaced at least `spacingMs` apart (C8: spread evenly).
- *   - `windowEnd`: `earliest confirmed response + windowMs + guardMs`; unknown (null) until a
+ *   - `windowEnd`: `earliest confirmed response + windowMs + endGuardMs`; unknown (null) until a
  *     response is confirmed. The NEXT window may only open at `windowEnd` — never at
  *     `windowStart + windowMs` (I3: a window opened too early lets ~2×limit land in one server
  *     window). An unconfirmed window is given up at `windowStart + 2·windowMs + guardMs`
@@ -45,6 +45,12 @@ export interface ReserveParams {
   readonly spacingMs: number;
   /** Safety margin for latency and clock granularity (see the model above). */
   readonly guardMs: number;
+  /**
+   * The margin the NEXT window keeps past this window's latest possible server end (confirmed
+   * answer + windowMs). It covers only clock granularity and rate drift, not latency: the server
+   * counted the first request before it answered. Absent: `guardMs`.
+   */
+  readonly endGuardMs?: number;
   /**
    * Sends that may go out at once ahead of the spacing in a confirmed window (C8: at most the
    * pacer's maxConcurrency). 1 or absent: strict even spacing.
@@ -118,7 +124,8 @@ export interface WindowStore {
    * 1. `now < pausedUntil` → refused, retryAt = pausedUntil (C12).
    * 2. `t = max(now, nextSlotAt)`.
    * 3. The open window is over when `windowEnd !== null && t >= windowEnd`, or when it is
-   *    unconfirmed and `t >= windowStart + 2·windowMs + guardMs` → it is closed.
+   *    unconfirmed and `t >= windowStart + 2·windowMs + guardMs` or its count is 0 (every send
+   *    refunded: nothing of ours was counted) → it is closed.
    * 4. No open window → open one: new windowId, windowStart = t, windowEnd = null, count = 1,
    *    limit = params.limit; nextSlotAt = t + spacingMs; granted with sendAt = t.
    * 5. Open window with `count < params.limit` and `t' < windowStart + windowMs − guardMs`, where
@@ -139,21 +146,22 @@ export interface WindowStore {
   /**
    * A response to a request of window `windowId` arrived at `receivedAt` and the request was
    * counted by the server (or may have been). The server's window therefore started no later
-   * than `receivedAt`: windowEnd = min(windowEnd ?? +∞, receivedAt + windowMs + guardMs) using the
-   * windowMs/guardMs the window was opened with. Never moves windowEnd below
+   * than `receivedAt`: windowEnd = min(windowEnd ?? +∞, receivedAt + windowMs + endGuardMs) using the
+   * windowMs/endGuardMs the window was opened with. Never moves windowEnd below
    * `windowStart + windowMs` (the server cannot have started before our first send).
    * No-op for a stale windowId.
    */
   confirmWindowStart(key: string, windowId: string, receivedAt: number): Promise<WindowSnapshot>;
 
   /**
-   * X-RateLimit-Remaining snapshot (C10): used = limit − remaining; count = max(count, used).
+   * X-RateLimit-Remaining snapshot (C10): used = limit − remaining; when used > count (sends we did
+   * not make), count = used + (grants after `ord`, which may not have reached the server yet).
    * Raises, never lowers (a snapshot is not a reservation; other clients may share the key) —
    * except when it proves the server's window moved: `remaining === limit − 1` for a request with
    * `ord > firstOrd`, sent after the window's earliest answer arrived (`sentAt > windowEnd − windowMs
-   * − guardMs`), was the first the server counted in a NEW window (C3), so the window is re-dated
+   * − endGuardMs`), was the first the server counted in a NEW window (C3), so the window is re-dated
    * from it: firstOrd = ord, windowStart = max(windowStart, sentAt), windowEnd = now + windowMs +
-   * guardMs, count = (grants since ord, inclusive) + min(slack, ord − old firstOrd).
+   * endGuardMs, count = (grants since ord, inclusive) + min(slack, ord − old firstOrd).
    * An answer to a request with `ord < firstOrd` is about the server's previous window: ignored.
    * No-op for a stale windowId.
    */

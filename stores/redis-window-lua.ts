@@ -6,7 +6,7 @@
  *
  * Every script replies with the record after the operation:
  *   { flag, at, open, seq, windowStart, windowEnd|"", count, limit, windowMs, guardMs, nextSlotAt, pausedUntil,
- *     ord, firstOrd, trusted }
+ *     ord, firstOrd, trusted, endGuardMs }
  * numbers formatted with %.17g so fractional spacing survives exactly.
  */
 
@@ -16,11 +16,12 @@ local function num(s) if s == false or s == nil or s == '' then return nil end r
 local function f(x) if x == nil then return '' end return string.format('%.17g', x) end
 local function load()
   local h = redis.call('HMGET', H, 'open', 'ws', 'we', 'count', 'limit', 'wms', 'gms', 'next', 'paused', 'lastNow',
-    'ord', 'ford', 'trust')
+    'ord', 'ford', 'trust', 'egms')
   return {
     open = h[1] == '1', ws = num(h[2]) or 0, we = num(h[3]), count = num(h[4]) or 0, limit = num(h[5]) or 0,
     wms = num(h[6]) or 0, gms = num(h[7]) or 0, next = num(h[8]) or 0, paused = num(h[9]) or 0,
     lastNow = num(h[10]) or 0, ord = num(h[11]) or 0, ford = num(h[12]) or 0, trust = h[13] == '1',
+    egms = num(h[14]) or num(h[7]) or 0,
     seq = num(redis.call('GET', SEQ)) or 0,
   }
 end
@@ -30,7 +31,7 @@ local function save(r, now, grace)
   redis.call('HSET', H, 'open', r.open and '1' or '0', 'ws', f(r.ws), 'we', f(r.we), 'count', f(r.count),
     'limit', f(r.limit), 'wms', f(r.wms), 'gms', f(r.gms), 'next', f(r.next), 'paused', f(r.paused),
     'lastNow', f(r.lastNow), 'ord', f(r.ord), 'ford', f(r.ford),
-    'trust', r.trust and '1' or '0')
+    'trust', r.trust and '1' or '0', 'egms', f(r.egms))
   local last = math.max(r.paused, r.next)
   if r.open then last = math.max(last, r.we or (r.ws + 2 * r.wms + r.gms)) end
   local ttl = math.floor(math.max(last - r.lastNow, 0) + grace)
@@ -39,19 +40,21 @@ local function save(r, now, grace)
 end
 local function reply(r, flag, at)
   return { tostring(flag), f(at), r.open and '1' or '0', f(r.seq), f(r.ws), f(r.we), f(r.count), f(r.limit),
-    f(r.wms), f(r.gms), f(r.next), f(r.paused), f(r.ord), f(r.ford), r.trust and '1' or '0' }
+    f(r.wms), f(r.gms), f(r.next), f(r.paused), f(r.ord), f(r.ford), r.trust and '1' or '0', f(r.egms) }
 end
 local function current(r, id) return r.open and f(r.seq) == id end
 `;
 
 /**
- * ARGV: limit, windowMs, spacingMs, guardMs, now, graceMs, burst. flag 1 = granted (at = sendAt),
+ * ARGV: limit, windowMs, spacingMs, guardMs, now, graceMs, burst, endGuardMs ("" = guardMs). flag 1 = granted (at = sendAt),
  * 0 = refused (at = retryAt). The grant's ordinal is the reply's `ord`.
  */
 export const RESERVE_LUA = `${PRELUDE}
 local limit, wms, spacing, gms, now, grace, burst =
   tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]),
   math.max(1, math.floor(tonumber(ARGV[7]) or 1))
+local egms = num(ARGV[8])
+if egms == nil or egms < 0 then egms = gms end
 local r = load()
 if now < r.paused then return reply(r, 0, r.paused) end
 local t = math.max(now, r.next)
@@ -59,8 +62,8 @@ local deadline = r.ws + 2 * r.wms + r.gms
 local opens = not r.open
 local trusted = r.trust
 if r.open then
-  if r.we ~= nil then opens = t >= r.we else opens = t >= deadline end
-  if opens then trusted = r.we ~= nil end
+  if r.we ~= nil then opens = t >= r.we else opens = t >= deadline or r.count == 0 end
+  if opens then trusted = r.we ~= nil or (r.count == 0 and r.trust) end
 end
 if not opens and burst > 1 and (r.we ~= nil or r.trust) then
   t = math.max(now, r.ws, r.next - (burst - 1) * spacing)
@@ -69,7 +72,7 @@ if opens or (r.count < limit and t < r.ws + r.wms - r.gms) then
   r.ord = r.ord + 1
   if opens then
     r.seq = redis.call('INCR', SEQ)
-    r.open = true; r.ws = t; r.we = nil; r.count = 1; r.wms = wms; r.gms = gms; r.ford = r.ord; r.trust = trusted
+    r.open = true; r.ws = t; r.we = nil; r.count = 1; r.wms = wms; r.gms = gms; r.egms = egms; r.ford = r.ord; r.trust = trusted
   else
     r.count = r.count + 1
   end
@@ -101,7 +104,7 @@ export const CONFIRM_LUA = `${PRELUDE}
 local r = load()
 local received = tonumber(ARGV[2])
 if current(r, ARGV[1]) then
-  local e = math.max(received, r.ws) + r.wms + r.gms
+  local e = math.max(received, r.ws) + r.wms + r.egms
   if r.we == nil then r.we = e else r.we = math.min(r.we, e) end
   save(r, received, tonumber(ARGV[3]))
 end
@@ -119,15 +122,19 @@ if current(r, ARGV[1]) and ARGV[6] == '1' and not (ord ~= nil and ord < r.ford) 
   local remaining, limit, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
   local sentAt = num(ARGV[8])
   if ord ~= nil and sentAt ~= nil and ord > r.ford and limit >= 2 and remaining == limit - 1 and r.we ~= nil
-    and sentAt > r.we - r.wms - r.gms then
+    and sentAt > r.we - r.wms - r.egms then
     local later = r.ord - ord + 1
     local slack = math.max(0, math.min(num(ARGV[9]) or 0, ord - r.ford))
     r.ford = ord
     r.ws = math.max(r.ws, sentAt)
-    r.we = math.max(now, r.ws) + r.wms + r.gms
+    r.we = math.max(now, r.ws) + r.wms + r.egms
     r.count = later + slack
   else
-    r.count = math.max(r.count, math.max(0, limit - remaining))
+    local used = math.max(0, limit - remaining)
+    if used > r.count then
+      r.count = used
+      if ord ~= nil then r.count = used + math.max(0, r.ord - ord) end
+    end
   end
   save(r, now, tonumber(ARGV[5]))
 end

@@ -63,7 +63,7 @@ const num = (s: string | undefined) => (s === undefined || s === "" ? null : Num
 
 /** The reply of every script → the same WindowRecord the memory store keeps. */
 function parseReply(r: Reply): { flag: number; at: number | null; record: WindowRecord } {
-  const [flag, at, open, seq, ws, we, count, limit, wms, gms, next, paused, ord, firstOrd, trusted] = r;
+  const [flag, at, open, seq, ws, we, count, limit, wms, gms, next, paused, ord, firstOrd, trusted, egms] = r;
   return {
     flag: Number(flag),
     at: num(at),
@@ -76,6 +76,7 @@ function parseReply(r: Reply): { flag: number; at: number | null; record: Window
       limit: num(limit) ?? 0,
       windowMs: num(wms) ?? 0,
       guardMs: num(gms) ?? 0,
+      endGuardMs: num(egms) ?? num(gms) ?? 0,
       nextSlotAt: num(next) ?? 0,
       pausedUntil: num(paused) ?? 0,
       ord: num(ord) ?? 0,
@@ -275,6 +276,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
           p.now,
           grace,
           p.burst ?? 1,
+          p.endGuardMs ?? "",
         ),
       );
       if (reply) {

@@ -13,7 +13,7 @@ import { createServer as createTlsServer, type Server as TlsServer } from "node:
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { REPO, buildBin, jsonLines, runCli, tempDir } from "./harness";
+import { REPO, buildBin, jsonLines, runCli, seedDomains, startEmulator, tempDir } from "./harness";
 
 const tmp = tempDir("reseller-cli-operator-");
 let bin: { bin: string; cleanup(): void };
@@ -23,7 +23,7 @@ const TOKEN = `rsl_test_${"A".repeat(24)}.${"b".repeat(64)}`;
 beforeAll(() => {
   bin = buildBin();
   cmd = [bin.bin];
-}, 240_000);
+}, 900_000);
 afterAll(() => {
   bin?.cleanup();
   tmp.cleanup();
@@ -348,6 +348,40 @@ describe("in a terminal at 80 and 120 columns (items 2–4)", () => {
       expect(job.raw).not.toContain("ETA 0ms");
       const wideFlag = inPty(cols, ["--emulator", "--wide", "context"]);
       if (cols === 80) expect(wideFlag.lines.some((l) => l.length > cols)).toBe(true);
+    }, 300_000);
+
+    it(`C12: ${cols} columns: a 429 is shown as a 429 pause with its countdown, never as "window full", and counted`, async () => {
+      const emu = await startEmulator(["--window-ms", "1000", "--rate-limit", "300"]);
+      try {
+        await seedDomains(emu, 3, `pty${cols}-`, 5);
+        // A proxy's 429 with an HTTP-date Retry-After 3 s ahead, on the first renewal only.
+        await emu.control("POST", "/faults", {
+          method: "POST",
+          path: "/domains/{domainUuid}/renew",
+          kind: "proxy_429_date",
+          times: 1,
+          retry_after_seconds: 3,
+        });
+        const env = {
+          RESELLER_API_TOKEN: emu.token,
+          RESELLER_API_BASE_URL: emu.baseUrl,
+          RESELLER_JOURNAL: join(tmp.dir, `pty-429-${cols}.sqlite`),
+        };
+        const r = inPty(cols, ["renew", "--expiring-within", "30d", "--no-wait"], env);
+        expect(r.status, r.raw).toBe(0);
+        const paused = r.lines.filter((l) => /paused \d+(ms|s): 429/.test(l));
+        expect(paused.length, r.raw).toBeGreaterThan(0);
+        if (cols >= 120) expect(paused.some((l) => l.includes("429: whole key paused for Retry-After"))).toBe(true);
+        expect(
+          r.lines.filter((l) => l.includes("window full")),
+          r.raw,
+        ).toEqual([]);
+        // The live line (state and pause first) fits the terminal while the pause is on.
+        expect(r.lines.filter((l) => l.startsWith("renew ") && l.length > cols)).toEqual([]);
+        expect(r.raw).toMatch(/429s 1/);
+      } finally {
+        await emu.stop();
+      }
     }, 300_000);
   }
 });

@@ -6,6 +6,8 @@ import type { WindowStore } from "../../pacing";
 
 const W = 3000;
 const G = 25;
+/** The next window's margin past the server's latest possible end: whole ms + clock drift (2 + W / 2000). */
+const E = 2 + Math.ceil(W / 2000);
 const KEY = "key-a";
 const spacingFor = (limit: number) => Math.floor((W - G) / limit);
 const flush = () => new Promise<void>((r) => setImmediate(r));
@@ -41,22 +43,31 @@ async function attempt(
 }
 
 describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
-  it("I3: the 4th send of a limit-3 key waits for first answer + W + guard (not first send + W)", async () => {
+  it("I3: the 4th send of a limit-3 key waits for first answer + W + a margin (not first send + W)", async () => {
     const { clock, pacer, t0 } = setup({ burst: 1 });
     const sent = await Promise.all(Array.from({ length: 4 }, () => attempt(pacer, clock, 400)));
     const spacing = spacingFor(3);
     expect(sent.slice(0, 3).map((t) => t - t0)).toEqual([0, spacing, 2 * spacing]);
-    expect(sent[3] - t0).toBe(400 + W + G);
+    expect(sent[3] - t0).toBe(400 + W + E);
   });
 
-  it("I3: slow round trips raise the guard (the model needs one-way latency < guard)", async () => {
+  it("I3: slow round trips raise the send guard (the model needs one-way latency < guard); the window end needs no latency margin", async () => {
     const { clock, pacer, t0 } = setup({ initialLimit: 1 });
     const sent = await Promise.all(Array.from({ length: 3 }, () => attempt(pacer, clock, 60)));
-    expect(sent[1] - t0).toBe(60 + W + G); // window 1 opened with the configured 25 ms guard
-    expect(sent[2] - sent[1]).toBe(60 + W + 60); // window 2 opened after a 60 ms round trip
-    const slow = await Promise.all(Array.from({ length: 3 }, () => attempt(pacer, clock, 5000)));
-    expect(slow[1] - slow[0]).toBe(5000 + W + 60); // that window opened before the 5 s trip was seen
-    expect(slow[2] - slow[1]).toBe(5000 + W + W / 40); // capped at windowMs / 40
+    // The server counted the first request before it answered: the next window opens E after that answer.
+    expect(sent[1] - t0).toBe(60 + W + E);
+    expect(sent[2] - sent[1]).toBe(60 + W + E);
+    // The guard in force (the slowest recent round trip) shortens the spacing: the last send of a
+    // window must still land inside it.
+    const b = setup({ initialLimit: 10, maxConcurrency: 1, burst: 1 });
+    const spaced = [];
+    for (let i = 0; i < 3; i++) spaced.push(await attempt(b.pacer, b.clock, 60));
+    expect(spaced[1] - spaced[0]).toBe(Math.floor((W - G) / 10)); // granted before the slow trip was seen
+    expect(spaced[2] - spaced[1]).toBe(Math.floor((W - 60) / 10));
+    const c = setup({ initialLimit: 10, maxConcurrency: 1, burst: 1 });
+    const capped = [];
+    for (let i = 0; i < 3; i++) capped.push(await attempt(c.pacer, c.clock, 200));
+    expect(capped[2] - capped[1]).toBe(Math.floor((W - W / 40) / 10)); // capped at windowMs / 40
   });
 
   it("C8: with burst 1, sends are spread evenly at ≈ (W − guard) / limit, never bursted", async () => {
@@ -199,7 +210,7 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     const a = await pacer.acquire(KEY);
     a.release({ receivedAt: clock.now() + 1, status: 200, limit: 2, remaining: 0 }); // window full
     const b = await pacer.acquire(KEY); // waits for the end of the full window
-    expect(clock.now()).toBe(t0 + 1 + W + G);
+    expect(clock.now()).toBe(t0 + 1 + W + E);
     b.release({ receivedAt: clock.now(), status: 429, isRateLimit: true, retryAfter: "3" });
     const [c, d] = await Promise.all([pacer.acquire(KEY), pacer.acquire(KEY)]);
     expect(c.waitedMs).toBe(3000);
@@ -214,9 +225,9 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     const a = await pacer.acquire(KEY);
     a.release({ receivedAt: clock.now() + 2, status: 200, limit: 10, remaining: 0 });
     await flush();
-    expect(pacer.snapshot(KEY)).toMatchObject({ limit: 10, remaining: 0, windowEndsAt: t0 + 2 + W + G });
+    expect(pacer.snapshot(KEY)).toMatchObject({ limit: 10, remaining: 0, windowEndsAt: t0 + 2 + W + E });
     await pacer.acquire(KEY);
-    expect(clock.now()).toBe(t0 + 2 + W + G);
+    expect(clock.now()).toBe(t0 + 2 + W + E);
   });
 
   it("A5/C10: limits are learned from /context or X-RateLimit-Limit, invalid ones ignored", async () => {
@@ -301,7 +312,7 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     await clock.sleep(40);
     d.release({ receivedAt: clock.now(), status: 500, limit: 120, remaining: 119 }); // passed the limiter (C10)
     await clock.sleep(0);
-    expect(pacer.snapshot(KEY).windowEndsAt).toBe(clock.now() + W + G);
+    expect(pacer.snapshot(KEY).windowEndsAt).toBe(clock.now() + W + E);
   });
 
   it("C6/C10: a 503 without X-RateLimit-* (never counted) gives its slot back; a 500 with them does not", async () => {
@@ -312,7 +323,7 @@ describe("pacer decisions (C3, C8, C12, I1, I3) on a VirtualClock", () => {
     const fourth = await attempt(pacer, clock, 10, { status: 200, limit: 3, remaining: 0 });
     expect(fourth - t0).toBeLessThan(W); // the 503's slot was reused in the same window
     const fifth = await attempt(pacer, clock, 10);
-    expect(fifth - t0).toBeGreaterThanOrEqual(10 + W + G); // three counted: the next window
+    expect(fifth - t0).toBeGreaterThanOrEqual(10 + W + E); // three counted: the next window
   });
 
   it("I1: a store failure rejects the waiting request instead of sending unpaced", async () => {
@@ -360,7 +371,7 @@ describe("pacer priority lanes (recovery before new work) on a VirtualClock", ()
         t.release({ receivedAt: clock.now() + 10, status: 200 });
       });
     await Promise.all([take("n1"), take("n2"), take("n3"), take("r1", "recovery"), take("r2", "recovery")]);
-    const windowEnd = 10 + W + G; // first answer + W + guard
+    const windowEnd = 10 + W + E; // first answer + W + end margin
     expect(sent.map((s) => s.name)).toEqual(["n1", "r1", "r2", "n2", "n3"]); // n1 was granted before r1 queued
     expect(sent[1].at).toBe(spacingFor(2)); // r1: the window's second slot
     expect(sent[2].at).toBe(windowEnd); // r2: the window is full, so the next window's first slot
@@ -408,7 +419,7 @@ describe("pacer: a grant that comes back too late (I3)", () => {
     const ticket = await late;
     const sentAt = clock.now() - t0;
     ticket.release({ receivedAt: clock.now(), status: 200, limit: 3, remaining: 2 });
-    expect(sentAt).toBeGreaterThanOrEqual(10 + W + G); // the next window, not the tail of the old one
+    expect(sentAt).toBeGreaterThanOrEqual(10 + W + E); // the next window, not the tail of the old one
     expect((await inner.peek(KEY, clock.now())).count).toBe(1); // the late slot was refunded
   });
 });

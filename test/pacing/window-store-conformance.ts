@@ -139,6 +139,47 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       expect(s.count).toBe(6);
     });
 
+    it("C10: a snapshot with sends we did not make also counts our grants made after that request (not yet counted)", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 40)));
+      const b = granted(await store.reserve(key, params(T0 + 1, 40))); // granted before a's answer
+      // A predecessor used 20 of the server's window: a's answer says 21 used — b is not among them.
+      const s = await store.observe(key, { windowId: a.windowId, remaining: 19, limit: 40, now: T0 + 5, ord: a.ord });
+      expect(s.count).toBe(22);
+      // b's own answer (22 used) adds nothing: it is one of ours, already counted.
+      const t = await store.observe(key, { windowId: b.windowId, remaining: 18, limit: 40, now: T0 + 6, ord: b.ord });
+      expect(t.count).toBe(22);
+    });
+
+    it("I3: the next window opens `endGuardMs` after the earliest response + W (the server counted before it answered)", async () => {
+      const { store, key } = await setup();
+      const withEnd = (now: number) => ({ ...params(now), endGuardMs: 4 });
+      const a = granted(await store.reserve(key, withEnd(T0)));
+      await store.reserve(key, withEnd(T0));
+      await store.reserve(key, withEnd(T0));
+      const s = await store.confirmWindowStart(key, a.windowId, T0 + 400);
+      expect(s.windowEnd).toBe(T0 + 400 + W + 4);
+      expect(await store.reserve(key, withEnd(T0 + 400 + W + 3))).toMatchObject({ granted: false });
+      expect(await store.reserve(key, withEnd(T0 + 400 + W + 4))).toMatchObject({
+        granted: true,
+        sendAt: T0 + 400 + W + 4,
+      });
+    });
+
+    it("C6: an unconfirmed window whose every send was given back holds nothing: past its safe send instant a send opens a fresh window at once", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      await store.refund(key, a.windowId); // a 503 without X-RateLimit-*: never counted
+      const b = granted(await store.reserve(key, params(T0 + W, 10))); // past windowStart + W − guard
+      expect(b.sendAt).toBe(T0 + W);
+      expect(b.windowId).not.toBe(a.windowId);
+      expect(b.state).toMatchObject({ windowStart: T0 + W, count: 1 });
+      // A transport failure keeps its slot counted (it may have reached the server): the window holds.
+      const c = granted(await store.reserve(key, params(T0 + W + 1, 10)));
+      expect(await store.reserve(key, params(T0 + 2 * W, 10))).toMatchObject({ granted: false });
+      expect(c.windowId).toBe(b.windowId);
+    });
+
     it("C3: an unconfirmed window is given up after 2·W + guard", async () => {
       const { store, key } = await setup();
       const a = await store.reserve(key, params(T0, 1));
