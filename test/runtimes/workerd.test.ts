@@ -64,8 +64,8 @@ beforeAll(async () => {
     modules = [ (name = "worker.mjs", esModule = embed "worker.mjs") ],
     compatibilityDate = "${date}",
     bindings = [
-      (name = "RESELLER_BASE_URL", text = ${JSON.stringify(server.baseUrl)}),
-      (name = "RESELLER_TOKEN", text = ${JSON.stringify(token)}),
+      (name = "RESELLER_API_BASE_URL", text = ${JSON.stringify(server.baseUrl)}),
+      (name = "RESELLER_API_TOKEN", text = ${JSON.stringify(token)}),
     ],
     globalOutbound = "loopback",
   ))`;
