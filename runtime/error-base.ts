@@ -1,5 +1,5 @@
 /**
- * The base of every error the package throws — the client's (core/errors.ts) and the emulator's,
+ * The base of every error the package throws — the client's and the emulator's,
  * which never imports the client: both extend this one class, so `instanceof ResellerClientError`
  * and the guards hold for all of them.
  */
