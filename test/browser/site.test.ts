@@ -122,11 +122,13 @@ describe("docs site (Chromium)", () => {
     await page.close();
   });
 
-  it("J3: the HTTP reference lists all 27 operations of the spec and loads nothing off-site", async () => {
+  it("J3, A7: the HTTP reference lists all 27 operations of the spec and the HEAD of every GET, and loads nothing off-site", async () => {
     const page = await openReference();
     const ids = await page.$$eval('[id^="operation/"]', (els) => els.map((e) => e.id.slice("operation/".length)));
     expect(operationIds).toHaveLength(27);
-    expect([...ids].sort()).toEqual([...operationIds].sort());
+    const heads = operationList.filter((o) => o.head).map((o) => `${o.operationId}Head`);
+    expect(heads.length).toBeGreaterThan(0);
+    expect([...ids].sort()).toEqual([...operationIds, ...heads].sort());
     const problems = site.pages.find((p) => p.path === REFERENCE)?.problems;
     expect(problems).toEqual([]);
     await page.close();
