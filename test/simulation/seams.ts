@@ -5,7 +5,7 @@
  * to the tracker, which checks the invariants.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createHash } from "node:crypto";
+import { inlineSha256 } from "../support/inline-digest";
 import type { Emulator } from "../../emulator/index";
 import type { Journal } from "../../journal";
 import type { WindowStore } from "../../pacing";
@@ -138,28 +138,15 @@ export function scheduledStore(
 export function deterministicPlatform(random: () => number): () => void {
   const c = globalThis.crypto as Crypto & { randomUUID: () => string };
   const originalUuid = c.randomUUID.bind(c);
-  const originalDigest = c.subtle.digest.bind(c.subtle);
   const hex = () => Math.floor(random() * 16).toString(16);
   const uuid = () => {
     const s = Array.from({ length: 32 }, hex).join("");
     return `${s.slice(0, 8)}-${s.slice(8, 12)}-4${s.slice(13, 16)}-a${s.slice(17, 20)}-${s.slice(20)}` as `${string}-${string}-${string}-${string}-${string}`;
   };
   Object.defineProperty(c, "randomUUID", { value: uuid, configurable: true, writable: true });
-  Object.defineProperty(c.subtle, "digest", {
-    configurable: true,
-    writable: true,
-    value: (algorithm: AlgorithmIdentifier, data: BufferSource) => {
-      const name = typeof algorithm === "string" ? algorithm : algorithm.name;
-      if (name.toUpperCase() !== "SHA-256") return originalDigest(algorithm, data);
-      const bytes = ArrayBuffer.isView(data)
-        ? new Uint8Array(data.buffer, data.byteOffset, data.byteLength)
-        : new Uint8Array(data);
-      const out = createHash("sha256").update(bytes).digest();
-      return Promise.resolve(out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength));
-    },
-  });
+  const restoreDigest = inlineSha256();
   return () => {
     Object.defineProperty(c, "randomUUID", { value: originalUuid, configurable: true, writable: true });
-    Object.defineProperty(c.subtle, "digest", { value: originalDigest, configurable: true, writable: true });
+    restoreDigest();
   };
 }
