@@ -8,7 +8,8 @@
 // The CLI runs as a child process: the built bin (tsup, the package's own config, built once here into
 // node_modules/.cache so it resolves dependencies like an installed package), as an operator runs it.
 // Import runCliBench() from bench/main.ts; run directly (`tsx bench/cli.ts`) for a CLI.
-import { spawn, spawnSync } from "node:child_process";
+import { runCliChild, type CliChild } from "./lib/cli-child";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, createWriteStream } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,37 +56,9 @@ export interface CliBenchResult {
   pass: { pacing: boolean; memory: boolean };
 }
 
-interface Child {
-  code: number | null;
-  stderr: string;
-  lines: number;
-  firstLineMs: number;
-  wallMs: number;
-}
-
-/** Runs the CLI, counting stdout lines without keeping them (the output of 100,000 rows is large). */
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<Child> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: REPO,
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let lines = 0;
-    let firstLineMs = Number.NaN;
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (lines === 0) firstLineMs = performance.now() - started;
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      if (stderr.length > 4_000_000) stderr = stderr.slice(-1_000_000);
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => resolve({ code, stderr, lines, firstLineMs, wallMs: performance.now() - started }));
-  });
+/** Runs the CLI (see lib/cli-child.ts). */
+function run(args: string[], env: NodeJS.ProcessEnv): Promise<CliChild> {
+  return runCliChild([...CLI, ...args], env);
 }
 
 interface Summary {

@@ -2,10 +2,11 @@
 // process, as an operator runs it — total time, time to the first output row, peak RSS (the CLI's
 // own summary event), and `commands show` by Idempotency-Key; and the time until a 10-line
 // `renew FILE` sends its first renewal on a 100k-domain account.
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runCliChild } from "./lib/cli-child";
 import { seedDomains, startEmulatorServer, type EmulatorServer } from "../emulator/public";
 
 const REPO = fileURLToPath(new URL("..", import.meta.url));
@@ -32,35 +33,14 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, [bin, ...args, "--json"], {
-      cwd: REPO,
-      env: { ...process.env, RESELLER_JOURNAL: "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let lines = 0;
-    let firstLineMs = Number.NaN;
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (lines === 0) firstLineMs = performance.now() - started;
-      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines += 1;
-    });
-    child.stderr.on("data", (d: Buffer) => {
-      stderr += d.toString();
-      if (stderr.length > 2_000_000) stderr = stderr.slice(-500_000);
-    });
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      const summary = stderr
-        .split("\n")
-        .reverse()
-        .find((l) => l.includes('"type":"summary"'));
-      const maxRssBytes = summary ? ((JSON.parse(summary) as { maxRssBytes?: number }).maxRssBytes ?? NaN) : NaN;
-      resolve({ code, wallMs: performance.now() - started, firstLineMs, lines, maxRssBytes, stderr });
-    });
-  });
+export async function runCli(bin: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  const run = await runCliChild([bin, ...args, "--json"], { RESELLER_JOURNAL: "", ...env });
+  const summary = run.stderr
+    .split("\n")
+    .reverse()
+    .find((l) => l.includes('"type":"summary"'));
+  const maxRssBytes = summary ? ((JSON.parse(summary) as { maxRssBytes?: number }).maxRssBytes ?? NaN) : NaN;
+  return { ...run, maxRssBytes };
 }
 
 /** An emulator account whose 2,000 domains are the CLI job's rows (names in a file, UUIDs returned). */
