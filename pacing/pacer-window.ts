@@ -15,6 +15,8 @@ import type { ObserveParams, ReserveDecision, WindowSnapshot, WindowStore } from
 type Grant = Pick<Extract<ReserveDecision, { granted: true }>, "windowId" | "ord" | "sendAt">;
 
 const MAX_LIMIT = 10_000; // C1
+/** A windowId no window ever has: pauseUntil() then extends the pause and leaves the window be. */
+const PAUSE_ONLY = "pause-only";
 
 export interface KeyState {
   queue: WaitQueue;
@@ -144,7 +146,13 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
       s.pausedUntil = Math.max(s.pausedUntil, until);
       const reason = ra === null ? "backoff" : ra.ms === 0 ? "retry-after-zero" : "retry-after";
       emit({ type: "pause", apiKeyId, untilMs: until, reason, retryAfterMs: ra?.ms ?? null });
-      ops.push(store.pauseUntil(apiKeyId, until, windowId));
+      // C11, C12: the pause proves the server's window over only when the API's limiter dated it
+      // (Retry-After N > 0 seconds) or it lasts a whole window. After a `Retry-After: 0`, a 429 with no
+      // usable header or a proxy's short date, the window stays open, less this uncounted send (C6):
+      // its next sends wait for its confirmed end instead of a window the server has not opened.
+      const provesReset = (ra?.source === "seconds" && ra.ms > 0) || ms >= windowMs;
+      ops.push(store.pauseUntil(apiKeyId, until, provesReset ? windowId : PAUSE_ONLY));
+      if (!provesReset) ops.push(store.refund(apiKeyId, windowId));
     } else if (uncounted) {
       ops.push(store.refund(apiKeyId, windowId));
     } else if (passedLimiter) {

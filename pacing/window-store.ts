@@ -172,7 +172,8 @@ export interface WindowStore {
    * nextSlotAt = max(nextSlotAt, pausedUntil). When `windowId` is the open window (or null), the
    * window is closed too, so the next send after the pause opens a fresh window (the server's
    * window has reset by then; C6: the 429 itself was not counted). A stale windowId (a late 429
-   * from a window that is already gone) only extends the pause.
+   * from a window that is already gone) only extends the pause — the pacer passes a windowId no window
+   * has when the 429 does not prove the server's window over (`Retry-After: 0`, no usable header).
    */
   pauseUntil(key: string, until: number, windowId: string | null): Promise<WindowSnapshot>;
 

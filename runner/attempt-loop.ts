@@ -48,14 +48,6 @@ async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunRe
     if (record.state === "unknown" || record.state === "conflict") await command.move("reconciling"); // G4: a resend after reconciliation
     if (record.race) return AGAIN; // the journal refused the move: another mover has it
     // recorded/reconciling → sending is written with this attempt (one commit, see command-journal.ts).
-    if (deps.leases?.lease) {
-      try {
-        await deps.leases.ensure(ctx.commandId!); // a lost lease is noticed before the send
-      } catch (error) {
-        command.leaseCheckFailed = true;
-        throw error;
-      }
-    }
     return await command.attempt(command.nextRequest(), command.rateLimited);
   } catch (error) {
     if (signal?.aborted) return command.aborted(signal.reason);

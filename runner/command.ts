@@ -112,6 +112,7 @@ export class Command {
       onSend: () => {
         if (this.isWrite) this.sent = true;
       },
+      beforeSend: pathTemplate === undefined && this.deps.leases?.lease ? () => this.ensureLease() : undefined,
       telemetry: this.telemetry,
       // A reconcile lookup counts its own sends (http.request.resend_count of that request only).
       attemptOfCommand: pathTemplate === undefined ? this.attempts.length + 1 : attemptNo + 1,
@@ -121,6 +122,17 @@ export class Command {
     if (r.rateLimit) this.rateLimit = r.rateLimit;
     this.noteProxyAnomaly(r);
     return r;
+  }
+
+  /** I5/I6: the fleet lease is checked after the pacer's slot, right before the send — a wait for a slot (or a
+   * slow window store) can outlast the lease, and a survivor may have taken the command meanwhile. */
+  private async ensureLease(): Promise<void> {
+    try {
+      await this.deps.leases!.ensure(this.ctx.commandId!);
+    } catch (error) {
+      this.leaseCheckFailed = true;
+      throw error;
+    }
   }
 
   /** A 429 whose Retry-After is longer than one window came from a proxy, not the API (C11). */

@@ -36,6 +36,8 @@ export async function pacedAttempt(
     deadlineAt: number;
     fetchFn: FetchLike;
     onSend(): void;
+    /** Runs once the slot is granted, right before the send: the fleet lease check (a slot can take longer than a lease). */
+    beforeSend?: () => Promise<void>;
     /** The command's telemetry (only when the client has a `telemetry` option). */
     telemetry?: CommandTelemetry;
     /** 1-based number of this attempt within its command, for telemetry. */
@@ -49,6 +51,14 @@ export async function pacedAttempt(
   const { pacer, apiKeyId, clock } = deps;
   // Rejects with DeadlineExceededError when the slot would come after the deadline (nothing sent).
   const ticket = await pacer.acquire(apiKeyId, opts.signal, opts.deadlineAt, opts.priority);
+  if (opts.beforeSend) {
+    try {
+      await opts.beforeSend();
+    } catch (error) {
+      ticket.release({ receivedAt: clock.now(), attempt: opts.attemptNo }); // counted as spent: never less safe
+      throw error;
+    }
+  }
   // The attempt may not outlive the call (never 0: a zero timeout would mean "no timer" below).
   const timeoutMs =
     opts.deadlineAt === Number.POSITIVE_INFINITY

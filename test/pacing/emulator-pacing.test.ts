@@ -247,6 +247,22 @@ describe("pacer × emulator fixed window (VirtualClock)", () => {
     expect(w.events.find((e) => e.type === "pause")).toMatchObject({ reason: "retry-after" });
   });
 
+  it("C11/C12: a `Retry-After: 0` 429 proves no window over — the window's last slot is used, the next send waits for the server's end, 0 × 429 of our own", async () => {
+    const limit = 4;
+    const w = world({ limit, pacerLimit: limit });
+    const run = () => pacedCommand(w, w.key.token, w.key.public_key_id);
+    for (let i = 0; i < limit - 1; i++) expect(await run()).toBe(200);
+    w.emu.control.addFault({ method: "GET", path: "/context", kind: "retry_after_zero", times: 1 });
+    const statuses = await Promise.all([run(), run()]);
+    expect(statuses).toEqual([200, 200]);
+    expect(served429(w.emu)).toBe(1); // the injected one only: none from the emulator's limiter
+    const ok = w.log.filter((s) => s.status === 200).map((s) => s.sentAt);
+    const windowEnd = ok[0] + W;
+    // C6: the 429 was not counted, so one of the two still fits the first window; the other does not.
+    expect(ok.filter((t) => t < windowEnd)).toHaveLength(limit);
+    expect(ok.filter((t) => t >= windowEnd)).toHaveLength(1);
+  });
+
   it("C6: the 429 spent no quota — after the pause all L commands fit into one fresh window", async () => {
     const w = world();
     w.emu.control.addFault({ method: "GET", path: "/context", kind: "retry_after_zero", times: 1 });

@@ -51,6 +51,8 @@ export class Tracker {
   private requestsSeen = 0;
   /** Per worker and command: when it last tried to write or renew it (the call started, not finished). */
   private tried = new Map<string, Map<string, number>>();
+  /** Per worker and command: journal writes or renewals started and not answered yet. */
+  private pending = new Map<string, Map<string, number>>();
   /** Per worker: times its journal was unreachable or its clock jumped (a pause) — excuses for losing a lease. */
   readonly excuses = new Map<string, number[]>();
 
@@ -82,11 +84,24 @@ export class Tracker {
 
   /** A journal call is about to wait for its turn: the worker is trying to keep its lease on these commands. */
   onAttempt(worker: string, method: string, args: unknown[]): void {
-    const ids =
-      method === "renewLeases" ? (args[1] as readonly string[]) : typeof args[0] === "string" ? [args[0]] : [];
+    const ids = idsOf(method, args);
     const mine = this.tried.get(worker) ?? new Map<string, number>();
     for (const id of ids) mine.set(id, this.now());
     this.tried.set(worker, mine);
+    const open = this.pending.get(worker) ?? new Map<string, number>();
+    for (const id of ids) open.set(id, (open.get(id) ?? 0) + 1);
+    this.pending.set(worker, open);
+  }
+
+  /** The journal answered (or failed) a call `onAttempt` saw start. */
+  onAttemptEnd(worker: string, method: string, args: unknown[]): void {
+    const open = this.pending.get(worker);
+    if (!open) return;
+    for (const id of idsOf(method, args)) {
+      const n = (open.get(id) ?? 0) - 1;
+      if (n > 0) open.set(id, n);
+      else open.delete(id);
+    }
   }
 
   begin(act: Activity): void {
@@ -172,6 +187,8 @@ export class Tracker {
           // a lease is only as long as the longest pause (docs/guides/fleet.md); what counts is that it tried.
           const tried = this.tried.get(holder.worker)?.get(r.id);
           if (tried !== undefined && tried >= this.now() - this.leaseMs) continue;
+          // Its renewal is still waiting for the journal's answer: it is trying still, the journal is slow.
+          if (this.pending.get(holder.worker)?.has(r.id)) continue;
           this.violate(
             "no command in two workers' hands",
             `${worker} claimed ${r.idempotencyKey} (${r.state}) while live ${holder.worker} holds it in a ${holder.role}`,
@@ -253,4 +270,10 @@ export class Tracker {
     const e = effects.find((x) => x.idempotency_key === key && PAID_EFFECTS.has(x.kind));
     return e ? Date.parse(e.at) : undefined;
   }
+}
+
+/** The command ids a journal call writes or renews. */
+function idsOf(method: string, args: unknown[]): readonly string[] {
+  if (method === "renewLeases") return args[1] as readonly string[];
+  return typeof args[0] === "string" ? [args[0]] : [];
 }

@@ -162,4 +162,75 @@ export const REGRESSIONS: Regression[] = [
       schedule: [0, 12, 5, 3, 1, 8, 2, 6, 11],
     },
   },
+  {
+    // w1 records cmd-0, then its window store and journal stall past the lease (its heartbeat's renewal
+    // unanswered); w0 claims it and sends. The lease was checked before the pacer's slot, not after:
+    // w1 sent the same key as w0, unfenced. Found as: npm run simulate -- --seed 20 --path 17918
+    name: "I5, I6: the lease is checked after the pacer's slot — a slot wait that outlasts the lease sends nothing over a survivor's lease",
+    invariant: "no command in two workers' hands",
+    scenario: {
+      seed: 641514860,
+      journal: "sqlite",
+      workers: 2,
+      continuous: [true, false, true],
+      commands: ["renew", "order"],
+      scripts: [
+        [
+          { op: "pause", ms: 46000 },
+          { op: "cmd", cmd: 4, wait: true },
+          { op: "pause", ms: 31000 },
+          { op: "cmd", cmd: 0, wait: true },
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "cmd", cmd: 2, wait: false },
+        ],
+        [
+          { op: "cmd", cmd: 2, wait: true },
+          { op: "cmd", cmd: 3, wait: false },
+          { op: "cmd", cmd: 3, wait: false },
+        ],
+        [
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "pause", ms: 31000 },
+          { op: "cmd", cmd: 0, wait: true },
+        ],
+      ],
+      events: [
+        { step: 61, kind: "fault", fault: "timeout_after", path: "orders", times: 2 },
+        { step: 56, kind: "crash-at", worker: 3, role: "call", at: "store.reserve", restart: true },
+        { step: 46, kind: "journal-outage", worker: "all", steps: 13 },
+        { step: 19, kind: "crash-at", worker: 2, role: "recovery", at: "send GET", restart: true },
+        { step: 15, kind: "crash", worker: 1, restart: true },
+        { step: 131, kind: "crash", worker: 1, restart: true },
+        { step: 109, kind: "crash", worker: 2, restart: true },
+      ],
+      schedule: [0, 3, 12, 8, 3, 7, 3, 6],
+    },
+  },
+  {
+    // The window is full but one slot; a `Retry-After: 0` 429 closed the pacer's window as if the
+    // server's had reset, so the next sends opened a window 300 ms before the server's ended → a 429.
+    // Found as: npm run simulate -- --seed 20 --path 2422
+    name: "C11, C12: a `Retry-After: 0` 429 proves no window over — no 429 from our own pacing after it",
+    invariant: "0 × 429 from our own pacing",
+    scenario: {
+      seed: 9,
+      journal: "sqlite",
+      workers: 3,
+      continuous: [true, true, true],
+      commands: ["renew", "renew", "order"],
+      scripts: [
+        [
+          { op: "pause", ms: 46000 },
+          { op: "recover" },
+          { op: "cmd", cmd: 3, wait: false },
+          { op: "cmd", cmd: 2, wait: true },
+          { op: "recover" },
+          { op: "cmd", cmd: 0, wait: true },
+        ],
+        [{ op: "cmd", cmd: 4, wait: true }, { op: "recover" }],
+      ],
+      events: [{ step: 115, kind: "fault", fault: "retry_after_zero", path: "renew", times: 1 }],
+      schedule: [7, 1, 11, 5, 8, 5, 9, 1, 4],
+    },
+  },
 ];

@@ -80,7 +80,15 @@ export function scheduledJournal(
             : method === "addAttempt" && args[2]
               ? `journal.addAttempt→${(args[2] as { to: string }).to}`
               : `journal.${method}`;
-        if (WRITES.has(method)) tracker.onAttempt(worker, method, args);
+        if (!WRITES.has(method)) return call(act, label, args);
+        tracker.onAttempt(worker, method, args);
+        try {
+          return await call(act, label, args);
+        } finally {
+          tracker.onAttemptEnd(worker, method, args);
+        }
+      };
+      const call = async (act: Activity | undefined, label: string, args: unknown[]) => {
         await sched.point(worker, label, act);
         if (outages.journalDown(worker)) {
           tracker.cover("journal unavailable");
