@@ -41,7 +41,7 @@ const AGAIN = Symbol("again");
 
 /** The next attempt, or the command's end when none can be made (aborted, past the deadline, a journal race). */
 async function nextAttempt(command: Command): Promise<PacedAttemptResult | RunResult | typeof AGAIN> {
-  const { deps, ctx, record, signal } = command;
+  const { deps, record, signal } = command;
   if (deps.clock.now() >= command.deadlineAt) return command.atDeadline(deps.clock.now(), "attempt");
   if (record.race) return command.journalRaced();
   try {
