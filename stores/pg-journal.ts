@@ -46,6 +46,7 @@ import {
   resolutionPatch,
   screenLease,
   screenListFilter,
+  screenStatePage,
   screenNewCommand,
   screenPrune,
   screenResolution,
@@ -566,9 +567,22 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
         async () => (await loadWhere(db, "api_key_id = $1 AND idempotency_key = $2", [apiKeyId, idempotencyKey]))[0],
       );
     },
-    async listByState(states) {
+    async listByState(states, page) {
+      screenStatePage(page);
       if (states.length === 0) return [];
-      return retrying(true, () => loadWhere(db, "state = ANY($1)", [[...states]]));
+      if (!page) return retrying(true, () => loadWhere(db, "state = ANY($1)", [[...states]]));
+      // A bounded read (recover()'s rounds): keyset on (created_at, seq), the index's own order.
+      const after = page.after;
+      return retrying(true, async () => {
+        const res = await db.query<CommandRow>(
+          `SELECT * FROM ${s}.commands WHERE state = ANY($1)
+             AND ($2::bigint IS NULL OR created_at > $2 OR (created_at = $2
+                  AND seq > COALESCE((SELECT seq FROM ${s}.commands WHERE id = $3), -1)))
+           ORDER BY created_at, seq LIMIT $4`,
+          [[...states], after?.createdAt ?? null, after?.id ?? null, page.limit],
+        );
+        return loadRows(db, res.rows);
+      });
     },
     async prune(options) {
       const { settledBefore, limit } = screenPrune(options);

@@ -419,6 +419,32 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       expect(await journal.listByState([])).toEqual([]);
     });
 
+    it("H2/I5: listByState pages — { limit, after } walks every matching command once, oldest first, ties by insertion", async () => {
+      const { journal } = await harness.fresh();
+      const t = 1_900_000_000_000;
+      const made = [];
+      // Ties on createdAt (the keyset's second column decides), a settled one and an interleaved state.
+      for (let i = 0; i < 7; i++) made.push(await journal.record(newCommand({ createdAt: t + Math.floor(i / 3) })));
+      await driveTo(journal, made[2].id, ["sending", "unknown"]);
+      await driveTo(journal, made[4].id, ["sending", "succeeded"]);
+      const want = made.filter((_, i) => i !== 4).map((c) => c.id);
+      const seen: string[] = [];
+      const sizes: number[] = [];
+      let after: { createdAt: number; id: string } | undefined;
+      for (let round = 0; round < 10; round++) {
+        const page = await journal.listByState(["recorded", "unknown"], { limit: 2, after });
+        sizes.push(page.length);
+        if (page.length === 0) break;
+        seen.push(...page.map((r) => r.id));
+        const last = page[page.length - 1];
+        after = { createdAt: last.createdAt, id: last.id };
+      }
+      expect(seen).toEqual(want);
+      expect(Math.max(...sizes)).toBeLessThanOrEqual(2);
+      const bad = await journal.listByState(["recorded"], { limit: 0 }).catch((e: unknown) => e);
+      expect((bad as Error).message).toMatch(/positive integer limit/);
+    });
+
     it("I5: random walks over the state machine — the store accepts exactly the allowed moves (model test)", async () => {
       const { journal } = await harness.fresh();
       await fc.assert(
