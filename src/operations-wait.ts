@@ -65,27 +65,31 @@ export async function waitForOperation(
   // This process's recovery already settles it: poll, but leave the write to recovery.
   if (holders?.recovering(id)) return poll(false);
   const leaveWait = holders?.enterWait(id);
-  let held = false;
-  try {
-    if (leases) {
-      try {
-        await leases.acquire(id); // from now on renewed by the heartbeat until the wait ends
-        held = true;
-      } catch {
-        // Another live worker holds it (it settles the command), or the journal cannot be reached
-        // (the command stays `accepted`; recovery polls it later): a read-only wait, never a throw (F3).
-        return await poll(false);
-      }
+  // Fleet mode: "trying" while the journal cannot be reached — the lease is asked for again before
+  // every poll, so the wait holds the command as soon as the journal answers (not only at its start).
+  const hold: { lease: "held" | "trying" | "elsewhere" | "none" } = { lease: leases ? "trying" : "none" };
+  const tryAcquire = async () => {
+    if (hold.lease !== "trying") return;
+    try {
+      await leases!.acquire(id); // from now on renewed by the heartbeat until the wait ends
+      hold.lease = "held";
+    } catch (error) {
+      // Another live worker holds it (it settles the command): a read-only wait, never a throw (F3).
+      // An unreachable journal: the command stays `accepted` meanwhile; the next poll asks again.
+      if (isLeaseLostError(error)) hold.lease = "elsewhere";
     }
-    return await poll(true);
+  };
+  try {
+    await tryAcquire();
+    return await poll(() => hold.lease === "held" || hold.lease === "none", tryAcquire);
   } finally {
-    if (held) leases!.release(id);
+    if (hold.lease === "held") leases!.release(id);
     leaveWait?.();
   }
 
-  async function poll(writes: boolean): Promise<WaitResult> {
-    return pollOperation(get, clock, operationUuid, options, async (result) => {
-      if (!writes || !jr || !id) return;
+  async function poll(writes: boolean | (() => boolean), beforePoll?: () => Promise<void>): Promise<WaitResult> {
+    return pollOperation(get, clock, operationUuid, options, beforePoll, async (result) => {
+      if (!(typeof writes === "function" ? writes() : writes) || !jr || !id) return;
       try {
         const record = await jr.journal.get(id);
         if (record?.state !== "accepted") return; // settled already (by recovery, or another wait)
@@ -109,6 +113,7 @@ async function pollOperation(
   clock: Clock,
   operationUuid: string,
   options: WaitOptions,
+  beforePoll: (() => Promise<void>) | undefined,
   record: (result: { kind: "completed" | "failed"; operation: OperationResource }) => Promise<void>,
 ): Promise<WaitResult> {
   const settle = async (result: {
@@ -127,6 +132,7 @@ async function pollOperation(
   let misses = 0;
   for (;;) {
     if (signal?.aborted) throw new RequestAbortedError("operations.get", signal.reason);
+    await beforePoll?.();
     let outcome: Outcome;
     try {
       outcome = await get(operationUuid, signal, deadline - clock.now());

@@ -233,4 +233,21 @@ export const REGRESSIONS: Regression[] = [
       schedule: [7, 1, 11, 5, 8, 5, 9, 1, 4],
     },
   },
+  {
+    // w1's renewal is accepted while its journal is down: the wait's lease request failed and it went on
+    // read-only for good, so once its lease ran out w0's recovery took the command under a live wait.
+    // Found as: npm run simulate -- --seed 21 --path 57:0:7:6:6:6:7:6:9:10:11:17:16:15:16:16:10:11:13:18
+    name: "F1, I5: a wait that started while its journal was down takes the lease once the journal answers",
+    invariant: "no command in two workers' hands",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 2,
+      continuous: [true],
+      commands: ["order", "renew", "order"],
+      scripts: [[{ op: "cmd", cmd: 0, wait: false }], [{ op: "cmd", cmd: 1, wait: true }, { op: "recover" }]],
+      events: [{ step: 4, kind: "journal-outage", worker: 3, steps: 19 }],
+      schedule: [],
+    },
+  },
 ];
