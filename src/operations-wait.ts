@@ -8,7 +8,7 @@
  * and its one write (accepted → completed/failed) is fenced by that lease.
  */
 import type { Clock } from "../runtime/clock";
-import { DEFAULT_WAIT, operationResourceOf, RequestAbortedError } from "../core";
+import { DEFAULT_FLEET, DEFAULT_WAIT, operationResourceOf, RequestAbortedError } from "../core";
 import { isLeaseLostError } from "../journal";
 import type { CommandHolders, Journal, LeaseKeeper } from "../journal";
 import type { OperationResource, Outcome } from "../core";
@@ -65,30 +65,49 @@ export async function waitForOperation(
   // This process's recovery already settles it: poll, but leave the write to recovery.
   if (holders?.recovering(id)) return poll(false);
   const leaveWait = holders?.enterWait(id);
-  // Fleet mode: "trying" while the journal cannot be reached — the lease is asked for again before
-  // every poll, so the wait holds the command as soon as the journal answers (not only at its start).
+  // Fleet mode: "trying" while the journal cannot be reached — the lease is asked for again every
+  // heartbeat period (as the heartbeat renews it), so the wait holds the command as soon as the
+  // journal answers, not only if it answered at the wait's start (a poll may wait long for its slot).
   const hold: { lease: "held" | "trying" | "elsewhere" | "none" } = { lease: leases ? "trying" : "none" };
-  const tryAcquire = async () => {
-    if (hold.lease !== "trying") return;
+  const tryAcquire = async (): Promise<typeof hold.lease> => {
     try {
       await leases!.acquire(id); // from now on renewed by the heartbeat until the wait ends
       hold.lease = "held";
     } catch (error) {
       // Another live worker holds it (it settles the command): a read-only wait, never a throw (F3).
-      // An unreachable journal: the command stays `accepted` meanwhile; the next poll asks again.
+      // An unreachable journal: the command stays `accepted` meanwhile; ask again a period later.
       if (isLeaseLostError(error)) hold.lease = "elsewhere";
     }
+    return hold.lease;
   };
+  const retrying = new AbortController();
   try {
-    await tryAcquire();
-    return await poll(() => hold.lease === "held" || hold.lease === "none", tryAcquire);
+    if (leases) await tryAcquire();
+    if (hold.lease === "trying") void keepTrying(leases!.lease.leaseMs / DEFAULT_FLEET.heartbeatsPerLease);
+    return await poll(() => hold.lease === "held" || hold.lease === "none");
   } finally {
+    retrying.abort();
     if (hold.lease === "held") leases!.release(id);
     leaveWait?.();
   }
 
-  async function poll(writes: boolean | (() => boolean), beforePoll?: () => Promise<void>): Promise<WaitResult> {
-    return pollOperation(get, clock, operationUuid, options, beforePoll, async (result) => {
+  async function keepTrying(everyMs: number): Promise<void> {
+    while (hold.lease === "trying") {
+      try {
+        await clock.sleep(everyMs, retrying.signal);
+      } catch {
+        return; // the wait ended
+      }
+      const state = await tryAcquire();
+      if (retrying.signal.aborted && state === "held") {
+        leases!.release(id!); // it ended while this request was out: hand the lease straight back
+        hold.lease = "none";
+      }
+    }
+  }
+
+  async function poll(writes: boolean | (() => boolean)): Promise<WaitResult> {
+    return pollOperation(get, clock, operationUuid, options, async (result) => {
       if (!(typeof writes === "function" ? writes() : writes) || !jr || !id) return;
       try {
         const record = await jr.journal.get(id);
@@ -113,7 +132,6 @@ async function pollOperation(
   clock: Clock,
   operationUuid: string,
   options: WaitOptions,
-  beforePoll: (() => Promise<void>) | undefined,
   record: (result: { kind: "completed" | "failed"; operation: OperationResource }) => Promise<void>,
 ): Promise<WaitResult> {
   const settle = async (result: {
@@ -132,7 +150,6 @@ async function pollOperation(
   let misses = 0;
   for (;;) {
     if (signal?.aborted) throw new RequestAbortedError("operations.get", signal.reason);
-    await beforePoll?.();
     let outcome: Outcome;
     try {
       outcome = await get(operationUuid, signal, deadline - clock.now());

@@ -250,4 +250,31 @@ export const REGRESSIONS: Regression[] = [
       schedule: [],
     },
   },
+  {
+    // w0's renewal is accepted while its journal is down; its wait's first poll then waits ~50 s for a
+    // pacer slot, and a wait that asked for the lease only before each poll held nothing all that time:
+    // w1's recovery took the command under the live wait. Found as: npm run simulate -- --seed 22 --path
+    // 2053:0:14:13:20:22:22:22:22:25:24:26:27:26:29:28:28:27:32:28:29:27:31:27:28:28:34
+    name: "F1, I5: a wait keeps asking for its lease every heartbeat period while the journal is down, not only between polls",
+    invariant: "no command in two workers' hands",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 2,
+      continuous: [true],
+      commands: ["renew", "order", "order", "renew"],
+      scripts: [
+        [
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "cmd", cmd: 0, wait: false },
+          { op: "cmd", cmd: 1, wait: false },
+          { op: "cmd", cmd: 3, wait: true },
+          { op: "cmd", cmd: 0, wait: false },
+        ],
+        [{ op: "cmd", cmd: 1, wait: false }, { op: "cmd", cmd: 0, wait: true }, { op: "recover" }],
+      ],
+      events: [{ step: 56, kind: "journal-outage", worker: 0, steps: 51 }],
+      schedule: [],
+    },
+  },
 ];
