@@ -45,6 +45,9 @@ export type PaginationKind = "links" | "meta-only";
  */
 export type LockKeySpec = { readonly from: "path" | "body"; readonly field: string; readonly prefix: string };
 
+/** Spec extension `x-produces-resource`: the kind of resource a success's `data.uuid` identifies (F4). */
+export type ProducedResource = "order";
+
 /** Machine-readable facts about one operation, read from the spec by the generator. */
 export interface OperationMeta {
   /** The spec's operationId, e.g. "domains.renew". */
@@ -83,6 +86,8 @@ export interface OperationMeta {
   readonly lockKey: LockKeySpec | null;
   /** A5/C1 (x-teaches-limit): a success carries the key's `credential.rate_limit_per_minute`, learned by the client. */
   readonly teachesLimit: boolean;
+  /** F4 (x-produces-resource): a success's `data.uuid` is a new resource of this kind, kept with the command; null = none. */
+  readonly producesResource: ProducedResource | null;
   /** A7/D1: the spec also declares HEAD on this GET's path — the same checks, status and headers, no body. */
   readonly head: boolean;
 }
@@ -108,6 +113,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: true,
+    producesResource: null,
     head: true,
   },
   "domains.list": {
@@ -129,6 +135,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "domains.get": {
@@ -150,6 +157,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "domains.check": {
@@ -171,6 +179,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "domains.renew": {
@@ -192,6 +201,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: { from: "path", field: "domainUuid", prefix: "domain" },
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "domains.sync": {
@@ -213,6 +223,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "domains.setNameservers": {
@@ -234,6 +245,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "domains.getAuthCode": {
@@ -255,6 +267,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "quotes.create": {
@@ -276,6 +289,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "orders.create": {
@@ -297,6 +311,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: { from: "body", field: "domain", prefix: "domain-name" },
     teachesLimit: false,
+    producesResource: "order",
     head: false,
   },
   "orders.list": {
@@ -318,6 +333,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "orders.get": {
@@ -339,6 +355,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "operations.list": {
@@ -360,6 +377,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "operations.get": {
@@ -381,6 +399,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "balance.get": {
@@ -402,6 +421,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "ledger.list": {
@@ -423,6 +443,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "webhooks.list": {
@@ -444,6 +465,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "webhooks.create": {
@@ -465,6 +487,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "webhooks.get": {
@@ -486,6 +509,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "webhooks.update": {
@@ -507,6 +531,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "webhooks.delete": {
@@ -528,6 +553,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "webhooks.test": {
@@ -549,6 +575,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "webhooks.rotateSecret": {
@@ -570,6 +597,7 @@ export const operationTable = {
     malformedUuidStatus: 500,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "tickets.list": {
@@ -591,6 +619,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "tickets.create": {
@@ -612,6 +641,7 @@ export const operationTable = {
     malformedUuidStatus: null,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
   "tickets.get": {
@@ -633,6 +663,7 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: true,
   },
   "tickets.addMessage": {
@@ -654,12 +685,33 @@ export const operationTable = {
     malformedUuidStatus: 422,
     lockKey: null,
     teachesLimit: false,
+    producesResource: null,
     head: false,
   },
 } as const satisfies Record<OperationId, OperationMeta>;
 
 /** The operations in spec order. */
 export const operationList: readonly OperationMeta[] = Object.values(operationTable);
+
+/** The operation that plays each role, from the spec's role extensions (x-poll-operation, x-reconcile-by, …). */
+export const operationRoles = {
+  /** x-poll-operation (F1, F3): the GET of one Operation by its UUID — how a client waits on every 202. */
+  pollOperation: "operations.get",
+  /** x-reconcile-by on orders.create (I4, F5): the GET that finds what a write with an unknown outcome created, by `external_id`. */
+  reconcileLookup: "orders.list",
+  /** x-operations-of-domain (F5): lists one domain's Operations by `domain_uuid`; recover() finds the Operation of a lost 202 there. */
+  domainOperations: "operations.list",
+  /** x-renews-domain (I6): the renewal of the one domain in its path; a domain's renewals are found in the journal by its lock key. */
+  domainRenewal: "domains.renew",
+  /** x-lists-domains: the cursor list of the reseller's domains (the CLI resolves names with it). */
+  domainList: "domains.list",
+} as const satisfies Record<string, OperationId>;
+
+/** A role of `operationRoles`. */
+export type OperationRole = keyof typeof operationRoles;
+
+/** The operationId that plays role `R`. */
+export type OperationOfRole<R extends OperationRole> = (typeof operationRoles)[R];
 
 /** The values of `components.schemas.WebhookEvent`, in spec order (x-enum-const). */
 export const webhookEvents = ["domain.renewed", "domain.updated", "domain.expiring", "order.completed", "order.failed", "operation.completed", "operation.failed", "operation.uncertain", "webhook.test"] as const;

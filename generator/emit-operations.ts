@@ -6,6 +6,7 @@
 import { StructureKind, VariableDeclarationKind, type CodeBlockWriter, type SourceFile } from "ts-morph";
 import { readOperations, type OperationModel } from "./model";
 import { newSourceFile, render } from "./output";
+import { resolveRoles } from "./roles";
 import { isObject, SpecError, type Spec } from "./spec";
 
 const OPERATIONS_EMITTER = "emit-operations.ts";
@@ -18,6 +19,7 @@ export function emitOperations(spec: Spec, ops: readonly OperationModel[] = read
   addOperationMeta(file);
   addOperationsTable(file, ops);
   addOperationList(file);
+  addOperationRoles(file, ops);
   addEnumConsts(file, spec);
   return render(file, OPERATIONS_EMITTER);
 }
@@ -89,6 +91,12 @@ function addVocabulary(file: SourceFile): void {
       ],
       type: `{ readonly from: "path" | "body"; readonly field: string; readonly prefix: string }`,
     },
+    {
+      isExported: true,
+      name: "ProducedResource",
+      docs: ["Spec extension `x-produces-resource`: the kind of resource a success's `data.uuid` identifies (F4)."],
+      type: `"order"`,
+    },
   ]);
 }
 
@@ -134,6 +142,11 @@ const META_FIELDS: readonly (readonly [name: string, type: string, doc: string])
     "teachesLimit",
     "boolean",
     "A5/C1 (x-teaches-limit): a success carries the key's `credential.rate_limit_per_minute`, learned by the client.",
+  ],
+  [
+    "producesResource",
+    "ProducedResource | null",
+    "F4 (x-produces-resource): a success's `data.uuid` is a new resource of this kind, kept with the command; null = none.",
   ],
   [
     "head",
@@ -201,6 +214,7 @@ function writeOperationEntry(w: CodeBlockWriter, op: OperationModel): void {
         : `{ from: ${JSON.stringify(op.lockKey.from)}, field: ${JSON.stringify(op.lockKey.field)}, prefix: ${JSON.stringify(op.lockKey.prefix)} }`,
     ],
     ["teachesLimit", String(op.teachesLimit)],
+    ["producesResource", JSON.stringify(op.producesResource)],
     ["head", String(op.head)],
   ];
   w.writeLine(`${JSON.stringify(op.operationId)}: {`);
@@ -217,4 +231,51 @@ function addOperationList(file: SourceFile): void {
       { name: "operationList", type: "readonly OperationMeta[]", initializer: "Object.values(operationTable)" },
     ],
   });
+}
+
+/**
+ * The operation roles (roles.ts): the one operation that plays each, so code names a role, never an
+ * operationId. Empty for a spec that declares no role.
+ */
+function addOperationRoles(file: SourceFile, ops: readonly OperationModel[]): void {
+  const roles = resolveRoles(ops);
+  file.addVariableStatement({
+    isExported: true,
+    declarationKind: VariableDeclarationKind.Const,
+    docs: [
+      "The operation that plays each role, from the spec's role extensions (x-poll-operation, x-reconcile-by, …).",
+    ],
+    declarations: [
+      {
+        name: "operationRoles",
+        initializer: (w) => {
+          if (roles.length === 0) w.write("{}");
+          else
+            w.write("{").indent(() => {
+              for (const { role, operationId, doc } of roles) {
+                w.writeLine(`/** ${doc} */`);
+                w.writeLine(`${role}: ${JSON.stringify(operationId)},`);
+              }
+            });
+          w.write(`${roles.length === 0 ? "" : "}"} as const`);
+          w.write(" satisfies Record<string, OperationId>");
+        },
+      },
+    ],
+  });
+  file.addTypeAliases([
+    {
+      isExported: true,
+      name: "OperationRole",
+      docs: ["A role of `operationRoles`."],
+      type: "keyof typeof operationRoles",
+    },
+    {
+      isExported: true,
+      name: "OperationOfRole",
+      docs: ["The operationId that plays role `R`."],
+      typeParameters: [{ name: "R", constraint: "OperationRole" }],
+      type: "(typeof operationRoles)[R]",
+    },
+  ]);
 }

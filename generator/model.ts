@@ -4,11 +4,13 @@
  * facade can never disagree about an operation.
  */
 import { readHead } from "./head";
+import { readRoleMarks, resolveRoles, type RoleMarks } from "./roles";
 import { isObject, SpecError, type Json, type Spec } from "./spec";
 
 const HTTP_METHODS = ["get", "put", "post", "delete", "patch"] as const;
 const UNKNOWN_OUTCOME_POLICIES = ["resend", "reconcile", "report"] as const;
 const PAGINATION_KINDS = ["links", "meta-only"] as const;
+const PRODUCED_RESOURCES = ["order"] as const;
 
 interface ParamModel {
   readonly name: string;
@@ -57,6 +59,10 @@ export interface OperationModel {
   readonly malformedUuidStatus: 422 | 500 | null;
   readonly lockKey: { readonly from: "path" | "body"; readonly field: string; readonly prefix: string } | null;
   readonly teachesLimit: boolean;
+  /** `x-produces-resource`: the kind of resource whose UUID a success's `data.uuid` is (F4). */
+  readonly producesResource: (typeof PRODUCED_RESOURCES)[number] | null;
+  /** The operation-role extensions it carries (roles.ts). */
+  readonly roles: RoleMarks;
   /** A GET whose path also declares HEAD (the GET without a body, A7/D1); false for other methods. */
   readonly head: boolean;
 }
@@ -91,6 +97,7 @@ export function readOperations(spec: Spec): OperationModel[] {
     if (item.head !== undefined && item.get === undefined)
       readHead(spec, item, itemPointer, null, readScopes, paramKeys);
   }
+  resolveRoles(result); // throws on a duplicated, missing or misplaced role
   return result;
 }
 
@@ -131,6 +138,8 @@ function readOperation(
     malformedUuidStatus: readMalformedUuidStatus(op, pointer),
     lockKey: readLockKey(op, pointer),
     teachesLimit: readFlag(op, "x-teaches-limit", pointer),
+    producesResource: readEnum(op, "x-produces-resource", PRODUCED_RESOURCES, pointer),
+    roles: readRoleMarks(spec, op, pointer),
     head:
       methodKey === "get" &&
       readHead(

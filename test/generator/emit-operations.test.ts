@@ -61,6 +61,7 @@ describe("emitOperations: spec → generated/operations.ts", () => {
       malformedUuidStatus: 422,
       lockKey: null, // the mini fixture declares no x-lock-key
       teachesLimit: false,
+      producesResource: null,
       head: false, // a POST never has the HEAD mirror
     });
     expect(mini["domains.list"].queryParams).toEqual(["cursor", "per_page"]);
