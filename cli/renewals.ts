@@ -2,7 +2,7 @@
  * What a renewal is, for the journal and the key: the target term, the Idempotency-Key derived from
  * the job's own inputs (D2, D4), and the newest journalled renewal of each domain (the re-run guard).
  */
-import { InvalidArgumentError, operationTable, type CommandRecord } from "../src/index";
+import { InvalidArgumentError, operationRoles, operationTable, type CommandRecord } from "../src/index";
 import type { JobEnv } from "./job-session";
 import type { JournalQueries } from "./journal-queries";
 import { dataRecordOf, listedDomainOf } from "./shape";
@@ -50,7 +50,7 @@ export async function latestRenewal(
   domainUuid: string,
 ): Promise<CommandRecord | undefined> {
   const record = await queries.latestByLockKey(apiKeyId, renewLockKey(domainUuid));
-  return record?.operationId === "domains.renew" ? record : undefined;
+  return record?.operationId === operationRoles.domainRenewal ? record : undefined;
 }
 
 /** Every listed domain; an item without a uuid, a name or a readable expires_at is skipped and counted (E5). */
@@ -63,7 +63,9 @@ export async function* listDomains(env: JobEnv, onSkipped?: (item: unknown) => v
 }
 
 /** The API filters domains.list by exact names, up to 100 per request (then a FILE job costs ⌈names/100⌉ GETs). */
-const LIST_FILTERS_BY_NAME = (operationTable["domains.list"].queryParams as readonly string[]).includes("name");
+const LIST_FILTERS_BY_NAME = (operationTable[operationRoles.domainList].queryParams as readonly string[]).includes(
+  "name",
+);
 
 /** Names per filtered `GET /domains?name=…` (the filter's maxItems). */
 export const NAMES_PER_LOOKUP = 100;

@@ -2,7 +2,7 @@
  * The event hook (I7: log every retry and failure). Every event passes through the redactor
  * before it reaches the integrator's logger (A4, H2), and a throwing logger never breaks a call.
  */
-import type { OperationId } from "../generated/operations";
+import type { OperationId, OperationOfRole } from "../generated/operations";
 import type { Redactor } from "./redact";
 import type { CommandState } from "./states";
 import type { OutcomeKind } from "./outcome";
@@ -52,7 +52,7 @@ export type ClientEvent =
       type: "attempt";
       operationId: OperationId;
       /** Set when the request is the command's reconcile lookup (GET /orders?external_id=…, I4), not the command itself. */
-      lookup?: "orders.list";
+      lookup?: OperationOfRole<"reconcileLookup">;
       /** 1-based: the command's attempt, or the lookup's own for a lookup. */
       attempt: number;
       status?: number;

@@ -2,7 +2,7 @@
  * The GETs recover() reconciles with (I4, F5, seed 000 "after the TTL, reconcile by UUID /
  * external_id and operations"), through the client's own call path (paced, journalled rules).
  */
-import type { OperationId } from "../generated/operations";
+import { operationRoles, type OperationId } from "../generated/operations";
 import { orderFromList, orderLookupQuery, type CallOptions } from "../runner";
 import { envelopeList, isRecord, type OperationResource, type Outcome } from "../core";
 
@@ -25,7 +25,7 @@ export async function lookupOrderByExternalId(
   externalId: string,
   signal?: AbortSignal,
 ): Promise<OrderLookup> {
-  const outcome = await call("orders.list", { query: orderLookupQuery(externalId) }, { signal });
+  const outcome = await call(operationRoles.reconcileLookup, { query: orderLookupQuery(externalId) }, { signal });
   if (outcome.kind !== "succeeded")
     return { kind: "failed", why: describeOutcome(outcome), requestId: outcome.requestId };
   const verdict = orderFromList(outcome.data, externalId);
@@ -43,7 +43,11 @@ export async function listDomainOperations(
   since: number,
   signal?: AbortSignal,
 ): Promise<{ uuids: string[]; requestId?: string }> {
-  const outcome = await call("operations.list", { query: { domain_uuid: domainUuid, per_page: 100 } }, { signal });
+  const outcome = await call(
+    operationRoles.domainOperations,
+    { query: { domain_uuid: domainUuid, per_page: 100 } },
+    { signal },
+  );
   if (outcome.kind !== "succeeded") return { uuids: [], requestId: outcome.requestId };
   const list = envelopeList(outcome.data) ?? [];
   const uuids = list

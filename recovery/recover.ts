@@ -16,6 +16,7 @@ import {
   type ManualCheck,
   type WriteOptions,
 } from "../journal";
+import { operationRoles } from "../generated/operations";
 import { DEFAULT_RECOVER, operationResourceOf, RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
@@ -353,7 +354,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
 
   /** F1/F3: one GET of the operation; only completed and a confirmed failed end the command. */
   async function poll(record: CommandRecord, from: CommandState, operationUuid: string): Promise<void> {
-    const outcome = await deps.call("operations.get", { operationUuid }, { signal: options.signal });
+    const outcome = await deps.call(operationRoles.pollOperation, { operationUuid }, { signal: options.signal });
     if (outcome.kind === "succeeded") {
       const op = operationResourceOf(outcome.data);
       if (op && (op.status === "completed" || op.status === "failed")) {

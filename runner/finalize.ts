@@ -2,6 +2,7 @@
  * Turns the last attempt's classification into the public Outcome and the journal state (G3, I5).
  * Pure apart from building objects; the journal body is redacted (H2), the Outcome data is not.
  */
+import { operationTable } from "../generated/operations";
 import type { AttemptRecord, CommandState, CommandResources } from "../journal";
 import type { ClientEvent } from "../core";
 import type { Classified } from "./classify";
@@ -163,7 +164,7 @@ export function journalPatch(outcome: Outcome, redactor: Redactor) {
     const d = (outcome.data as { data?: Record<string, unknown> } | undefined)?.data;
     if (d && typeof d === "object") {
       const uuid = typeof d.uuid === "string" ? d.uuid : undefined;
-      if (outcome.operationId === "orders.create") resources.orderUuid = uuid;
+      if (operationTable[outcome.operationId].producesResource === "order") resources.orderUuid = uuid;
       if (outcome.kind === "accepted") resources.operationUuid = uuid;
       if (typeof d.domain_uuid === "string") resources.domainUuid = d.domain_uuid;
     }

@@ -4,6 +4,7 @@
  * again). Not found: resend with the SAME key and bytes (G4), within the retry bounds. The lookup
  * itself failed: the command stays `unknown` and must not be created again.
  */
+import { operationRoles } from "../generated/operations";
 import { classify } from "./classify";
 import type { Outcome } from "../core";
 import type { Command } from "./command";
@@ -130,7 +131,7 @@ async function lookupAttempt(
     deps.events.emit({
       type: "attempt",
       operationId: ctx.op.operationId,
-      lookup: "orders.list",
+      lookup: operationRoles.reconcileLookup,
       attempt,
       status: transport.ok ? transport.raw.status : undefined,
       requestId: (transport.ok && transport.raw.headers.get("x-request-id")) || r.requestId,

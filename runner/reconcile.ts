@@ -3,7 +3,7 @@
  * 5xx on orders.create, look the order up by its `external_id` BEFORE any resend. Found → the
  * purchase happened, return it; not found → a resend with the same key and bytes is safe.
  */
-import { operationTable, type OperationMeta } from "../generated/operations";
+import { operationRoles, operationTable, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "../journal";
 import { classify } from "./classify";
 import { envelopeList, isRecord, type Redactor } from "../core";
@@ -81,7 +81,7 @@ export async function lookupOrder(
 ): Promise<LookupResult> {
   const { transport, requestId } = await send(req);
   if (!transport.ok) return { result: "lookup_failed", why: `lookup ${transport.error}`, requestId };
-  const c = classify(operationTable["orders.list"], transport.raw, redactor);
+  const c = classify(operationTable[operationRoles.reconcileLookup], transport.raw, redactor);
   const rid = transport.raw.headers.get("x-request-id") ?? requestId;
   if (c.kind !== "success")
     return { result: "lookup_failed", why: `lookup answered ${c.status}`, status: c.status, requestId: rid };

@@ -7,7 +7,7 @@
 import createClient, { createQuerySerializer } from "openapi-fetch";
 import type { paths } from "../generated/schema";
 import { createFacade } from "../generated/client";
-import { operationTable, type OperationId } from "../generated/operations";
+import { operationRoles, operationTable, type OperationId } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import { chainMiddleware, createAttemptLoopMiddleware } from "../middleware";
 import type { CallOptions } from "../runner";
@@ -198,7 +198,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
         // Each poll ends by the wait's own deadline too, so no poll outlives the wait.
         (uuid, signal, leftMs) =>
           call(
-            "operations.get",
+            operationRoles.pollOperation,
             { operationUuid: uuid },
             { signal, deadlineMs: Math.max(1, Math.min(resolved.deadlineMs, leftMs)) },
           ),

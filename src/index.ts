@@ -119,13 +119,16 @@ export type {
 } from "../generated/errors";
 
 // Operation metadata from the spec.
-export { operationTable, operationList } from "../generated/operations";
+export { operationTable, operationList, operationRoles } from "../generated/operations";
 export type {
   OperationId,
   OperationMeta,
   HttpMethod,
   UnknownOutcomePolicy,
   PaginationKind,
+  ProducedResource,
+  OperationRole,
+  OperationOfRole,
 } from "../generated/operations";
 
 // Journals: what a store implements (stores live in reseller-api/stores/*).

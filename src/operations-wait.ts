@@ -7,6 +7,7 @@
  * lease for its whole duration (renewed by the heartbeat), so no survivor takes a live wait's command,
  * and its one write (accepted → completed/failed) is fenced by that lease.
  */
+import { operationRoles } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import { DEFAULT_FLEET, DEFAULT_WAIT, operationResourceOf, RequestAbortedError } from "../core";
 import { isLeaseLostError } from "../journal";
@@ -149,12 +150,12 @@ async function pollOperation(
   let lastOutcome: Outcome | undefined;
   let misses = 0;
   for (;;) {
-    if (signal?.aborted) throw new RequestAbortedError("operations.get", signal.reason);
+    if (signal?.aborted) throw new RequestAbortedError(operationRoles.pollOperation, signal.reason);
     let outcome: Outcome;
     try {
       outcome = await get(operationUuid, signal, deadline - clock.now());
     } catch (error) {
-      if (signal?.aborted) throw new RequestAbortedError("operations.get", signal.reason);
+      if (signal?.aborted) throw new RequestAbortedError(operationRoles.pollOperation, signal.reason);
       throw error;
     }
     lastOutcome = outcome;
@@ -184,7 +185,7 @@ async function pollOperation(
     try {
       await clock.sleep(waitMs, signal);
     } catch {
-      throw new RequestAbortedError("operations.get", signal?.reason);
+      throw new RequestAbortedError(operationRoles.pollOperation, signal?.reason);
     }
   }
 }
