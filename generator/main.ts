@@ -60,7 +60,7 @@ and fails when this folder differs from what is committed.
 | file | emitter | what |
 |---|---|---|
 | \`schema.ts\` | \`emit-schema.ts\` | \`paths\`, \`components\`, \`operations\` types (openapi-typescript) |
-| \`operations.ts\` | \`emit-operations.ts\` | \`operationTable\` keyed by operationId, \`operationList\`, \`OperationMeta\`, \`x-enum-const\` constants (\`webhookEvents\`) |
+| \`operations.ts\` | \`emit-operations.ts\` | \`operationTable\` keyed by operationId, \`operationList\`, \`OperationMeta\`, \`operationRoles\`, \`x-enum-const\` constants (\`webhookEvents\`) |
 | \`errors.ts\` | \`emit-errors.ts\` | \`ApiError\` union by \`code\`, \`parseApiError\`, \`isApiError\`, \`isX\` guards |
 | \`client.ts\` | \`emit-client.ts\` | \`OperationArgs\`, \`OperationData\`, \`ResourceFacade\`, \`createFacade\` |
 `;
