@@ -119,7 +119,7 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
   }
 
   const statements = prepareSqliteStatements(db);
-  const { q, listFor, claimFor, claimAttempts } = statements;
+  const { q, listFor, claimFor, claimProbe, claimAttempts } = statements;
   const load = (id: string): CommandRecord | undefined => {
     const row = q.row.get(id);
     return row && rowToRecord(row, q.attempts.all(id), true);
@@ -209,16 +209,22 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
     async claim(request) {
       screenLease(request);
       const now = clock.now();
+      const where = {
+        owner: request.owner,
+        apiKeyId: request.apiKeyId ?? null,
+        environment: request.environment ?? null,
+        ids: request.ids === undefined ? null : JSON.stringify(request.ids),
+        exclude: JSON.stringify(request.excludeIds ?? []),
+        now,
+        staleBefore: now - (request.unownedStaleAfterMs ?? 0),
+      };
+      // Continuous recovery asks every few seconds and usually finds nothing: that answer needs no
+      // write transaction (a row that becomes claimable just after is taken by the next round).
+      if (request.limit < 1 || claimProbe(request.states).get(where) === undefined) return [];
       return commit(() => {
         const rows = claimFor(request.states).all({
-          owner: request.owner,
+          ...where,
           leaseUntil: now + request.leaseMs,
-          apiKeyId: request.apiKeyId ?? null,
-          environment: request.environment ?? null,
-          ids: request.ids === undefined ? null : JSON.stringify(request.ids),
-          exclude: JSON.stringify(request.excludeIds ?? []),
-          now,
-          staleBefore: now - (request.unownedStaleAfterMs ?? 0),
           limit: request.limit,
         });
         rows.sort((a, b) => Number(a.created_at) - Number(b.created_at));

@@ -89,6 +89,8 @@ export interface SqliteStatements {
   listFor: (states: readonly CommandState[]) => { rows: Statement; attempts: Statement; page: Statement };
   /** claim()'s UPDATE for this set of states. */
   claimFor: (states: readonly CommandState[]) => Stmt<[Record<string, unknown>], CommandRow>;
+  /** claim()'s WHERE as a read: is there anything to take? */
+  claimProbe: (states: readonly CommandState[]) => Stmt<[Record<string, unknown>], { id: string }>;
   claimAttempts: Stmt<[string], AttemptRow>;
   /** The attempts of a JSON list of ids. */
   attemptsOf: Stmt<[string], AttemptRow>;
@@ -219,23 +221,35 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
    * taken by exactly one claimer), then the rows' attempts are read in the same transaction.
    */
   const claims = new Map<string, Stmt<[Record<string, unknown>], CommandRow>>();
+  const probes = new Map<string, Stmt<[Record<string, unknown>], { id: string }>>();
+  /** What claim() may take: one WHERE for the UPDATE and for its read-only probe. */
+  const claimable = (states: readonly CommandState[]) =>
+    `SELECT id FROM commands ${unsettledScope(states).from}
+       WHERE ${unsettledScope(states).where}(@apiKeyId IS NULL OR api_key_id = @apiKeyId) AND (@environment IS NULL OR environment = @environment)
+         AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) AND state IN (${statesSql(states)})
+         AND id NOT IN (SELECT value FROM json_each(@exclude))
+         AND (owner = @owner OR (owner IS NOT NULL AND (lease_until IS NULL OR lease_until <= @now))
+              OR (owner IS NULL AND updated_at <= @staleBefore))`;
   const claimFor = (states: readonly CommandState[]) => {
     const list = statesSql(states);
     let stmt = claims.get(list);
     if (!stmt) {
       stmt = db.prepare<[Record<string, unknown>], CommandRow>(
         `UPDATE commands SET owner = @owner, lease_until = @leaseUntil, version = version + 1
-     WHERE id IN (
-       SELECT id FROM commands ${unsettledScope(states).from}
-       WHERE ${unsettledScope(states).where}(@apiKeyId IS NULL OR api_key_id = @apiKeyId) AND (@environment IS NULL OR environment = @environment)
-         AND (@ids IS NULL OR id IN (SELECT value FROM json_each(@ids))) AND state IN (${list})
-         AND id NOT IN (SELECT value FROM json_each(@exclude))
-         AND (owner = @owner OR (owner IS NOT NULL AND (lease_until IS NULL OR lease_until <= @now))
-              OR (owner IS NULL AND updated_at <= @staleBefore))
-       ORDER BY created_at, rowid LIMIT @limit)
+     WHERE id IN (${claimable(states)} ORDER BY created_at, rowid LIMIT @limit)
      RETURNING *`,
       );
       claims.set(list, stmt);
+    }
+    return stmt;
+  };
+  /** A read without the write lock: an idle recovery round (nothing to take) commits nothing. */
+  const claimProbe = (states: readonly CommandState[]) => {
+    const list = statesSql(states);
+    let stmt = probes.get(list);
+    if (!stmt) {
+      stmt = db.prepare<[Record<string, unknown>], { id: string }>(`${claimable(states)} LIMIT 1`);
+      probes.set(list, stmt);
     }
     return stmt;
   };
@@ -307,6 +321,7 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
     updateFor,
     listFor,
     claimFor,
+    claimProbe,
     claimAttempts,
     attemptsOf: claimAttempts,
     countFor,
