@@ -227,7 +227,7 @@ export async function runCommandsResolve(
 }
 
 export async function runRecover(global: GlobalOptions, rt: Runtime): Promise<ExitCode> {
-  const session = await openSession(global, rt.env);
+  const session = await openSession(global, rt);
   try {
     for (const n of session.notices) rt.stderr.write(n + "\n");
     await session.context();

@@ -92,7 +92,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
 
     async function* rows(): AsyncGenerator<SourceItem<RenewRow>> {
       if (options.expiringWithinMs !== undefined) {
-        const horizon = Date.now() + options.expiringWithinMs;
+        const horizon = session.clock.now() + options.expiringWithinMs;
         for await (const domain of listDomains(env, onSkipped)) {
           if (Date.parse(domain.expires_at) > horizon) continue;
           listed += 1;
@@ -198,7 +198,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       };
       const previous = await latestRenewal(queries, session.apiKeyId, domain.uuid);
       if (previous) {
-        const recent = Date.now() - previous.createdAt < options.renewedWithinMs;
+        const recent = session.clock.now() - previous.createdAt < options.renewedWithinMs;
         const failed = previous.state === "failed" || previous.state === "rejected";
         if (previous.idempotencyKey === key || (recent && !failed)) return settleExisting(previous, withKey, ctx);
       }
@@ -261,7 +261,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         const waited = await session.client.operations.wait(operationUuid, {
           commandId,
           signal: ctx.interrupt,
-          deadline: Date.now() + options.waitTimeoutMs,
+          deadline: session.clock.now() + options.waitTimeoutMs,
         });
         if (waited.kind === "completed")
           return {

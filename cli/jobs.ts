@@ -86,7 +86,7 @@ function humanLine(r: RowResult): string {
 }
 
 export function createJobIo(io: Omit<JobIo, "pace">, progress: Progress): ProgressSink {
-  return io.mode.ttyErr ? ttySink(io.stderr, progress) : jsonSink(io.stderr);
+  return io.mode.ttyErr ? ttySink(io.stderr, progress) : jsonSink(io.stderr, progress.now);
 }
 
 export async function runJob<Row>(
@@ -168,7 +168,7 @@ export async function runJob<Row>(
       c.inFlight += 1;
       let results: RowResult | RowResult[];
       try {
-        results = await spec.run(item.row, ctx);
+        results = await progress.runRow(() => spec.run(item.row, ctx));
       } catch (error) {
         results = {
           line: item.line,
@@ -185,7 +185,8 @@ export async function runJob<Row>(
       await drained();
     }
   };
-  if (spec.requestsPerRow) progress.requestsPerRow = spec.requestsPerRow();
+  if (spec.requestsPerRow) progress.eta.priorRequestsPerRow = spec.requestsPerRow();
+  progress.eta.lanes = Math.max(1, spec.concurrency);
   progress.jobStarted();
   sink.event({ type: "job-start", job: spec.name, total: spec.total?.() });
   try {
@@ -246,7 +247,9 @@ export function printSummary(
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
   };
   if (!io.mode.ttyErr) {
-    (sink ?? jsonSink(io.stderr)).event(outcome.interrupted ? { ...summary, resume: spec.resumeHint } : summary);
+    (sink ?? jsonSink(io.stderr, outcome.progress.now)).event(
+      outcome.interrupted ? { ...summary, resume: spec.resumeHint } : summary,
+    );
     return;
   }
   const rows = (Object.keys(KIND_HELP) as ResultKind[])

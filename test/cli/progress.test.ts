@@ -52,21 +52,38 @@ describe("the progress line", () => {
     });
   }
 
-  it("the ETA counts rows in flight as half done and measures requests per row; 'done' at the end, never 0ms", () => {
+  it("the ETA measures requests per row on the rows themselves and counts a row in flight as partly done; 'done' at the end, never 0ms", async () => {
     const now = { t: 3_000_000 };
     const p = setup(now);
-    p.requestsPerRow = 3;
+    const attempt = (delayMs = 0) => p.clientEvent({ type: "attempt", delayMs } as unknown as ClientEvent);
+    p.eta.priorRequestsPerRow = 3;
     p.jobStarted();
     p.counters.total = 50;
     expect(p.requestsLeft()).toBe(150); // prior: 3 per row
-    // 10 rows finished and 8 in flight have cost 42 requests: 42 / (10 + 4) = 3 per row.
-    p.counters.finished = 10;
-    p.counters.inFlight = 8;
-    p.counters.requests = 42;
-    expect(p.measuredRequestsPerRow()).toBe(3);
-    expect(p.requestsLeft()).toBe((32 + 4) * 3);
+    attempt(); // a name lookup for every row: no row's cost
+    for (let i = 0; i < 4; i++) {
+      await p.runRow(async () => {
+        attempt();
+        await Promise.resolve();
+        attempt();
+      });
+      p.counters.finished += 1;
+    }
+    // 8 requests over 4 rows, the prior weighing as one more row: 11 / 5.
+    expect(p.measuredRequestsPerRow()).toBeCloseTo(2.2);
+    let release: () => void = () => undefined;
+    const inFlight = p.runRow(
+      () =>
+        new Promise<void>((resolve) => {
+          attempt();
+          release = resolve;
+        }),
+    );
+    // 45 rows not started at 2.2 each; the one in flight has sent 1 and still needs 1.2.
+    expect(p.requestsLeft()).toBeCloseTo(45 * 2.2 + 1.2);
+    release();
+    await inFlight;
     p.counters.finished = 50;
-    p.counters.inFlight = 0;
     expect(p.etaMs()).toBe(0);
     expect(p.line()).toContain("ETA done");
   });
