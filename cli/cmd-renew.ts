@@ -31,6 +31,7 @@ import { finishJob, notice, withJobSession, type Runtime } from "./job-session";
 import { runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
 import { describeOutcome, requestIdsOf, unsettledRow } from "./outcome-text";
 import { QuoteBook } from "./quotes";
+import { rowFields, type Field } from "./row-line";
 import { isoOf } from "./shape";
 import { checkDomainName, checkPeriod, isUuid } from "./rows";
 import type { GlobalOptions } from "./session";
@@ -255,7 +256,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         return {
           ...accepted,
           kind: "accepted",
-          message: `operation ${operationUuid} accepted; not waiting (--no-wait)`,
+          message: `not waited for (--no-wait): operation ${operationUuid}`,
         };
       try {
         const waited = await session.client.operations.wait(operationUuid, {
@@ -365,8 +366,7 @@ function slim(op: OperationResource): Record<string, unknown> {
   return { uuid: op.uuid, status: op.status, completed_at: op.completed_at };
 }
 
-function describe(r: RowResult): string {
-  const where = r.line !== undefined ? `line ${r.line}  ` : "";
-  const target = typeof r.data?.target === "string" ? ` → ${r.data.target}` : "";
-  return `${where}${r.subject}${target}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
+function describe(r: RowResult): Field[] {
+  const target = typeof r.data?.target === "string" ? [{ text: `→ ${r.data.target}`, drop: 1, glue: " " }] : [];
+  return rowFields(r, target);
 }
