@@ -51,7 +51,7 @@ export function parseStates(raw: string | undefined, all: boolean): readonly Com
   return states as CommandState[];
 }
 
-async function withJournal<T>(
+export async function withJournal<T>(
   global: GlobalOptions,
   rt: Runtime,
   fn: (queries: JournalQueries) => Promise<T>,
