@@ -11,7 +11,7 @@ import { formatDuration } from "./args";
 import { JournalQueries } from "./journal-queries";
 import { jsonLine, outputMode, renderPairs, renderTable, RowPrinter, terminalColumns } from "./output";
 import { openSession, type GlobalOptions } from "./session";
-import { openJournal } from "./stores";
+import { journalNotice, openJournal } from "./stores";
 import { isoOf } from "./shape";
 import { bodyText, supportNote } from "./support-note";
 
@@ -57,8 +57,8 @@ export async function withJournal<T>(
   fn: (queries: JournalQueries) => Promise<T>,
 ): Promise<T> {
   const opened = await openJournal(global.journal, rt.env, global.emulator, global.journalSync);
-  if (rt.stderr.isTTY && !global.json) rt.stderr.write(`journal: ${opened.label}\n`);
-  else rt.stderr.write(jsonLine({ at: new Date().toISOString(), type: "notice", message: `journal: ${opened.label}` }));
+  if (rt.stderr.isTTY && !global.json) rt.stderr.write(`${journalNotice(opened)}\n`);
+  else rt.stderr.write(jsonLine({ at: new Date().toISOString(), type: "notice", message: journalNotice(opened) }));
   try {
     return await fn(new JournalQueries(opened.journal));
   } finally {

@@ -20,7 +20,7 @@ import { CLI_DEFAULTS } from "./defaults";
 import { ConnectionError, SetupError } from "./errors";
 import { dataRecordOf, recordOf, stringOf } from "./shape";
 import type { Runtime } from "./job-session";
-import { openJournal, type OpenedJournal } from "./stores";
+import { journalNotice, openJournal, type OpenedJournal } from "./stores";
 
 export interface GlobalOptions {
   tokenFile?: string;
@@ -105,7 +105,7 @@ export async function openSession(
     await probeConnection(baseUrl, options.connectTimeoutMs);
   }
   const opened = await openJournal(options.journal, env, options.emulator, options.journalSync);
-  notices.push(`journal: ${opened.label}`);
+  notices.push(journalNotice(opened));
   let listener: ((event: ClientEvent) => void) | undefined;
   let client: ResellerClient;
   try {
