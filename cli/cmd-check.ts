@@ -10,6 +10,7 @@ import { withJobSession, type Runtime } from "./job-session";
 import { createJobIo, printSummary, runJob, type JobIo, type RowResult, type SourceItem } from "./jobs";
 import { outputMode } from "./output";
 import { describeOutcome, requestIdsOf } from "./outcome-text";
+import { rowFields, type Field } from "./row-line";
 import { Progress } from "./progress";
 import { checkDomainName } from "./rows";
 import { dataListOf, priceOf, recordOf, stringOf } from "./shape";
@@ -70,15 +71,11 @@ async function* batches(options: CheckOptions, source: InputSource | undefined):
   if (current.names.length > 0) yield { row: current, subject: `batch ${current.index}` };
 }
 
-function describe(r: RowResult): string {
-  const where = r.line !== undefined ? `line ${r.line}  ` : "";
-  if (r.kind === "done") {
-    const price = priceOf(r.data?.price);
-    return `${where}${r.subject}  ${r.data?.available ? "available" : "taken"}${
-      price ? `  ${price.amount} ${price.currency}` : ""
-    }`;
-  }
-  return `${where}${r.subject}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
+function describe(r: RowResult): Field[] {
+  if (r.kind !== "done") return rowFields(r);
+  const price = priceOf(r.data?.price);
+  const fields = rowFields({ ...r, message: undefined }, [], r.data?.available ? "available" : "taken");
+  return price ? [...fields, { text: `${price.amount} ${price.currency}`, drop: 1 }] : fields;
 }
 
 export async function runCheck(global: GlobalOptions, rt: Runtime, options: CheckOptions): Promise<ExitCode> {

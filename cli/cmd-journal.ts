@@ -11,7 +11,7 @@ import { formatDuration } from "./args";
 import { JournalQueries } from "./journal-queries";
 import { jsonLine, outputMode, renderPairs, renderTable, RowPrinter, terminalColumns } from "./output";
 import { openSession, type GlobalOptions } from "./session";
-import { openJournal } from "./stores";
+import { journalNotice, openJournal } from "./stores";
 import { isoOf } from "./shape";
 import { bodyText, supportNote } from "./support-note";
 
@@ -51,14 +51,14 @@ export function parseStates(raw: string | undefined, all: boolean): readonly Com
   return states as CommandState[];
 }
 
-async function withJournal<T>(
+export async function withJournal<T>(
   global: GlobalOptions,
   rt: Runtime,
   fn: (queries: JournalQueries) => Promise<T>,
 ): Promise<T> {
   const opened = await openJournal(global.journal, rt.env, global.emulator, global.journalSync);
-  if (rt.stderr.isTTY && !global.json) rt.stderr.write(`journal: ${opened.label}\n`);
-  else rt.stderr.write(jsonLine({ at: new Date().toISOString(), type: "notice", message: `journal: ${opened.label}` }));
+  if (rt.stderr.isTTY && !global.json) rt.stderr.write(`${journalNotice(opened)}\n`);
+  else rt.stderr.write(jsonLine({ at: new Date().toISOString(), type: "notice", message: journalNotice(opened) }));
   try {
     return await fn(new JournalQueries(opened.journal));
   } finally {
@@ -227,7 +227,7 @@ export async function runCommandsResolve(
 }
 
 export async function runRecover(global: GlobalOptions, rt: Runtime): Promise<ExitCode> {
-  const session = await openSession(global, rt.env);
+  const session = await openSession(global, rt);
   try {
     for (const n of session.notices) rt.stderr.write(n + "\n");
     await session.context();

@@ -9,7 +9,7 @@ import { zoneOf } from "./rows";
 import { listedDomainOf, type ListedDomain } from "./shape";
 
 export async function runContext(global: GlobalOptions, rt: Runtime): Promise<ExitCode> {
-  const session = await openSession(global, rt.env);
+  const session = await openSession(global, rt);
   try {
     for (const n of session.notices) rt.stderr.write(n + "\n");
     const ctx = await session.context();
@@ -51,7 +51,7 @@ export interface ListOptions {
 }
 
 export async function runDomainsList(global: GlobalOptions, rt: Runtime, options: ListOptions): Promise<ExitCode> {
-  const session = await openSession(global, rt.env);
+  const session = await openSession(global, rt);
   try {
     for (const n of session.notices) rt.stderr.write(n + "\n");
     const mode = outputMode(global.json, rt.stdout, rt.stderr);

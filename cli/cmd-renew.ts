@@ -31,6 +31,7 @@ import { finishJob, notice, withJobSession, type Runtime } from "./job-session";
 import { runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
 import { describeOutcome, requestIdsOf, unsettledRow } from "./outcome-text";
 import { QuoteBook } from "./quotes";
+import { rowFields, type Field } from "./row-line";
 import { isoOf } from "./shape";
 import { checkDomainName, checkPeriod, isUuid } from "./rows";
 import type { GlobalOptions } from "./session";
@@ -92,7 +93,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
 
     async function* rows(): AsyncGenerator<SourceItem<RenewRow>> {
       if (options.expiringWithinMs !== undefined) {
-        const horizon = Date.now() + options.expiringWithinMs;
+        const horizon = session.clock.now() + options.expiringWithinMs;
         for await (const domain of listDomains(env, onSkipped)) {
           if (Date.parse(domain.expires_at) > horizon) continue;
           listed += 1;
@@ -198,7 +199,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       };
       const previous = await latestRenewal(queries, session.apiKeyId, domain.uuid);
       if (previous) {
-        const recent = Date.now() - previous.createdAt < options.renewedWithinMs;
+        const recent = session.clock.now() - previous.createdAt < options.renewedWithinMs;
         const failed = previous.state === "failed" || previous.state === "rejected";
         if (previous.idempotencyKey === key || (recent && !failed)) return settleExisting(previous, withKey, ctx);
       }
@@ -255,13 +256,13 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         return {
           ...accepted,
           kind: "accepted",
-          message: `operation ${operationUuid} accepted; not waiting (--no-wait)`,
+          message: `not waited for (--no-wait): operation ${operationUuid}`,
         };
       try {
         const waited = await session.client.operations.wait(operationUuid, {
           commandId,
           signal: ctx.interrupt,
-          deadline: Date.now() + options.waitTimeoutMs,
+          deadline: session.clock.now() + options.waitTimeoutMs,
         });
         if (waited.kind === "completed")
           return {
@@ -365,8 +366,7 @@ function slim(op: OperationResource): Record<string, unknown> {
   return { uuid: op.uuid, status: op.status, completed_at: op.completed_at };
 }
 
-function describe(r: RowResult): string {
-  const where = r.line !== undefined ? `line ${r.line}  ` : "";
-  const target = typeof r.data?.target === "string" ? ` → ${r.data.target}` : "";
-  return `${where}${r.subject}${target}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
+function describe(r: RowResult): Field[] {
+  const target = typeof r.data?.target === "string" ? [{ text: `→ ${r.data.target}`, drop: 1, glue: " " }] : [];
+  return rowFields(r, target);
 }

@@ -25,6 +25,8 @@ export const CLI_DEFAULTS = {
     connectTimeoutMs: 3_000,
     /** The API's fixed rate-limit window (C3); only an emulator started with --window-ms differs. */
     windowMs: DEFAULT_PACING.windowMs,
+    /** Sends the client's pacer lets go at once when a window opens: its burst allowance, maxConcurrency (C8). */
+    pacingBurst: DEFAULT_PACING.maxConcurrency,
   },
   input: {
     /** Zones the registrar sells; a name in another zone is refused before anything is sent. */

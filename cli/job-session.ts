@@ -5,7 +5,9 @@
  * A dry run skips recover() — it may resend — and only says how many commands are unsettled.
  */
 import type { Readable, Writable } from "node:stream";
-import { COMMAND_STATES, TERMINAL_STATES, type CommandState } from "../src/index";
+import type { Emulator } from "../emulator/public";
+import { COMMAND_STATES, TERMINAL_STATES, type Clock, type CommandState } from "../src/index";
+import { CLI_DEFAULTS } from "./defaults";
 import { EXIT, type ExitCode } from "./exit-codes";
 import { createJobIo, printSummary, type JobIo, type JobOutcome, type JobSpec } from "./jobs";
 import { outputMode } from "./output";
@@ -19,6 +21,10 @@ export interface Runtime {
   stdin: Readable & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   proc: NodeJS.Process;
+  /** The time source of the client, the pacer, the progress line and JSON events (default: the system clock). */
+  clock?: Clock;
+  /** The in-process emulator `--emulator` talks to (default: a fresh one with its test key), left open. */
+  emulator?: Emulator;
 }
 
 export interface JobEnv {
@@ -75,7 +81,7 @@ export async function withJobSession(
   dryRun: boolean,
   body: (env: JobEnv) => Promise<ExitCode>,
 ): Promise<ExitCode> {
-  const session = await openSession(global, rt.env);
+  const session = await openSession(global, rt);
   // Ctrl-C before the first row (context, recovery): stop recovering, say how to resume; twice: exit now.
   const setup = new AbortController();
   const onSetupInterrupt = () => {
@@ -85,10 +91,15 @@ export async function withJobSession(
   rt.proc.on("SIGINT", onSetupInterrupt);
   rt.proc.on("SIGTERM", onSetupInterrupt);
   try {
-    const progress = new Progress(job, () => ({
-      ...session.client.pacer.snapshot(session.apiKeyId),
-      windowMs: session.windowMs,
-    }));
+    const progress = new Progress(
+      job,
+      () => ({
+        ...session.client.pacer.snapshot(session.apiKeyId),
+        windowMs: session.windowMs,
+        burst: CLI_DEFAULTS.http.pacingBurst,
+      }),
+      () => session.clock.now(),
+    );
     const io: JobIo = {
       stdout: rt.stdout,
       stderr: rt.stderr,

@@ -12,6 +12,7 @@ import { watchInterrupts } from "./interrupt";
 import { colourOn, paintKind } from "./colour";
 import { jsonLine, renderTable, terminalColumns, type OutputMode } from "./output";
 import type { Progress } from "./progress";
+import { fitFields, rowFields, type Field } from "./row-line";
 import { jsonSink, ttySink, type PaceView, type ProgressSink } from "./progress";
 
 export interface RowResult {
@@ -63,8 +64,8 @@ export interface JobIo {
   pace: PaceView;
   /** --wide: tables at full width. */
   wide?: boolean;
-  /** Columns of a human result line. */
-  describe?: (r: RowResult) => string;
+  /** The fields of a human result line (row-line.ts fits them to the terminal). */
+  describe?: (r: RowResult) => Field[];
 }
 
 export interface JobOutcome {
@@ -80,13 +81,8 @@ const roundOrNull = (n: number | undefined) => (n === undefined ? null : Math.ro
 
 const STOPPING_KINDS: ReadonlySet<ResultKind> = new Set(["rejected", "invalid"]);
 
-function humanLine(r: RowResult): string {
-  const where = r.line !== undefined ? `line ${r.line}: ` : "";
-  return `${where}${r.subject}  ${r.kind}${r.message ? `  ${r.message}` : ""}`;
-}
-
 export function createJobIo(io: Omit<JobIo, "pace">, progress: Progress): ProgressSink {
-  return io.mode.ttyErr ? ttySink(io.stderr, progress) : jsonSink(io.stderr);
+  return io.mode.ttyErr ? ttySink(io.stderr, progress) : jsonSink(io.stderr, progress.now);
 }
 
 export async function runJob<Row>(
@@ -116,7 +112,8 @@ export async function runJob<Row>(
     c.byKind[r.kind] = (c.byKind[r.kind] ?? 0) + 1;
     if (io.mode.json) io.stdout.write(jsonLine(r));
     else {
-      const text = (io.describe ?? humanLine)(r);
+      const columns = terminalColumns(io.stdout);
+      const text = fitFields((io.describe ?? rowFields)(r), columns === undefined ? undefined : columns - 1);
       sink.above(io.stdout, colourOn(io.stdout) ? text.replace(`  ${r.kind}`, `  ${paintKind(true, r.kind)}`) : text);
     }
     sink.event({
@@ -168,7 +165,7 @@ export async function runJob<Row>(
       c.inFlight += 1;
       let results: RowResult | RowResult[];
       try {
-        results = await spec.run(item.row, ctx);
+        results = await progress.runRow(() => spec.run(item.row, ctx));
       } catch (error) {
         results = {
           line: item.line,
@@ -185,7 +182,8 @@ export async function runJob<Row>(
       await drained();
     }
   };
-  if (spec.requestsPerRow) progress.requestsPerRow = spec.requestsPerRow();
+  if (spec.requestsPerRow) progress.eta.priorRequestsPerRow = spec.requestsPerRow();
+  progress.eta.lanes = Math.max(1, spec.concurrency);
   progress.jobStarted();
   sink.event({ type: "job-start", job: spec.name, total: spec.total?.() });
   try {
@@ -246,7 +244,9 @@ export function printSummary(
     maxRssBytes: process.resourceUsage().maxRSS * 1024,
   };
   if (!io.mode.ttyErr) {
-    (sink ?? jsonSink(io.stderr)).event(outcome.interrupted ? { ...summary, resume: spec.resumeHint } : summary);
+    (sink ?? jsonSink(io.stderr, outcome.progress.now)).event(
+      outcome.interrupted ? { ...summary, resume: spec.resumeHint } : summary,
+    );
     return;
   }
   const rows = (Object.keys(KIND_HELP) as ResultKind[])

@@ -1,10 +1,16 @@
 /**
  * What the CLI asks the journal, one row at a time (never the whole history): the newest command for
- * a domain's lock key, a command by id or Idempotency-Key, a page of commands, closing a manual check.
- * Each is one indexed Journal query (latestByLockKey, findByIdempotencyKey, listCommands,
- * resolveManualCheck), so a run's cost grows with the job, not with a year of journalled commands.
+ * a domain's lock key, a command by id or Idempotency-Key, a page of commands, closing a manual check,
+ * pruning old bodies. Each is one indexed Journal query (latestByLockKey, findByIdempotencyKey,
+ * listCommands, resolveManualCheck, prune), so a run's cost grows with the job, not with a year of journalled commands.
  */
-import type { CommandRecord, CommandState, Journal, ManualResolution } from "../src/index";
+import {
+  TERMINAL_STATES,
+  type CommandRecord,
+  type CommandState,
+  type Journal,
+  type ManualResolution,
+} from "../src/index";
 
 /** Rows per page when streaming the journal (memory stays bounded by one page). */
 const PAGE = 500;
@@ -44,6 +50,31 @@ export class JournalQueries {
     if (apiKeyId) return this.j.findByIdempotencyKey(apiKeyId, idOrKey);
     for await (const r of this.stream({})) if (r.idempotencyKey === idOrKey) return r;
     return undefined;
+  }
+
+  /**
+   * H2 retention: the settled commands `prune(settledBefore)` would empty — still holding a body,
+   * last updated before `settledBefore` — streamed; only commands created before it can qualify.
+   */
+  async *prunable(settledBefore: number): AsyncGenerator<CommandRecord> {
+    let before = { createdAt: settledBefore, id: "" };
+    for (;;) {
+      const page = await this.j.listCommands({ states: TERMINAL_STATES, limit: PAGE, before });
+      for (const r of page) if (r.updatedAt < settledBefore && (!r.bodyPruned || r.response?.body != null)) yield r;
+      if (page.length < PAGE) return;
+      const last = page[page.length - 1];
+      before = { createdAt: last.createdAt, id: last.id };
+    }
+  }
+
+  /** Drops the bodies of settled commands last updated before `settledBefore` (never an unsettled one). */
+  prune(settledBefore: number): Promise<{ pruned: number }> {
+    return this.j.prune({ settledBefore });
+  }
+
+  /** Commands in each state (one COUNT … GROUP BY). */
+  countByState(): Promise<Partial<Record<CommandState, number>>> {
+    return this.j.countByState();
   }
 
   /** Closes a needs_manual_check command with the operator's words (journalled; sends nothing). */

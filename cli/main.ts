@@ -15,6 +15,7 @@ import { UsageError } from "./errors";
 import { EXIT, type ExitCode } from "./exit-codes";
 import type { Runtime } from "./job-session";
 import { buildProgram } from "./program";
+import { routeWarnings } from "./warnings";
 
 /**
  * Fatal errors: plain text on a terminal; one JSON line on stderr when stderr is not a terminal or
@@ -93,6 +94,7 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
+  routeWarnings(process, process.stderr);
   const rt: Runtime = {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -14,6 +14,7 @@ import {
   runCommandsShow,
   runRecover,
 } from "./cmd-journal";
+import { runCommandsPrune } from "./cmd-prune";
 import { runContext, runDomainsList } from "./cmd-read";
 import { runRegister } from "./cmd-register";
 import { runRenew } from "./cmd-renew";
@@ -322,6 +323,27 @@ export function buildProgram(
           as: parseChoice("--as", text(o.as), ["completed", "failed"] as const),
           note: text(o.note),
           reference: o.reference === undefined ? undefined : text(o.reference),
+        }),
+      ),
+    );
+
+  commands
+    .command("prune")
+    .description(
+      "retention: drop the request and response bodies of commands settled before --older-than (keys, fingerprints, states, UUIDs and request ids stay); never an unsettled or needs_manual_check command",
+    )
+    .option("--older-than <duration>", "commands settled longer ago than this, e.g. 30d, 12h", "30d")
+    .option("--dry-run", "count what would be pruned, by state; change nothing")
+    .addHelpText(
+      "after",
+      "\nRun it from a daily job (cron): a settled command is never resent, so its body only\nserves `commands show`. Reports the commands pruned by state, and how many unsettled\nand needs_manual_check commands it left alone.",
+    )
+    .action(async (o: Raw) =>
+      setExit(
+        await runCommandsPrune(globals(program), rt, {
+          olderThanMs: parseDuration("--older-than", text(o.olderThan)),
+          olderThan: text(o.olderThan),
+          dryRun: o.dryRun === true,
         }),
       ),
     );

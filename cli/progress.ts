@@ -6,16 +6,13 @@
  */
 import type { Writable } from "node:stream";
 import { createLogUpdate } from "log-update";
-import type { ClientEvent, PacingSnapshot } from "../src/index";
+import type { ClientEvent } from "../src/index";
 import { formatDuration } from "./args";
+import { EtaModel, type PaceView } from "./eta";
 import type { ResultKind } from "./exit-codes";
 import { jsonLine } from "./output";
 
-/** What the pacer says about the key right now, plus the window length the client paces for. */
-
-/** How many rows the prior requests-per-row weighs against the measured ones. */
-const PRIOR_ROWS = 5;
-export type PaceView = () => (PacingSnapshot & { windowMs: number }) | undefined;
+export type { PaceView } from "./eta";
 
 export interface Counters {
   total: number | undefined;
@@ -62,8 +59,6 @@ export class Progress {
   pause: Pause | undefined;
   status: string | undefined;
   readonly startedAt: number;
-  /** Requests a row costs before it is finished (1 for a send; more when it waits for its operation). */
-  requestsPerRow = 1;
 
   constructor(
     readonly job: string,
@@ -71,6 +66,7 @@ export class Progress {
     readonly now: () => number = Date.now,
   ) {
     this.startedAt = now();
+    this.eta = new EtaModel(now);
   }
 
   /** Folds a client event into the counters; returns the JSON event to emit, if any. */
@@ -78,6 +74,7 @@ export class Progress {
     switch (event.type) {
       case "attempt":
         this.counters.requests += 1;
+        this.eta.attempt(event.delayMs);
         return undefined;
       case "retry":
         this.counters.retries += 1;
@@ -131,6 +128,8 @@ export class Progress {
 
   /** Requests sent before the job's first row (context, recovery): not a cost of any row. */
   private requestsBeforeJob = 0;
+  /** What each row costs, measured, and the ETA from it (eta.ts). */
+  readonly eta: EtaModel;
 
   /** Requests the job's rows have sent so far. */
   jobRequests(): number {
@@ -142,54 +141,26 @@ export class Progress {
     this.requestsBeforeJob = this.counters.requests;
   }
 
-  /**
-   * Requests one row costs, measured: the job's requests so far over the rows they paid for, where a
-   * row in flight counts as half done (its send went out, its polls are still coming). Until a row
-   * has cost anything, the prior `requestsPerRow` (1 for a send, more when it waits for its operation).
-   */
-  measuredRequestsPerRow(): number {
-    const c = this.counters;
-    const spent = c.requests - this.requestsBeforeJob;
-    const paidFor = c.finished + 0.5 * c.inFlight;
-    if (spent <= 0 || paidFor < 1) return this.requestsPerRow;
-    // The prior weighs as PRIOR_ROWS rows: a job's first rows also paid for its shared requests (a
-    // FILE job's lookup of 100 names), which would otherwise read as every row's cost.
-    return (spent + PRIOR_ROWS * this.requestsPerRow) / (paidFor + PRIOR_ROWS);
+  /** Runs one row's work; every request the client sends inside it is counted on that row. */
+  runRow<T>(work: () => Promise<T>): Promise<T> {
+    return this.eta.run(work);
   }
 
-  /** Requests still to send: rows not started at the measured cost, rows in flight at half of it. */
+  /** Requests one row costs, measured on the finished rows (the prior until one has finished). */
+  measuredRequestsPerRow(): number {
+    return this.eta.requestsPerRow(this.counters.finished);
+  }
+
+  /** Requests still to send; rows in flight are partly done. */
   requestsLeft(): number | undefined {
     const c = this.counters;
-    if (c.total === undefined) return undefined;
-    const notStarted = Math.max(0, c.total - c.finished - c.inFlight);
-    return (notStarted + 0.5 * c.inFlight) * this.measuredRequestsPerRow();
+    return c.total === undefined ? undefined : this.eta.requestsLeft(c.total, c.finished);
   }
 
-  /**
-   * ETA from the window model: the requests still to send fill what is left of the open window,
-   * then whole windows of `limit` each (C3: fixed windows), after any pause in force. 0 only once
-   * every row is finished; undefined while the total or the key's limit is not known yet.
-   */
+  /** ETA (eta.ts): 0 only once every row is finished; undefined while the total or the key's limit is unknown. */
   etaMs(): number | undefined {
     const c = this.counters;
-    if (c.total === undefined) return undefined;
-    if (c.finished >= c.total) return 0;
-    const pace = this.pace();
-    if (!pace) return undefined;
-    const now = this.now();
-    const requestsLeft = Math.max(1, Math.ceil(this.requestsLeft() ?? 0));
-    const spacing = pace.windowMs / pace.limit;
-    let eta = pace.pausedUntil !== null && pace.pausedUntil > now ? pace.pausedUntil - now : 0;
-    // C3: a window the pacer opened but no answer has dated yet began moments ago: it ends about
-    // one window from now, and its remaining sends are all that go out before then.
-    const windowEnd = pace.windowEndsAt ?? (pace.remaining !== null ? now + pace.windowMs : null);
-    const windowOpen = windowEnd !== null && windowEnd > now + eta;
-    const slotsNow = windowOpen ? Math.max(0, pace.remaining ?? pace.limit) : pace.limit;
-    if (requestsLeft <= slotsNow) return eta + requestsLeft * spacing;
-    const beyond = requestsLeft - slotsNow;
-    eta += windowOpen ? windowEnd - now - eta : 0;
-    eta += Math.floor((beyond - 1) / pace.limit) * pace.windowMs + (((beyond - 1) % pace.limit) + 1) * spacing;
-    return eta;
+    return c.total === undefined ? undefined : this.eta.etaMs(c.total, c.finished, this.pace());
   }
 
   /**
@@ -237,10 +208,10 @@ export class Progress {
 }
 
 /** No control characters ever: each event is one JSON line. */
-export function jsonSink(stream: Writable): ProgressSink {
+export function jsonSink(stream: Writable, now: () => number = Date.now): ProgressSink {
   return {
     event(event) {
-      stream.write(jsonLine({ at: new Date().toISOString(), ...event }));
+      stream.write(jsonLine({ at: new Date(now()).toISOString(), ...event }));
     },
     render() {
       // nothing to redraw: every event is already a line

@@ -4,7 +4,9 @@
  * the API opens exactly one session and closes it on the way out.
  */
 import {
+  systemClock,
   createResellerClient,
+  type Clock,
   type ClientEvent,
   type Journal,
   type Outcome,
@@ -17,7 +19,8 @@ import { resolveCredentials } from "./credentials";
 import { CLI_DEFAULTS } from "./defaults";
 import { ConnectionError, SetupError } from "./errors";
 import { dataRecordOf, recordOf, stringOf } from "./shape";
-import { openJournal, type OpenedJournal } from "./stores";
+import type { Runtime } from "./job-session";
+import { journalNotice, openJournal, type OpenedJournal } from "./stores";
 
 export interface GlobalOptions {
   tokenFile?: string;
@@ -60,6 +63,8 @@ export interface Session {
   environment: "test" | "live";
   windowMs: number;
   baseUrl: string;
+  /** The client's clock: job times (deadlines, "renewed within") are read from it too. */
+  clock: Clock;
   /** Lines to print once on stderr before anything else (warnings, where the journal is). */
   notices: string[];
   /** Replace the event listener (the progress renderer subscribes once it exists). */
@@ -69,7 +74,12 @@ export interface Session {
   close(): Promise<void>;
 }
 
-export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv): Promise<Session> {
+export async function openSession(
+  options: GlobalOptions,
+  rt: Pick<Runtime, "env" | "clock" | "emulator">,
+): Promise<Session> {
+  const { env } = rt;
+  const clock = rt.clock ?? systemClock;
   let token: string;
   let baseUrl: string;
   let fetchFn: ((input: Request) => Promise<Response>) | undefined;
@@ -77,13 +87,13 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
   const notices: string[] = [];
   if (options.emulator) {
     const { createEmulator } = await import("../emulator/public");
-    const emulator = createEmulator({ withDefaultKeys: true, windowMs: options.windowMs });
-    const key = emulator.control.keys().find((k) => k.environment === "test");
+    const emulator = rt.emulator ?? createEmulator({ withDefaultKeys: true, windowMs: options.windowMs, clock });
+    const key = emulator.control.keys().find((k) => k.environment === "test" && !k.revoked);
     if (!key) throw new SetupError("The in-process emulator has no test key.");
     token = key.token;
     baseUrl = "http://127.0.0.1/api/reseller/v1";
     fetchFn = (input) => emulator.fetch(input);
-    closeEmulator = () => emulator.close();
+    if (!rt.emulator) closeEmulator = () => emulator.close();
     notices.push("emulator: in-process, test key, no network and no real money");
   } else {
     const credentials = resolveCredentials({ tokenFile: options.tokenFile, baseUrl: options.baseUrl, env });
@@ -95,7 +105,7 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
     await probeConnection(baseUrl, options.connectTimeoutMs);
   }
   const opened = await openJournal(options.journal, env, options.emulator, options.journalSync);
-  notices.push(`journal: ${opened.label}`);
+  notices.push(journalNotice(opened));
   let listener: ((event: ClientEvent) => void) | undefined;
   let client: ResellerClient;
   try {
@@ -103,6 +113,7 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
       baseUrl,
       token,
       fetch: fetchFn,
+      clock,
       journal: opened.journal,
       timeoutMs: options.requestTimeoutMs,
       pacing: { windowMs: options.windowMs },
@@ -122,6 +133,7 @@ export async function openSession(options: GlobalOptions, env: NodeJS.ProcessEnv
     environment,
     windowMs: options.windowMs,
     baseUrl,
+    clock,
     notices,
     onEvent(next) {
       listener = next;

@@ -1,13 +1,14 @@
 /**
  * Opens the journal the job writes through (G1): SQLite at a stated default path, a file given with
  * --journal, or PostgreSQL for fleets (a postgres:// URL). The store modules are loaded on demand so
- * that a missing optional driver (better-sqlite3, pg) is a clear message, not a crash at start-up.
+ * that a missing optional driver (pg; for SQLite see sqlite-open.ts) is a clear message, not a crash.
  */
 import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { redactUrl, type Journal } from "../src/index";
 import { SetupError } from "./errors";
+import { openFailure, openSqliteJournal, type SqliteDriverName } from "./sqlite-open";
 // Types only: the modules themselves load on demand, below.
 import type * as PgStore from "../stores/pg-journal";
 import type * as SqliteStore from "../stores/sqlite-journal";
@@ -17,6 +18,13 @@ export interface OpenedJournal {
   /** What to print once: the file path, the PostgreSQL host/database (no password), or "memory". */
   label: string;
   kind: "sqlite" | "postgres" | "memory";
+  /** SQLite only: the driver this runtime opened it with (bun:sqlite, node:sqlite, better-sqlite3). */
+  driver?: SqliteDriverName;
+}
+
+/** The notice a run prints once: where the journal is, and with which SQLite driver. */
+export function journalNotice(opened: OpenedJournal): string {
+  return `journal: ${opened.label}${opened.driver ? ` (${opened.driver})` : ""}`;
 }
 
 /** `$XDG_STATE_HOME/reseller/journal.sqlite`, else `~/.local/state/reseller/journal.sqlite`. */
@@ -99,14 +107,13 @@ export async function openJournal(
   try {
     mod = await import("../stores/sqlite-journal");
   } catch (error) {
-    missingDriver("better-sqlite3", error);
+    throw new SetupError(`Cannot load the SQLite journal module: ${(error as Error).message}`);
   }
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    return { journal: mod.createSqliteJournal({ filename: file, synchronous: sync }), label: file, kind: "sqlite" };
   } catch (error) {
-    throw new SetupError(
-      `Cannot open the SQLite journal ${file}: ${(error as Error).message}. Pass --journal FILE to put it elsewhere.`,
-    );
+    throw openFailure(error, file);
   }
+  const { journal, driver } = openSqliteJournal(mod, file, sync);
+  return { journal, label: file, kind: "sqlite", driver };
 }

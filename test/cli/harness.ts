@@ -96,9 +96,20 @@ export interface CliRun {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function spawnCli(command: string[], args: string[], env: NodeJS.ProcessEnv, stdin?: string): CliRun {
-  const child = spawn(process.execPath, [...command, ...args], {
-    cwd: REPO,
+/**
+ * @param exec the runtime that runs `command` (default this Node.js; Bun, Deno, Node.js 22 from
+ *   test/runtimes/binaries.ts); `cwd` where it runs (default the repository).
+ */
+export function spawnCli(
+  command: string[],
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin?: string,
+  exec: string = process.execPath,
+  cwd: string = REPO,
+): CliRun {
+  const child = spawn(exec, [...command, ...args], {
+    cwd,
     env: { ...process.env, ...env, NO_COLOR: "1" },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -153,8 +164,15 @@ export function spawnCli(command: string[], args: string[], env: NodeJS.ProcessE
   };
 }
 
-export async function runCli(command: string[], args: string[], env: NodeJS.ProcessEnv, stdin?: string) {
-  const run = spawnCli(command, args, env, stdin);
+export async function runCli(
+  command: string[],
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  stdin?: string,
+  exec?: string,
+  cwd?: string,
+) {
+  const run = spawnCli(command, args, env, stdin, exec, cwd);
   const { code, signal } = await run.exited;
   return { code, signal, stdout: run.stdout(), stderr: run.stderr() };
 }

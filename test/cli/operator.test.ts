@@ -329,13 +329,15 @@ function inPty(
 
 describe("in a terminal at 80 and 120 columns (items 2–4)", () => {
   for (const cols of [80, 120]) {
-    it(`${cols} columns: context, domains list and a renew job never draw a line wider than the terminal`, () => {
+    it(`${cols} columns: context, domains list and renew jobs (their row lines too) never draw a line wider than the terminal`, () => {
       if (!existsSync("/usr/bin/script"))
         throw new Error("This test needs util-linux `script`: apt-get install -y util-linux");
       for (const args of [
         ["--emulator", "context"],
         ["--emulator", "domains", "list"],
         ["--emulator", "renew", "--expiring-within", "400d"],
+        // --no-wait rows carry the operation's UUID: the longest row lines a job prints.
+        ["--emulator", "renew", "--expiring-within", "400d", "--no-wait"],
       ]) {
         const r = inPty(cols, args);
         expect(r.status, r.raw).toBe(0);
@@ -376,8 +378,12 @@ describe("in a terminal at 80 and 120 columns (items 2–4)", () => {
           r.lines.filter((l) => l.includes("window full")),
           r.raw,
         ).toEqual([]);
-        // The live line (state and pause first) fits the terminal while the pause is on.
-        expect(r.lines.filter((l) => l.startsWith("renew ") && l.length > cols)).toEqual([]);
+        // The live line (state and pause first) fits the terminal while the pause is on, and so does
+        // every row line (a --no-wait row names its operation's UUID) and the summary.
+        expect(r.lines.filter((l) => l.length > cols)).toEqual([]);
+        const rows = r.lines.filter((l) => /^pty\d+-\d+\.kz\b/.test(l));
+        expect(rows.length, r.raw).toBeGreaterThanOrEqual(3);
+        expect(rows.every((l) => /\baccepted\b/.test(l))).toBe(true);
         expect(r.raw).toMatch(/429s 1/);
       } finally {
         await emu.stop();

@@ -8,6 +8,7 @@ import type { ClientEvent } from "../../src/index";
 import { failureOf } from "../../cli/connect";
 import { isoTimes, renderTable } from "../../cli/output";
 import { Progress } from "../../cli/progress";
+import { fitFields, rowFields } from "../../cli/row-line";
 import { termOfKey } from "../../cli/renewals";
 import { plainWords } from "../../cli/support-note";
 
@@ -52,21 +53,38 @@ describe("the progress line", () => {
     });
   }
 
-  it("the ETA counts rows in flight as half done and measures requests per row; 'done' at the end, never 0ms", () => {
+  it("the ETA measures requests per row on the rows themselves and counts a row in flight as partly done; 'done' at the end, never 0ms", async () => {
     const now = { t: 3_000_000 };
     const p = setup(now);
-    p.requestsPerRow = 3;
+    const attempt = (delayMs = 0) => p.clientEvent({ type: "attempt", delayMs } as unknown as ClientEvent);
+    p.eta.priorRequestsPerRow = 3;
     p.jobStarted();
     p.counters.total = 50;
     expect(p.requestsLeft()).toBe(150); // prior: 3 per row
-    // 10 rows finished and 8 in flight have cost 42 requests: 42 / (10 + 4) = 3 per row.
-    p.counters.finished = 10;
-    p.counters.inFlight = 8;
-    p.counters.requests = 42;
-    expect(p.measuredRequestsPerRow()).toBe(3);
-    expect(p.requestsLeft()).toBe((32 + 4) * 3);
+    attempt(); // a name lookup for every row: no row's cost
+    for (let i = 0; i < 4; i++) {
+      await p.runRow(async () => {
+        attempt();
+        await Promise.resolve();
+        attempt();
+      });
+      p.counters.finished += 1;
+    }
+    // 8 requests over 4 rows, the prior weighing as one more row: 11 / 5.
+    expect(p.measuredRequestsPerRow()).toBeCloseTo(2.2);
+    let release: () => void = () => undefined;
+    const inFlight = p.runRow(
+      () =>
+        new Promise<void>((resolve) => {
+          attempt();
+          release = resolve;
+        }),
+    );
+    // 45 rows not started at 2.2 each; the one in flight has sent 1 and still needs 1.2.
+    expect(p.requestsLeft()).toBeCloseTo(45 * 2.2 + 1.2);
+    release();
+    await inFlight;
     p.counters.finished = 50;
-    p.counters.inFlight = 0;
     expect(p.etaMs()).toBe(0);
     expect(p.line()).toContain("ETA done");
   });
@@ -76,6 +94,43 @@ describe("the progress line", () => {
     p.counters.unknownOutcomes = 4; // transient client events, later reconciled
     p.counters.byKind = { unknown: 1, done: 3 };
     expect(p.line()).toContain("unknown 1");
+  });
+});
+
+describe("result lines fit the terminal (issue item 2)", () => {
+  const accepted = {
+    line: 12,
+    subject: "a-rather-long-domain-name-for-a-row.kz",
+    kind: "accepted" as const,
+    message: "not waited for (--no-wait): operation 7a1b2c3d-0000-4000-8000-000000000001",
+  };
+  const target = [{ text: "→ 2028-12-01", drop: 1, glue: " " }];
+
+  it("everything when there is room (and with no terminal)", () => {
+    const full = `line 12  ${accepted.subject} → 2028-12-01  accepted  ${accepted.message}`;
+    expect(fitFields(rowFields(accepted, target), undefined)).toBe(full);
+    expect(fitFields(rowFields(accepted, target), 200)).toBe(full);
+  });
+
+  it("120 columns: the message is cut short first; the line number, subject, target and outcome stay", () => {
+    const line = fitFields(rowFields(accepted, target), 119);
+    expect(line.length).toBe(119);
+    expect(line).toMatch(
+      /^line 12 {2}a-rather-long-domain-name-for-a-row\.kz → 2028-12-01 {2}accepted {2}not waited for .*…$/,
+    );
+  });
+
+  it("80 columns and narrower: the line number goes, then the message, then the target; at last the subject is shortened", () => {
+    const at80 = fitFields(rowFields(accepted, target), 79);
+    expect(at80.length).toBeLessThanOrEqual(79);
+    expect(at80).toMatch(/^a-rather-long-domain-name-for-a-row\.kz → 2028-12-01 {2}accepted {2}not waited for.*…$/);
+    expect(fitFields(rowFields(accepted, target), 64)).toBe(
+      "a-rather-long-domain-name-for-a-row.kz → 2028-12-01  accepted",
+    );
+    expect(fitFields(rowFields(accepted, target), 60)).toBe("a-rather-long-domain-name-for-a-row.kz  accepted");
+    const tiny = fitFields(rowFields(accepted, target), 30);
+    expect(tiny.length).toBeLessThanOrEqual(30);
+    expect(tiny).toMatch(/^a-rather-long-domai… {2}accepted$/);
   });
 });
 

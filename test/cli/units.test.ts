@@ -34,10 +34,25 @@ describe("ETA", () => {
       () => now,
     );
     progress.counters.total = 100;
-    // 10 slots now (spaced W/L = 50 ms), then 90 more: window end (+1000) + 1 full window (+3000) + 30 × 50 ms.
-    expect(progress.etaMs()).toBe(1000 + 3000 + 30 * 50);
+    // 10 slots now (spaced W/L = 50 ms), then 90 more: window end (+1000) + 1 full window (+3000), and
+    // in the last window the first send at its opening, 29 more one spacing apart.
+    expect(progress.etaMs()).toBe(1000 + 3000 + 29 * 50);
     progress.counters.total = 8;
     expect(progress.etaMs()).toBe(8 * 50);
+  });
+
+  it("C8: in each window the pacer opens, its burst allowance goes out at once (no more than the rows in flight)", () => {
+    const now = 1_000_000;
+    const progress = new Progress(
+      "renew",
+      () => ({ limit: 60, remaining: 10, pausedUntil: null, windowEndsAt: now + 1000, windowMs: 3000, burst: 4 }),
+      () => now,
+    );
+    progress.counters.total = 100;
+    progress.eta.lanes = 8;
+    expect(progress.etaMs()).toBe(1000 + 3000 + (30 - 4) * 50);
+    progress.eta.lanes = 2; // two rows in flight queue two sends at most
+    expect(progress.etaMs()).toBe(1000 + 3000 + (30 - 2) * 50);
   });
 
   it("C12: a pause in force is added before any slot", () => {
@@ -48,7 +63,7 @@ describe("ETA", () => {
       () => now,
     );
     progress.counters.total = 60;
-    expect(progress.etaMs()).toBe(4000 + 60 * 50);
+    expect(progress.etaMs()).toBe(4000 + 59 * 50);
     expect(progress.line()).toMatch(/^renew 0\/60 0% · ETA 7s · 429s 0 · unknown 0 · retries 0 · 0\.0\/s$/);
   });
 });
