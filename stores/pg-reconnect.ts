@@ -77,13 +77,32 @@ export async function query<R extends pg.QueryResultRow>(
   const client = await connect(pool);
   let failed: unknown;
   try {
-    return await client.query<R>(text, values);
+    return await client.query<R>(text, wholeMs(values));
   } catch (error) {
     failed = error;
     throw error;
   } finally {
     client.release(isUnavailable(failed) ? (failed as Error) : undefined);
   }
+}
+
+/**
+ * Every number column of the journal is whole: ms since the epoch, a delay in ms, a count or a status
+ * (stores/migrations/pg.ts). A clock or a backoff with a fraction of a ms (a VirtualClock, a
+ * `performance.now()`-based clock) would fail as `invalid input syntax for type bigint`: stored whole.
+ */
+function wholeMs(values: unknown[] | undefined): unknown[] | undefined {
+  if (!values?.some((v) => typeof v === "number" && Number.isFinite(v) && !Number.isInteger(v))) return values;
+  return values.map((v) => (typeof v === "number" && Number.isFinite(v) ? Math.floor(v) : v));
+}
+
+function wholeMsClient(client: pg.PoolClient): pg.PoolClient {
+  return new Proxy(client, {
+    get(target, name) {
+      if (name !== "query") return Reflect.get(target, name) as unknown;
+      return (text: string, values?: unknown[]) => target.query(text, wholeMs(values));
+    },
+  });
 }
 
 /** BEGIN … COMMIT on one connection; a failure before COMMIT was sent rolled everything back. */
@@ -94,7 +113,7 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => 
     let out: T;
     try {
       await client.query("BEGIN");
-      out = await fn(client);
+      out = await fn(wholeMsClient(client));
     } catch (error) {
       markNothingWritten(error);
       throw error;

@@ -1,6 +1,6 @@
 /**
  * The simulation's command line (run from the bundle, see bundle.ts; `npm run simulate -- …`):
- * `[--runs N] [--jobs N] [--max-seconds S] [--seed S] [--path P] [--scenario JSON] [--journal memory|sqlite] [--no-shrink] [--json] [--twice K] [--only TEXT] [--regressions] [--directed]`
+ * `[--runs N] [--jobs N] [--max-seconds S] [--seed S] [--path P] [--scenario JSON] [--journal memory|sqlite|postgres] [--no-shrink] [--json] [--twice K] [--only TEXT] [--regressions] [--directed]`
  * (`--jobs N`, default os.availableParallelism(): the runs spread over N child processes, see jobs.ts;
  * `--max-seconds S`: no new run after S seconds, the count made is reported.)
  * (`--directed` first runs one scenario per await with a crash aimed at it, see directedScenarios.)
@@ -19,11 +19,13 @@ import {
   shrinkFailure,
   simulate,
   type Scenario,
+  type SimJournal,
   type SimulateOptions,
   type SimulationReport,
 } from "./scenario";
 import { runScenario } from "./world";
 import { REGRESSIONS } from "./regressions";
+import { endPostgresTier, startTierServer } from "./postgres-tier";
 
 function arg(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -40,6 +42,17 @@ export function formatCoverage(coverage: Map<string, number>): string {
 }
 
 async function main(): Promise<void> {
+  // The PostgreSQL tier: one server for the whole command (its job processes inherit the address).
+  const tier = arg("journal") === "postgres" ? await startTierServer() : undefined;
+  try {
+    await simulateCommand();
+  } finally {
+    await endPostgresTier();
+    await tier?.stop();
+  }
+}
+
+async function simulateCommand(): Promise<void> {
   if (process.argv.includes("--regressions")) {
     // One JSON line per kept regression: its name and the violations it has today.
     let failed = 0;
@@ -64,7 +77,7 @@ async function main(): Promise<void> {
   const seed = Number(arg("seed") ?? 20);
   const path = arg("path");
   const runs = path ? 1 : Number(arg("runs") ?? 200);
-  const journal = arg("journal") as "memory" | "sqlite" | undefined;
+  const journal = arg("journal") as SimJournal | undefined;
   const twice = Number(arg("twice") ?? 0);
   // Determinism: the first K scenarios of the seed, each run twice, must give identical traces.
   let nondeterministic = 0;

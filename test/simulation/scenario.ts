@@ -19,10 +19,13 @@ export type ScenarioEvent =
   | { step: number; kind: "fault"; fault: FaultKind; path: "orders" | "renew" | "operations" | "any"; times: number }
   | { step: number; kind: "jump"; to: "lease" | "ttl" | "short" };
 
+/** The journal every worker of a run shares; "postgres" is the slower tier (a real server, see world.ts). */
+export type SimJournal = "memory" | "sqlite" | "postgres";
+
 export interface Scenario {
   /** Seeds the emulator's, the clients' and the platform's randomness (UUIDs). */
   seed: number;
-  journal: "memory" | "sqlite";
+  journal: SimJournal;
   workers: number;
   /** Worker i runs continuous recovery when continuous[i % length] (explicit recover() is in the scripts). */
   continuous: boolean[];
@@ -92,7 +95,7 @@ const event: fc.Arbitrary<ScenarioEvent> = fc.oneof(
   },
 );
 
-export function scenarioArbitrary(journal?: "memory" | "sqlite"): fc.Arbitrary<Scenario> {
+export function scenarioArbitrary(journal?: SimJournal): fc.Arbitrary<Scenario> {
   return fc
     .record({
       seed: fc.nat(),
@@ -221,7 +224,7 @@ export interface SimulateOptions {
   runs: number;
   /** Replay exactly this run (fast-check's counterexample path) instead of `runs` new ones. */
   path?: string;
-  journal?: "memory" | "sqlite";
+  journal?: SimJournal;
   /** Also run the directed scenarios (one aimed crash at each await) before the drawn ones. */
   directed?: boolean;
   /** Only violations whose invariant or detail contains this text fail a run (to shrink one defect). */
@@ -329,7 +332,7 @@ export async function shrinkFailure(report: SimulationReport, options: SimulateO
 }
 
 /** The one scenario that `seed` + `path` name (fast-check's own replay), run once. */
-async function scenarioAt(seed: number, path: string, journal?: "memory" | "sqlite"): Promise<Scenario> {
+async function scenarioAt(seed: number, path: string, journal?: SimJournal): Promise<Scenario> {
   let found: Scenario | undefined;
   const capture = fc.property(scenarioArbitrary(journal), (scenario) => {
     found = scenario;
@@ -339,7 +342,7 @@ async function scenarioAt(seed: number, path: string, journal?: "memory" | "sqli
   return found!;
 }
 
-async function replay(seed: number, path: string, journal?: "memory" | "sqlite"): Promise<SimulationReport> {
+async function replay(seed: number, path: string, journal?: SimJournal): Promise<SimulationReport> {
   const scenario = await scenarioAt(seed, path, journal);
   const result = await runScenario(scenario);
   const byInvariant = new Map<string, number>();

@@ -78,14 +78,35 @@ export class Scheduler {
     return lost;
   }
 
-  /** Lets every promise chain run until it stops at a point or a timer (no I/O runs in the simulation). */
+  /** Journal calls out to a real server (the PostgreSQL tier) that have not answered yet. */
+  private io = 0;
+  private ioDone: (() => void)[] = [];
+
+  /** Runs `fn` (I/O to a real server) as part of the current step: settle() waits for it. */
+  async withIo<T>(fn: () => Promise<T>): Promise<T> {
+    this.io += 1;
+    try {
+      return await fn();
+    } finally {
+      this.io -= 1;
+      if (this.io === 0) for (const done of this.ioDone.splice(0)) done();
+    }
+  }
+
+  /** Lets every promise chain run until it stops at a point or a timer. */
   async settle(): Promise<void> {
-    // No I/O runs here, so the event loop's order is itself deterministic: this only waits until a
-    // turn of it adds no new point, so each step starts from a quiet world.
+    // Apart from the PostgreSQL tier's journal calls (awaited here: one released point at a time, so
+    // they run one after another) no I/O runs, so the event loop's order is itself deterministic:
+    // this waits until a turn of it adds no new point, so each step starts from a quiet world.
     for (let turn = 0; turn < 50; turn++) {
+      if (this.io > 0) {
+        await new Promise<void>((r) => this.ioDone.push(r));
+        turn = 0;
+        continue;
+      }
       const before = this.seq * 1000 + this.pending.length;
       await new Promise<void>((r) => setImmediate(r));
-      if (this.seq * 1000 + this.pending.length === before) return;
+      if (this.io === 0 && this.seq * 1000 + this.pending.length === before) return;
     }
   }
 }

@@ -96,13 +96,15 @@ export function scheduledJournal(
         }
         if (method === "claim") tracker.onClaimStart(worker, act);
         const id = typeof args[0] === "string" && method !== "findByIdempotencyKey" ? args[0] : undefined;
-        const before = WRITES.has(method) && id ? await inner.get(id) : undefined;
-        const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-        if (WRITES.has(method)) {
-          const after = id ? await inner.get(id) : undefined;
-          tracker.onJournalWrite(worker, act, method, args, before, after, result);
-        }
-        return result;
+        return sched.withIo(async () => {
+          const before = WRITES.has(method) && id ? await inner.get(id) : undefined;
+          const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          if (WRITES.has(method)) {
+            const after = id ? await inner.get(id) : undefined;
+            tracker.onJournalWrite(worker, act, method, args, before, after, result);
+          }
+          return result;
+        });
       };
       cache.set(name, wrapped);
       return wrapped;

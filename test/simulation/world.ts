@@ -1,6 +1,6 @@
 /**
- * One simulated world: the in-process emulator (short replay TTL), one shared journal (memory or
- * SQLite), one shared window store, N fleet workers on one API key — each an application that issues
+ * One simulated world: the in-process emulator (short replay TTL), one shared journal (memory,
+ * SQLite or — the slower tier — PostgreSQL), one shared window store, N fleet workers on one API key — each an application that issues
  * commands, retries a throw or `unknown` with the same key, re-issues settled commands and waits on
  * operations — and the driver that runs a schedule step by step, injecting crashes, outages, faults and
  * time jumps, and checking the invariants after every step.
@@ -15,6 +15,7 @@ import { DEFAULT_FLEET } from "../../core";
 import { createMemoryWindowStore } from "../../pacing";
 import { createMemoryJournal } from "../../stores/memory-journal";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
+import { postgresJournal } from "./postgres-tier";
 import { seeded } from "../client/harness";
 import { Scheduler, SimClock, type Activity, type Role } from "./scheduler";
 import { context, deterministicPlatform, scheduledFetch, scheduledJournal, scheduledStore } from "./seams";
@@ -102,9 +103,11 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
   });
   const journalClock = { now: () => clock.now() };
   const shared: Journal =
-    scenario.journal === "sqlite"
-      ? createSqliteJournal({ filename: ":memory:", clock: journalClock })
-      : createMemoryJournal({ clock: journalClock });
+    scenario.journal === "postgres"
+      ? await postgresJournal(journalClock)
+      : scenario.journal === "sqlite"
+        ? createSqliteJournal({ filename: ":memory:", clock: journalClock })
+        : createMemoryJournal({ clock: journalClock });
   const windows = createMemoryWindowStore();
   const down = { journal: new Set<string>(), store: new Set<string>() };
   const outages = {
@@ -188,7 +191,8 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
         const waitAct = activity(w.id, "wait", { commandId: outcome.commandId, key: cmd.key });
         tracker.begin(waitAct);
         // A wait holds its command when this worker owns it (the lease is held for the whole wait).
-        if ((await shared.get(outcome.commandId))?.owner === w.id) tracker.hold(waitAct, outcome.commandId);
+        const id = outcome.commandId;
+        if ((await sched.withIo(() => shared.get(id)))?.owner === w.id) tracker.hold(waitAct, id);
         const uuid = outcome.operationUuid;
         await context
           .run(waitAct, () => w.client.operations.wait(uuid, { commandId: outcome.commandId }))
@@ -218,7 +222,7 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
   }
 
   async function coverRecall(cmd: BusinessCommand): Promise<void> {
-    const record = await shared.findByIdempotencyKey(key.public_key_id, cmd.key);
+    const record = await sched.withIo(() => shared.findByIdempotencyKey(key.public_key_id, cmd.key));
     if (!record) return;
     if (!TERMINAL_STATES.includes(record.state)) return void tracker.cover("same-key re-call before settle");
     const first = tracker.firstEffectAt(cmd.key, emulator.control.effects());

@@ -419,6 +419,29 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       expect(await journal.listByState([])).toEqual([]);
     });
 
+    it("H2/I5: a clock with fractions of a ms (a VirtualClock, performance.now()) — record, claim, renew, attempts and moves all work", async () => {
+      let t = 1_900_000_000_000.25;
+      const clock = { now: () => (t += 0.5) };
+      const { journal } = await harness.fresh({ clock });
+      const lease = { owner: "w1", leaseMs: 1000.5 };
+      const cmd = await journal.record(newCommand({ createdAt: clock.now() }), lease);
+      expect(await journal.renewLeases(lease, [cmd.id])).toEqual([]);
+      await journal.addAttempt(
+        cmd.id,
+        { at: clock.now(), delayMs: 12.75, status: 202, requestId: "r1", replayed: false },
+        { to: "accepted" },
+        lease,
+      );
+      t += 5_000; // the lease ran out: another worker takes the command
+      const [taken] = await journal.claim({ owner: "w2", leaseMs: 30_000.5, states: ["accepted"], limit: 1 });
+      expect(taken?.id).toBe(cmd.id);
+      await journal.transition(cmd.id, "completed", undefined, { owner: "w2", leaseMs: 30_000.5 });
+      const done = await journal.get(cmd.id);
+      expect(done?.state).toBe("completed");
+      expect(done?.attempts).toHaveLength(1);
+      expect(await journal.listByState(["recorded"], { limit: 5, after: { createdAt: t, id: cmd.id } })).toEqual([]);
+    });
+
     it("H2/I5: listByState pages — { limit, after } walks every matching command once, oldest first, ties by insertion", async () => {
       const { journal } = await harness.fresh();
       const t = 1_900_000_000_000;
