@@ -30,9 +30,9 @@ export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
       if (body === undefined) body = request.body === null ? null : new Uint8Array(await request.clone().arrayBuffer());
       // Retries (and the reconcile lookup) rebuild the request from its parts; built on demand only.
       let template: AttemptRequest | undefined;
-      // The facade's Request carries the frozen bytes and the first attempt's signal: attempt 1 sends it.
-      const controller = ctx.firstAttempt;
-      const first = controller && !request.bodyUsed ? { request, controller } : undefined;
+      // The facade's Request carries the frozen bytes (and, with a custom fetch, the first attempt's
+      // signal): attempt 1 sends it.
+      const first = ctx.sendsOwnRequest && !request.bodyUsed ? { request, controller: ctx.firstAttempt } : undefined;
       let result;
       try {
         result = await runCommand(deps, {

@@ -59,9 +59,12 @@ export interface CallContext extends CallOptions {
   outcome?: Outcome;
   /** Set by the facade, which reads `outcome` only: the attempt loop skips rebuilding the Response. */
   outcomeOnly?: boolean;
+  /** Set by the facade: openapi-fetch's Request is sent as is as the first attempt. */
+  sendsOwnRequest?: boolean;
   /**
-   * Set by the facade: the AbortController whose signal openapi-fetch's Request carries (given as the
-   * documented `signal` init option), so the first attempt can send that Request as is.
+   * Set by the facade with a custom `fetch`: the AbortController whose signal openapi-fetch's Request
+   * carries (given as the documented `signal` init option). With the platform's fetch there is none:
+   * the first attempt's signal goes as fetch's `init.signal` (runner/transport.ts).
    */
   firstAttempt?: AbortController;
   /** Set by the facade for recover()'s calls: their attempts wait in the pacer's recovery lane. */

@@ -26,7 +26,10 @@ export interface PacedAttemptResult {
 }
 
 export async function pacedAttempt(
-  deps: Pick<RunnerDeps, "pacer" | "apiKeyId" | "clock" | "redactor" | "newRequestId" | "maxResponseBytes">,
+  deps: Pick<
+    RunnerDeps,
+    "pacer" | "apiKeyId" | "clock" | "redactor" | "newRequestId" | "maxResponseBytes" | "signalInInit"
+  >,
   req: AttemptRequest | PreparedRequest,
   opts: {
     attemptNo: number;
@@ -66,7 +69,7 @@ export async function pacedAttempt(
       : Math.max(1, Math.min(opts.timeoutMs, opts.deadlineAt - clock.now()));
   const requestId = deps.newRequestId();
   let toSend: AttemptRequest | PreparedRequest;
-  if ("controller" in req) {
+  if ("request" in req) {
     req.request.headers.set("x-request-id", requestId);
     toSend = req;
   } else {
@@ -89,6 +92,7 @@ export async function pacedAttempt(
       signal: opts.signal,
       redactor: deps.redactor,
       maxResponseBytes: deps.maxResponseBytes,
+      signalInInit: deps.signalInInit,
     });
   } finally {
     // Exactly one release per attempt (pacing.ts), whatever happened.
@@ -133,7 +137,7 @@ function startAttemptTelemetry(
 ): AttemptTelemetry {
   // Every slot is reported, 0 ms included, so the wait histogram shows how often the pacer binds.
   telemetry.slot(ticket.waitedMs, ticket.waitedMs > 0 ? (ticket.waitReason ?? "spacing") : undefined);
-  const isPrepared = "controller" in toSend;
+  const isPrepared = "request" in toSend;
   const method = isPrepared ? toSend.request.method : toSend.method;
   const url = isPrepared ? toSend.request.url : toSend.url;
   const setHeader = isPrepared

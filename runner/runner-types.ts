@@ -37,6 +37,11 @@ export interface RunnerDeps {
   events: EventSink;
   redactor: Redactor;
   newRequestId: () => string;
+  /**
+   * No `fetch` option: requests go through the platform's fetch, and each attempt's signal is given as
+   * fetch's documented `init.signal` (transport.ts). A custom fetch gets it on the Request instead.
+   */
+  signalInInit: boolean;
   /** Spans and metrics (reseller-api/otel); absent: the runner does no telemetry work at all. */
   telemetry?: ClientTelemetry;
 }

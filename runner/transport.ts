@@ -11,8 +11,11 @@ import { NetworkError, TimeoutError } from "../core";
 import type { RawResponse } from "./classify";
 import type { Redactor } from "../core";
 
-/** The fetch an attempt goes through: one Request, which carries the attempt's abort signal. */
-export type FetchLike = (input: Request) => Promise<Response>;
+/**
+ * The fetch an attempt goes through, with one Request. The attempt's abort signal is either on that
+ * Request (a custom `fetch`) or given as fetch's documented `init.signal` (the platform's own fetch).
+ */
+export type FetchLike = (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
 
 export type AttemptTransport =
   | { ok: true; raw: RawResponse }
@@ -30,13 +33,16 @@ export interface AttemptRequest {
 }
 
 /**
- * The Request openapi-fetch built, sent as the FIRST attempt. Its body bytes are the frozen ones
- * (D4) and it carries `controller.signal` (given to openapi-fetch as the documented `signal` init).
+ * The Request openapi-fetch built, sent as the FIRST attempt. Its body bytes are the frozen ones (D4).
  */
 export interface PreparedRequest {
   request: Request;
-  /** Aborts the Request's signal when the attempt times out or the caller aborts. */
-  controller: AbortController;
+  /**
+   * A custom `fetch`: the controller whose signal the Request carries (given to openapi-fetch as the
+   * documented `signal` init). Absent with the platform's fetch: the attempt's own controller's signal
+   * goes as `init.signal` (the Fetch standard's Request constructor takes it instead of the input's).
+   */
+  controller?: AbortController;
 }
 
 function errorCode(error: unknown): string | undefined {
@@ -75,6 +81,12 @@ const ATTEMPT_OVER = Object.freeze({ attemptOver: true });
 
 interface SendOptions {
   clock: Clock;
+  /**
+   * The platform's fetch (undici in Node): the signal goes as `init.signal`, not on the Request.
+   * undici's Request follows the signal it is given (a listener, a WeakRef and a finalizer each), and
+   * fetch's own copy of the Request follows the input's signal again: one signal per attempt, not two.
+   */
+  signalInInit?: boolean;
   timeoutMs: number;
   signal?: AbortSignal;
   redactor: Redactor;
@@ -126,18 +138,22 @@ class Attempt {
     }
     let sent: Promise<Response>;
     try {
-      if ("controller" in req) {
-        sent = Promise.resolve(fetchFn(req.request)); // the same promise when it already is one
+      // A prepared Request carries its controller's signal when it has one (a custom fetch).
+      const inInit = "request" in req ? !req.controller : this.opts.signalInInit;
+      let request: Request;
+      if ("request" in req) {
+        request = req.request;
       } else {
-        const request = new Request(req.url, {
+        request = new Request(req.url, {
           method: req.method,
           headers: req.headers,
           body: req.body ? (req.body.slice() as BodyInit) : undefined,
-          signal: this.ac.signal,
+          signal: inInit ? undefined : this.ac.signal,
           redirect: "manual",
         });
-        sent = Promise.resolve(fetchFn(request));
       }
+      // Promise.resolve: the same promise when it already is one.
+      sent = Promise.resolve(inInit ? fetchFn(request, { signal: this.ac.signal }) : fetchFn(request));
     } catch (error) {
       this.failed(error);
       return;
@@ -326,7 +342,7 @@ export function sendAttempt(
   return new Promise<AttemptTransport>((resolve) => {
     let attempt: Attempt | undefined;
     try {
-      const ac = "controller" in req ? req.controller : new AbortController();
+      const ac = ("request" in req ? req.controller : undefined) ?? new AbortController();
       attempt = new Attempt(opts, ac, resolve);
       attempt.start(fetchFn, req);
     } catch (error) {

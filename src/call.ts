@@ -27,6 +27,8 @@ export interface CallParts {
   chain: Middleware;
   pacer: Pacer;
   apiKeyId: string;
+  /** The platform's fetch: the first attempt's signal goes as fetch's `init.signal`, not on the Request. */
+  signalInInit: boolean;
   /** Resolves once the logger's chunk has loaded; undefined when nothing is pending. */
   loggerReady: () => Promise<unknown> | undefined;
 }
@@ -105,7 +107,8 @@ export function createCall(parts: CallParts): Call {
     if (ready) await ready;
     const op = operationTable[operationId];
     checkCallOptions(operationId, callOptions);
-    const firstAttempt = new AbortController();
+    // A custom fetch gets the attempt's signal on the Request (openapi-fetch's documented `signal` init).
+    const firstAttempt = parts.signalInInit ? undefined : new AbortController();
     // Plain literals, no spreads: this runs once per call on the hot path.
     const ctx: CallContext = {
       op,
@@ -115,14 +118,15 @@ export function createCall(parts: CallParts): Call {
       deadlineMs: callOptions.deadlineMs,
       language: callOptions.language,
       outcomeOnly: true,
+      sendsOwnRequest: true,
       firstAttempt,
       priority,
     };
     const init = {
       params: paramsOf(op.pathParams, args),
       parseAs: "stream",
-      // The first attempt sends openapi-fetch's own Request (the transport), with this signal.
-      signal: firstAttempt.signal,
+      // The first attempt sends openapi-fetch's own Request (the transport).
+      signal: firstAttempt?.signal,
       redirect: "manual",
       body: args?.body, // undefined: no body (openapi-fetch serialises nothing)
       middleware: [new CallMiddleware(ctx, chain) as Middleware],

@@ -154,6 +154,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       events,
       redactor,
       newRequestId: randomRequestId,
+      signalInInit: options.fetch === undefined,
       telemetry,
     }),
   );
@@ -166,6 +167,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     chain,
     pacer,
     apiKeyId: credential.publicKeyId,
+    signalInInit: options.fetch === undefined,
     loggerReady: () => loggerReady,
   });
 
