@@ -48,7 +48,7 @@ export async function startTierServer(): Promise<{ stop(): Promise<void> }> {
   return {
     async stop() {
       await endPostgresTier();
-      delete process.env[SIM_PG_ENV];
+      Reflect.deleteProperty(process.env, SIM_PG_ENV);
       await server.stop();
     },
   };
