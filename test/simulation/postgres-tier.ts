@@ -10,7 +10,7 @@ import { createPgJournal } from "../../stores/pg-journal";
 import { startPostgres, type PostgresServer } from "../support/postgres";
 
 /** Where the tier's server is: set by `startTierServer()` (the CLI, the test) for every job process. */
-export const SIM_PG_ENV = "RESELLER_SIM_PG_URL";
+const SIM_PG_ENV = "RESELLER_SIM_PG_URL";
 
 let pool: pg.Pool | undefined;
 let schemas = 0;
