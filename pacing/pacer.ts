@@ -131,6 +131,14 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           s.waitEnds.concurrency = clock.now();
           continue;
         }
+        if (clock.now() < s.pausedUntil) {
+          // C12: a 429 paused the key and the store may not know yet (its pauseUntil is in flight):
+          // ask it only after the pause — every grant refunded meanwhile would move the spacing on.
+          s.queue.expire(s.pausedUntil, false, s.pausedUntil, "pause");
+          if (s.queue.length > 0) await sleepUntil(s, s.pausedUntil);
+          s.waitEnds.retry_after = clock.now();
+          continue;
+        }
         const now = clock.now();
         // C8: spread evenly. Whole ms keep every time an integer (Date.now(), Redis numbers); the
         // per-window count, not the spacing, is what enforces the limit.

@@ -277,4 +277,28 @@ export const REGRESSIONS: Regression[] = [
       schedule: [],
     },
   },
+  {
+    // A proxy's dated 429 paused the key while the window store had not applied the pause yet: the pump
+    // kept asking it, refunding each grant, and every refunded grant moved the spacing cursor on — after
+    // a few, every slot lay past every deadline and the wait never settled its command.
+    // Found as: npm run simulate -- --seed 20 --path 20538:0:2:4:11:10:2:5:8:8:9:11:11:4:9:11:7:8:11:11:10:13:19:7:9:9:18:18:21:21:20:21:21:19:19
+    name: "C12, I1: during a 429 pause the pacer asks its window store nothing, so no refunded grant pushes the key's slots past every deadline",
+    invariant: "settled within the bound",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 3,
+      continuous: [true],
+      commands: ["renew"],
+      scripts: [
+        [{ op: "cmd", cmd: 0, wait: false }, { op: "recover" }, { op: "cmd", cmd: 0, wait: true }],
+        [{ op: "pause", ms: 1000 }],
+      ],
+      events: [
+        { step: 25, kind: "fault", fault: "proxy_429_date", path: "any", times: 1 },
+        { step: 40, kind: "store-outage", worker: "all", steps: 5 },
+      ],
+      schedule: [],
+    },
+  },
 ];
