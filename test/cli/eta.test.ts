@@ -12,21 +12,10 @@ import { main } from "../../cli/main";
 import type { Runtime } from "../../cli/job-session";
 import { createEmulator, VirtualClock } from "../../emulator/public";
 import { jsonLines, tempDir } from "./harness";
+import { seeded } from "../client/harness";
 
 const tmp = tempDir("reseller-cli-eta-");
 afterAll(() => tmp.cleanup());
-
-/** Deterministic uniform [0, 1) (mulberry32): the emulator's ids, reproducible run to run. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Scenario {
   rows: number;

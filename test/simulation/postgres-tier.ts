@@ -22,7 +22,12 @@ export async function postgresJournal(clock: { now(): number }): Promise<Journal
     throw new Error(
       `the PostgreSQL tier needs a server: run it as \`npm run simulate -- --journal postgres\` (it starts one; \`bash scripts/setup.sh\` installs PostgreSQL), or set ${SIM_PG_ENV}`,
     );
-  pool ??= new pg.Pool({ connectionString: url, max: 4 });
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: url, max: 4 });
+    // The server stops right after the last run: a late admin-shutdown notice is not a failure.
+    pool.on("error", () => undefined);
+    pool.on("connect", (client) => client.on("error", () => undefined));
+  }
   const schema = `sim_${process.pid}_${++schemas}`;
   const journal = await createPgJournal({ pool, schema, clock, reconnectWithinMs: 0 });
   const close = journal.close.bind(journal);
