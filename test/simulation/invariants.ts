@@ -174,7 +174,14 @@ export class Tracker {
     after: CommandRecord | undefined,
     result: unknown,
   ): void {
-    if (method === "renewLeases") return;
+    if (method === "renewLeases") {
+      // The journal told this worker it lost these commands: its calls and waits hold them no more
+      // (what they write from now on is refused by the fence — the non-owner invariant checks that).
+      for (const id of result as string[])
+        for (const holder of [...(this.holds.get(id) ?? [])])
+          if (holder.worker === worker) this.holds.get(id)!.delete(holder);
+      return;
+    }
     if (method === "claim") {
       for (const r of result as CommandRecord[]) {
         for (const holder of this.holds.get(r.id) ?? []) {

@@ -190,9 +190,11 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
       if (outcome.kind === "accepted" && wait && outcome.commandId) {
         const waitAct = activity(w.id, "wait", { commandId: outcome.commandId, key: cmd.key });
         tracker.begin(waitAct);
-        // A wait holds its command when this worker owns it (the lease is held for the whole wait).
+        // A wait holds its command when this worker owns it under a live lease (the lease is held for
+        // the whole wait); an expired one it must claim first — the claim registers the hold then.
         const id = outcome.commandId;
-        if ((await sched.withIo(() => shared.get(id)))?.owner === w.id) tracker.hold(waitAct, id);
+        const rec = await sched.withIo(() => shared.get(id));
+        if (rec?.owner === w.id && rec.leaseUntil !== null && rec.leaseUntil > clock.now()) tracker.hold(waitAct, id);
         const uuid = outcome.operationUuid;
         await context
           .run(waitAct, () => w.client.operations.wait(uuid, { commandId: outcome.commandId }))
