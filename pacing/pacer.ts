@@ -135,7 +135,9 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           // C12: a 429 paused the key and the store may not know yet (its pauseUntil is in flight):
           // ask it only after the pause — every grant refunded meanwhile would move the spacing on.
           s.queue.expire(s.pausedUntil, false, s.pausedUntil, "pause");
-          if (s.queue.length > 0) await sleepUntil(s, s.pausedUntil);
+          if (s.queue.length === 0) continue;
+          emit({ type: "window-wait", apiKeyId, waitMs: s.pausedUntil - clock.now() });
+          await sleepUntil(s, s.pausedUntil);
           s.waitEnds.retry_after = clock.now();
           continue;
         }
