@@ -11,8 +11,8 @@ import type { Journal } from "../../journal";
 import { COMMAND_STATES, TERMINAL_STATES } from "../../journal";
 
 const OPEN_STATES = COMMAND_STATES.filter((s) => !TERMINAL_STATES.includes(s) && s !== "needs_manual_check");
-import { DEFAULT_FLEET } from "../../core";
-import { createMemoryWindowStore } from "../../pacing";
+import { DEFAULT_FLEET, parseToken } from "../../core";
+import { createMemoryWindowStore, type WindowStore } from "../../pacing";
 import { createMemoryJournal } from "../../stores/memory-journal";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
 import { postgresJournal } from "./postgres-tier";
@@ -349,7 +349,7 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
   ends.length = 0;
   if (!workers.some((w) => !w.dead && w.recovers)) startWorker("survivor", [], true);
   const stoppedAt = clock.now();
-  const boundMs = leaseMs + DEFAULT_FLEET.recoveryIntervalMs + SIM.windowMs;
+  const boundMs = leaseMs + DEFAULT_FLEET.recoveryIntervalMs + (await pacerWaitMs(windows, key.token, stoppedAt));
   // An accepted operation also needs the registry's own time (pending + processing) before anyone can
   // settle it: that part is not the client's latency, so it is checked after that much more.
   const registryMs = SIM.operationPolicy.pendingMs + SIM.operationPolicy.processingMs;
@@ -373,6 +373,18 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
   else tracker.checkSettled(await shared.listByState(OPEN_STATES), boundMs + registryMs);
   await shared.close();
   return { violations: tracker.violations, coverage: tracker.coverage, steps: step, trace: sched.trace };
+}
+
+/**
+ * The pacer's part of the bound (docs/guides/fleet.md, rate-limits guide): one window — or, when no
+ * answer of the key's open window reached anyone (every one lost to crashes and resets), until that
+ * window is given up at windowStart + 2·windowMs + guard (guard at most windowMs / 40).
+ */
+async function pacerWaitMs(windows: WindowStore, token: string, now: number): Promise<number> {
+  const w = await windows.peek(parseToken(token).publicKeyId, now);
+  const givenUpAt =
+    w.windowStart !== null && w.windowEnd === null ? w.windowStart + 2 * SIM.windowMs + SIM.windowMs / 40 : 0;
+  return Math.max(SIM.windowMs, givenUpAt - now);
 }
 
 function appsDoneFlag(workers: Worker[]): boolean {
