@@ -1,20 +1,15 @@
 // One source for webhook events: the spec's `WebhookEvent` enum. The generated `webhookEvents` is that
 // enum (x-enum-const), the emulator accepts exactly it (and 422s another name), and the client's body
 // types are it (tsc over test/generator/samples/webhook-events.ts).
-import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { promisify } from "node:util";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { webhookEvents } from "../../generated/operations";
 import { call, json, setup } from "../emulator/helpers";
+import { tscSample } from "../support/tsc-sample";
 
-const run = promisify(execFile);
 const root = resolve(import.meta.dirname, "../..");
-const temp = mkdtempSync(join(tmpdir(), "webhook-events-"));
-afterAll(() => rmSync(temp, { recursive: true, force: true }));
 const spec = parse(readFileSync(join(root, "spec/openapi.yaml"), "utf8")) as {
   components: { schemas: Record<string, { enum?: string[]; maxItems?: number; properties?: Record<string, never> }> };
 };
@@ -45,24 +40,7 @@ describe("webhook events: the spec's enum everywhere", () => {
   });
 
   it("the client's create/update event types equal the generated list (tsc)", async () => {
-    const config = join(temp, "tsconfig.json");
-    writeFileSync(
-      config,
-      JSON.stringify({
-        extends: join(root, "tsconfig.json"),
-        compilerOptions: { noEmit: true, types: ["node"], typeRoots: [join(root, "node_modules/@types")] },
-        include: [],
-        files: [join(root, "test/generator/samples/webhook-events.ts")],
-      }),
-    );
-    const tsc = join(root, "node_modules/typescript/bin/tsc");
-    const result = await run(process.execPath, [tsc, "-p", config], { cwd: root }).then(
-      () => ({ code: 0, out: "" }),
-      (error: unknown) => {
-        const e = error as { code?: number; stdout?: string };
-        return { code: e.code ?? 1, out: e.stdout ?? "" };
-      },
-    );
+    const result = await tscSample("test/generator/samples/webhook-events.ts");
     expect(result.out).toBe("");
     expect(result.code).toBe(0);
   }, 180_000);
