@@ -183,6 +183,10 @@ export class Tracker {
       return;
     }
     if (method === "claim") {
+      // A claim of named commands (a wait asking for its lease) that comes back without one: the journal
+      // told this activity another worker has it, so it holds it no more (seed 20 run 90428).
+      const returned = new Set((result as CommandRecord[]).map((r) => r.id));
+      if (act) for (const id of idsOf(method, args)) if (!returned.has(id)) this.holds.get(id)?.delete(act);
       for (const r of result as CommandRecord[]) {
         for (const holder of this.holds.get(r.id) ?? []) {
           if (holder.worker === worker || !this.alive(holder.worker) || this.excused(holder.worker)) continue;
@@ -282,5 +286,6 @@ export class Tracker {
 /** The command ids a journal call writes or renews. */
 function idsOf(method: string, args: unknown[]): readonly string[] {
   if (method === "renewLeases") return args[1] as readonly string[];
+  if (method === "claim") return (args[0] as { ids?: readonly string[] } | undefined)?.ids ?? [];
   return typeof args[0] === "string" ? [args[0]] : [];
 }
