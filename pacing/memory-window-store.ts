@@ -214,11 +214,12 @@ export function applyObserve(r: WindowRecord, p: ObserveParams): void {
 }
 
 /** WindowStore.pauseUntil as a pure transition. */
-export function applyPause(r: WindowRecord, until: number, windowId: string | null): void {
+export function applyPause(r: WindowRecord, until: number, windowId: string | null, closesWindow: boolean): void {
   if (Number.isFinite(until)) r.pausedUntil = Math.max(r.pausedUntil, until);
   r.nextSlotAt = Math.max(r.nextSlotAt, r.pausedUntil);
-  // C12: the next window starts fresh after the pause; a late 429 of an old window leaves it be.
-  if (windowId === null || isCurrent(r, windowId)) {
+  // C12: the next window starts fresh after the pause; a late 429 of an old window leaves it be,
+  // and so does one that proves no window over (C11).
+  if (closesWindow && (windowId === null || isCurrent(r, windowId))) {
     r.open = false;
     r.trusted = true; // the server's window has reset by the pause's end (C11's Retry-After)
   }
@@ -272,9 +273,9 @@ export class MemoryWindowStore implements WindowStore {
     return toSnapshot(r, params.now);
   }
 
-  pauseUntilSync(key: string, until: number, windowId: string | null): WindowSnapshot {
+  pauseUntilSync(key: string, until: number, windowId: string | null, closesWindow: boolean): WindowSnapshot {
     const r = this.record(key);
-    applyPause(r, until, windowId);
+    applyPause(r, until, windowId, closesWindow);
     return toSnapshot(r, Number.NEGATIVE_INFINITY);
   }
 
@@ -294,8 +295,13 @@ export class MemoryWindowStore implements WindowStore {
     return this.observeSync(key, params);
   }
 
-  async pauseUntil(key: string, until: number, windowId: string | null): Promise<WindowSnapshot> {
-    return this.pauseUntilSync(key, until, windowId);
+  async pauseUntil(
+    key: string,
+    until: number,
+    windowId: string | null,
+    closesWindow: boolean,
+  ): Promise<WindowSnapshot> {
+    return this.pauseUntilSync(key, until, windowId, closesWindow);
   }
 
   async peek(key: string, now: number): Promise<WindowSnapshot> {

@@ -15,8 +15,6 @@ import type { ObserveParams, ReserveDecision, WindowSnapshot, WindowStore } from
 type Grant = Pick<Extract<ReserveDecision, { granted: true }>, "windowId" | "ord" | "sendAt">;
 
 const MAX_LIMIT = 10_000; // C1
-/** A windowId no window ever has: pauseUntil() then extends the pause and leaves the window be. */
-const PAUSE_ONLY = "pause-only";
 
 export interface KeyState {
   queue: WaitQueue;
@@ -151,7 +149,7 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
       // usable header or a proxy's short date, the window stays open, less this uncounted send (C6):
       // its next sends wait for its confirmed end instead of a window the server has not opened.
       const provesReset = (ra?.source === "seconds" && ra.ms > 0) || ms >= windowMs;
-      ops.push(store.pauseUntil(apiKeyId, until, provesReset ? windowId : PAUSE_ONLY));
+      ops.push(store.pauseUntil(apiKeyId, until, windowId, provesReset));
       if (!provesReset) ops.push(store.refund(apiKeyId, windowId));
     } else if (uncounted) {
       ops.push(store.refund(apiKeyId, windowId));

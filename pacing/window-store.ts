@@ -169,13 +169,14 @@ export interface WindowStore {
 
   /**
    * After a 429 (C12): pausedUntil = max(pausedUntil, until) (never shortens a longer pause) and
-   * nextSlotAt = max(nextSlotAt, pausedUntil). When `windowId` is the open window (or null), the
-   * window is closed too, so the next send after the pause opens a fresh window (the server's
-   * window has reset by then; C6: the 429 itself was not counted). A stale windowId (a late 429
-   * from a window that is already gone) only extends the pause — the pacer passes a windowId no window
-   * has when the 429 does not prove the server's window over (`Retry-After: 0`, no usable header).
+   * nextSlotAt = max(nextSlotAt, pausedUntil). With `closesWindow` and `windowId` the open window
+   * (or null), the window is closed too, so the next send after the pause opens a fresh window (the
+   * server's window has reset by then; C6: the 429 itself was not counted). A stale windowId (a late
+   * 429 from a window that is already gone) only extends the pause. Without `closesWindow` the pause
+   * never touches the window: the pacer passes false when the 429 does not prove the server's window
+   * over (C11, C12: `Retry-After: 0`, no usable header, a proxy's date shorter than a window).
    */
-  pauseUntil(key: string, until: number, windowId: string | null): Promise<WindowSnapshot>;
+  pauseUntil(key: string, until: number, windowId: string | null, closesWindow: boolean): Promise<WindowSnapshot>;
 
   /** The current state of `key` (a never-seen key gives an empty snapshot). Read-only. */
   peek(key: string, now: number): Promise<WindowSnapshot>;

@@ -141,13 +141,16 @@ end
 return reply(r, -1, nil)
 `;
 
-/** ARGV: until ("" when not finite), windowId ("" for null), hasWindowId ("1"/"0"), graceMs. */
+/**
+ * ARGV: until ("" when not finite), windowId ("" for null), hasWindowId ("1"/"0"), graceMs,
+ * closesWindow ("1"/"0"; mirrors applyPause).
+ */
 export const PAUSE_LUA = `${PRELUDE}
 local r = load()
 local untilMs = num(ARGV[1])
 if untilMs ~= nil then r.paused = math.max(r.paused, untilMs) end
 r.next = math.max(r.next, r.paused)
-if ARGV[3] == '0' or current(r, ARGV[2]) then r.open = false; r.trust = true end
+if ARGV[5] == '1' and (ARGV[3] == '0' or current(r, ARGV[2])) then r.open = false; r.trust = true end
 save(r, nil, tonumber(ARGV[4]))
 return reply(r, -1, nil)
 `;

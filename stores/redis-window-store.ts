@@ -231,7 +231,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
   async function recover(): Promise<void> {
     // Pausing only the keys we actually sent on locally; the pause never shortens a longer one.
     for (const [key, { at, span }] of lastLocalSend) {
-      await withTimeout(redis.rwsPause(hashKey(key), seqKey(key), at + span, "", "0", grace), timeoutMs);
+      await withTimeout(redis.rwsPause(hashKey(key), seqKey(key), at + span, "", "0", grace, "1"), timeoutMs);
     }
     failedOver = false;
     local = new Map();
@@ -293,7 +293,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
         // Other processes may have filled the current server window just before Redis went away,
         // and we cannot see their sends: the first local window opens one full window later.
         blocked.add(key);
-        applyPause(r, p.now + p.windowMs + p.guardMs, null);
+        applyPause(r, p.now + p.windowMs + p.guardMs, null, true);
       }
       // No burst allowance here: the spacing alone keeps every window-length interval within the share.
       const d = applyReserve(r, { ...p, limit: localLimit, spacingMs, burst: 1 });
@@ -344,7 +344,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
       return wrap(toSnapshot(r, p.now));
     },
 
-    async pauseUntil(key, until, windowId) {
+    async pauseUntil(key, until, windowId, closesWindow) {
       const reply = await viaRedis(() =>
         redis.rwsPause(
           hashKey(key),
@@ -353,11 +353,12 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
           windowId ?? "",
           windowId === null ? "0" : "1",
           grace,
+          closesWindow ? "1" : "0",
         ),
       );
       if (reply) return fromRedis(key, reply, Number.NEGATIVE_INFINITY).snapshot;
       const r = localRecord(key);
-      applyPause(r, until, windowId === null ? null : localId(windowId));
+      applyPause(r, until, windowId === null ? null : localId(windowId), closesWindow);
       return wrap(toSnapshot(r, Number.NEGATIVE_INFINITY));
     },
 

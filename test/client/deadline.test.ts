@@ -206,12 +206,12 @@ describe("client: a deadline on every call", () => {
       refund: (k, w) => shared.refund(k, w),
       confirmWindowStart: (k, w, t) => shared.confirmWindowStart(k, w, t),
       observe: (k, p) => shared.observe(k, p),
-      pauseUntil: (k, u, w) => shared.pauseUntil(k, u, w),
+      pauseUntil: (k, u, w, c) => shared.pauseUntil(k, u, w, c),
       peek: (k, n) => shared.peek(k, n),
       close: () => shared.close(),
     };
     const pacer = createPacer({ clock, store });
-    await shared.pauseUntil("k", clock.now() + 600_000, null); // the other process got the 429
+    await shared.pauseUntil("k", clock.now() + 600_000, null, true); // the other process got the 429
     const err = await pacer.acquire("k", undefined, clock.now() + 5_000).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: "deadline_exceeded", waitingFor: "pause", retryAt: clock.now() + 600_000 });
     expect(clock.now()).toBe(Date.UTC(2026, 9, 5, 9, 0, 0));

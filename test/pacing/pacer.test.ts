@@ -404,7 +404,7 @@ describe("pacer: a grant that comes back too late (I3)", () => {
       refund: (key, id) => inner.refund(key, id),
       confirmWindowStart: (key, id, at) => inner.confirmWindowStart(key, id, at),
       observe: (key, p) => inner.observe(key, p),
-      pauseUntil: (key, until, id) => inner.pauseUntil(key, until, id),
+      pauseUntil: (key, until, id, closes) => inner.pauseUntil(key, until, id, closes),
       peek: (key, now) => inner.peek(key, now),
     };
     const pacer = createPacer({ clock, windowMs: W, guardMs: G, initialLimit: 3, random: () => 0, store: slow });

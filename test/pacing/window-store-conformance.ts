@@ -102,7 +102,7 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       const { store, key } = await setup();
       const a = await store.reserve(key, params(T0));
       if (!a.granted) throw new Error("expected a grant");
-      const s = await store.pauseUntil(key, T0 + 5000, a.windowId);
+      const s = await store.pauseUntil(key, T0 + 5000, a.windowId, true);
       expect(s.windowId).toBeNull();
       expect(s.pausedUntil).toBe(T0 + 5000);
       expect(await store.reserve(key, params(T0 + 4999))).toMatchObject({ granted: false, retryAt: T0 + 5000 });
@@ -118,13 +118,29 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       const { store, key } = await setup();
       const a = await store.reserve(key, params(T0));
       if (!a.granted) throw new Error("expected a grant");
-      await store.pauseUntil(key, T0 + 5000, a.windowId);
-      const shorter = await store.pauseUntil(key, T0 + 1000, a.windowId);
+      await store.pauseUntil(key, T0 + 5000, a.windowId, true);
+      const shorter = await store.pauseUntil(key, T0 + 1000, a.windowId, true);
       expect(shorter.pausedUntil).toBe(T0 + 5000);
       const b = await store.reserve(key, params(T0 + 5000));
       if (!b.granted) throw new Error("expected a grant");
-      const stale = await store.pauseUntil(key, T0 + 4000, a.windowId);
+      const stale = await store.pauseUntil(key, T0 + 4000, a.windowId, true);
       expect(stale.windowId).toBe(b.windowId);
+    });
+
+    it("C11/C12: a pause that proves no window over (closesWindow false) delays sends but keeps the window and its count", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0)));
+      const s = await store.pauseUntil(key, T0 + 500, a.windowId, false);
+      expect(s).toMatchObject({ windowId: a.windowId, count: 1, pausedUntil: T0 + 500 });
+      expect(await store.reserve(key, params(T0 + 499))).toMatchObject({ granted: false, retryAt: T0 + 500 });
+      const b = granted(await store.reserve(key, params(T0 + 500)));
+      expect(b.windowId).toBe(a.windowId);
+      expect(b.state.count).toBe(2);
+      // The same call with closesWindow closes it: the next grant opens a fresh window.
+      await store.pauseUntil(key, T0 + 600, b.windowId, true);
+      const c = granted(await store.reserve(key, params(T0 + 600)));
+      expect(c.windowId).not.toBe(a.windowId);
+      expect(c.state.count).toBe(1);
     });
 
     it("C10: an X-RateLimit-Remaining snapshot raises the count, never lowers it", async () => {
@@ -227,7 +243,7 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
     it("C8/C12: the window after a 429 pause, or after a confirmed end, bursts from its first send", async () => {
       const { store, key } = await setup();
       const a = granted(await store.reserve(key, params(T0, 10, 100, 3)));
-      await store.pauseUntil(key, T0 + 5000, a.windowId);
+      await store.pauseUntil(key, T0 + 5000, a.windowId, true);
       const after: number[] = [];
       for (let i = 0; i < 4; i++) after.push(granted(await store.reserve(key, params(T0 + 5000, 10, 100, 3))).sendAt);
       expect(after).toEqual([T0 + 5000, T0 + 5000, T0 + 5000, T0 + 5100]);

@@ -135,7 +135,7 @@ export function scheduledStore(
     refund: wrap("refund", (k, id) => inner.refund(k, id)),
     confirmWindowStart: wrap("confirmWindowStart", (k, id, at) => inner.confirmWindowStart(k, id, at)),
     observe: wrap("observe", (k, p) => inner.observe(k, p)),
-    pauseUntil: wrap("pauseUntil", (k, u, id) => inner.pauseUntil(k, u, id)),
+    pauseUntil: wrap("pauseUntil", (k, u, id, closes) => inner.pauseUntil(k, u, id, closes)),
     peek: wrap("peek", (k, n) => inner.peek(k, n)),
   } as WindowStore;
 }

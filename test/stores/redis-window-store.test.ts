@@ -69,6 +69,7 @@ describe("redis WindowStore: shared across processes", () => {
         dt: fc.integer({ min: -500, max: 4000 }),
         back: fc.integer({ min: 0, max: 3 }),
         nullId: fc.boolean(),
+        closes: fc.boolean(),
       }),
       fc.record({ t: fc.constant("refund" as const), back: fc.integer({ min: 0, max: 2 }) }),
       fc.record({ t: fc.constant("peek" as const), dt: fc.integer({ min: 0, max: 5000 }) }),
@@ -112,7 +113,7 @@ describe("redis WindowStore: shared across processes", () => {
               }
               break;
             case "pause":
-              pair = await both((s) => s.pauseUntil(key, now + o.dt, o.nullId ? null : pick(o.back)));
+              pair = await both((s) => s.pauseUntil(key, now + o.dt, o.nullId ? null : pick(o.back), o.closes));
               break;
             case "refund":
               pair = await both((s) => s.refund(key, pick(o.back)));
@@ -152,12 +153,12 @@ describe("redis WindowStore: shared across processes", () => {
     const p = (now: number) => ({ limit: 10, windowMs: W, spacingMs: 0, guardMs: G, now });
     const first = await a.reserve(key, p(T0));
     if (!first.granted) throw new Error("expected a grant");
-    await a.pauseUntil(key, T0 + 42_000, first.windowId);
+    await a.pauseUntil(key, T0 + 42_000, first.windowId, true);
     for (const s of [b, c]) {
       expect(await s.reserve(key, p(T0 + 100))).toMatchObject({ granted: false, retryAt: T0 + 42_000 });
     }
     // C12: never shortened by another process's shorter pause.
-    expect((await c.pauseUntil(key, T0 + 1000, null)).pausedUntil).toBe(T0 + 42_000);
+    expect((await c.pauseUntil(key, T0 + 1000, null, true)).pausedUntil).toBe(T0 + 42_000);
     expect(await b.reserve(key, p(T0 + 42_000))).toMatchObject({ granted: true, sendAt: T0 + 42_000 });
   });
 
@@ -332,7 +333,7 @@ describe("redis WindowStore: failure modes", () => {
       // The local store honours the same operations (confirm/observe/pause/refund) with its own ids.
       const confirmed = await store.confirmWindowStart("k", first.windowId, T0 + W + G + 20);
       expect(confirmed.windowEnd).toBe(T0 + W + G + 20 + W + G);
-      const paused = await store.pauseUntil("k", T0 + 10 * W, first.windowId);
+      const paused = await store.pauseUntil("k", T0 + 10 * W, first.windowId, true);
       expect(paused).toMatchObject({ windowId: null, pausedUntil: T0 + 10 * W });
       expect(events.map((e) => e.type)).toEqual(["store-failover"]);
     } finally {

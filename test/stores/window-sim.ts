@@ -78,7 +78,7 @@ export async function simulate(o: SimOptions, until: number): Promise<SimServer>
           if (r.status === 429) server.rejected429 += 1;
           queue.push({ at: now + o.latencyMs, kind: "respond", p: e.p, windowId: e.windowId, ...r });
         } else if (e.status === 429) {
-          await store.pauseUntil(o.key, now + 1000, e.windowId);
+          await store.pauseUntil(o.key, now + 1000, e.windowId, true);
         } else {
           await store.confirmWindowStart(o.key, e.windowId, now);
           await store.observe(o.key, { windowId: e.windowId, remaining: e.remaining, limit: o.limit, now });
