@@ -237,10 +237,11 @@ describe("fleet: a PostgreSQL journal that is restarting", () => {
     if (out.kind !== "accepted") return;
     w.proxy.down();
     const done = await w.client.operations.wait(out.operationUuid, { commandId: out.commandId, minIntervalMs: 0 });
-    expect(w.proxy.refused).toBeGreaterThanOrEqual(1); // the wait's lease claim met the outage
     expect(done.kind).toBe("completed");
     w.proxy.up();
-    // Nothing was written without the lease: the command stays accepted for recovery to poll.
+    // Nothing was written during the outage (with the journal up the wait writes `completed`): the
+    // command stays accepted for recovery to poll. Whether a connection was refused, or only dropped,
+    // depends on the pool's timing, so the test decides by the journal's state.
     expect((await w.journal.get(out.commandId!))?.state).toBe("accepted");
   });
 });
