@@ -1,7 +1,8 @@
 // Per-window record of a fleet run (bench/fleet.ts), for reading where utilisation went: every server
 // window (C3, C4, rebuilt from arrival order), how many requests it counted, how long after its
 // nominal end the next one opened, how its first request fared, and which run events (SIGKILLs,
-// database restarts, window-store failovers) fell into it. Written to bench/results/fleet-windows.tmp.
+// database restarts, window-store failovers) fell into it. Written to bench/results/fleet-windows.tmp;
+// every request of the run to bench/results/fleet-requests.tmp.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -65,6 +66,36 @@ export function describeWindows(
 export function writeWindowLog(root: string, lines: readonly string[]): void {
   mkdirSync(join(root, "bench/results"), { recursive: true });
   writeFileSync(join(root, "bench/results/fleet-windows.tmp"), lines.join("\n") + "\n");
+}
+
+/**
+ * Every API request of the key in arrival order (ms from the first), for reading a 429 or a gap:
+ * arrival, answer, status, fault, whether the limiter counted it, Remaining and the idempotency key.
+ * Written to bench/results/fleet-requests.tmp.
+ */
+export function writeRequestLog(
+  root: string,
+  requests: readonly (WindowRequest & { remaining?: string | null; key: string | null; method: string })[],
+): void {
+  const sorted = [...requests].sort((a, b) => a.arrivedAt - b.arrivedAt);
+  const t0 = sorted[0]?.arrivedAt ?? 0;
+  const lines = ["# arrived_ms answered_ms status fault counted remaining method key"];
+  for (const r of sorted) {
+    lines.push(
+      [
+        r.arrivedAt - t0,
+        r.respondedAt === null ? "-" : r.respondedAt - t0,
+        r.status ?? "-",
+        r.fault ?? r.socketFault ?? "ok",
+        r.counted ? "c" : "-",
+        r.remaining ?? "-",
+        r.method,
+        r.key ?? "-",
+      ].join(" "),
+    );
+  }
+  mkdirSync(join(root, "bench/results"), { recursive: true });
+  writeFileSync(join(root, "bench/results/fleet-requests.tmp"), lines.join("\n") + "\n");
 }
 
 /** An interval in which the fleet was not allowed to send, and why. */

@@ -25,7 +25,14 @@ import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";
 import { DEFAULT_FLEET } from "../src/index";
-import { blockedIntervals, describeWindows, overlapsFailover, writeWindowLog, type RunMark } from "./fleet-windows";
+import {
+  blockedIntervals,
+  describeWindows,
+  overlapsFailover,
+  writeRequestLog,
+  writeWindowLog,
+  type RunMark,
+} from "./fleet-windows";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 const CHILD = join(ROOT, "bench/fleet-child.ts");
@@ -332,6 +339,7 @@ export async function runFleetBench(
     for (const r of api) if (r.method === "POST" && r.key && !firstPost.has(r.key)) firstPost.set(r.key, r.arrivedAt);
     const throwsAfterSend = threw.filter((e) => (firstPost.get(e.key) ?? Infinity) <= Number(e.t)).length;
     const count429 = api.filter((r) => r.status === 429).length;
+    writeRequestLog(ROOT, api);
 
     // Server windows (C3, C4: opened by the first COUNTED request after the previous one ended),
     // rebuilt from arrival order; saturated = every window that ended before the last plan command

@@ -45,6 +45,8 @@ interface Recorded {
   requestId: string | null;
   status: number | null;
   retryAfter: string | null;
+  /** The answer's X-RateLimit-Remaining (C10), as sent. */
+  remaining: string | null;
   socketFault: SocketFault["kind"] | null;
   fault: FaultKind | null;
   /** The emulator's limiter counted it (C5, C6): only these open and fill a server window. */
@@ -82,6 +84,7 @@ export async function startRecordingEmulator(options: EmulatorOptions): Promise<
         requestId: request.headers.get("x-request-id"),
         status: null,
         retryAfter: null,
+        remaining: null,
         socketFault: null,
         fault: null,
         counted: false,
@@ -102,6 +105,7 @@ export async function startRecordingEmulator(options: EmulatorOptions): Promise<
       if (result instanceof Response) {
         entry.status = result.status;
         entry.retryAfter = result.headers.get("retry-after");
+        entry.remaining = result.headers.get("x-ratelimit-remaining");
         if (/\/webhooks(\/[^/]+\/rotate-secret)?$/.test(url.pathname) && request.method === "POST") {
           // Remember every signing_secret the emulator hands out: none may reach the journal (H2).
           const text = await result.clone().text();
