@@ -2,7 +2,6 @@
 export {
   MemoryWindowStore,
   applyConfirm,
-  applyObserve,
   applyPause,
   applyRefund,
   applyReserve,
@@ -11,6 +10,7 @@ export {
   toSnapshot,
 } from "./memory-window-store";
 export type { WindowRecord } from "./memory-window-store";
+export { applyObserve } from "./window-observe";
 export { createPacer } from "./pacer";
 export type { Pacer, PacerOptions, PacingPriority, PacingSnapshot, PacingTicket, ReleaseResult } from "./pacer";
 export type { PacerWaitReason } from "./pacer-types";

@@ -4,6 +4,7 @@
  * same semantics. `WindowStore` describes the model.
  */
 import type { ObserveParams, ReserveDecision, ReserveParams, WindowSnapshot, WindowStore } from "./window-store";
+import { applyObserve, isCurrent, resetPeaks } from "./window-observe";
 
 /** The full per-key record (what the Redis version keeps in one hash). */
 export interface WindowRecord {
@@ -30,6 +31,18 @@ export interface WindowRecord {
    * end of our previous window or after a 429 pause. While closed: what the next window inherits.
    */
   trusted: boolean;
+  /**
+   * C3, C10: the highest used count (limit − Remaining) an answer in the open window reported, when
+   * that answer arrived and when its request was sent; `prior*` is the highest before that one.
+   * The server's count only grows within its window, so a later request that reports no more is
+   * proof that the window reset in between. used −1 = none yet.
+   */
+  peakUsed: number;
+  peakAt: number;
+  peakSentAt: number;
+  priorUsed: number;
+  priorAt: number;
+  priorSentAt: number;
 }
 
 export function emptyRecord(): WindowRecord {
@@ -48,6 +61,12 @@ export function emptyRecord(): WindowRecord {
     ord: 0,
     firstOrd: 0,
     trusted: false,
+    peakUsed: -1,
+    peakAt: 0,
+    peakSentAt: 0,
+    priorUsed: -1,
+    priorAt: 0,
+    priorSentAt: 0,
   };
 }
 
@@ -140,6 +159,7 @@ function commitGrant(
     r.guardMs = p.guardMs;
     r.endGuardMs = endGuardOf(p);
     r.firstOrd = r.ord;
+    resetPeaks(r);
   } else {
     r.count += 1;
   }
@@ -158,10 +178,6 @@ function applyReserveNow(r: WindowRecord, p: ReserveParams): ReserveDecision | n
   return g !== null && g.t === p.now ? commitGrant(r, p, g) : null;
 }
 
-function isCurrent(r: WindowRecord, windowId: string): boolean {
-  return r.open && String(r.seq) === windowId;
-}
-
 /** WindowStore.refund as a pure transition. */
 export function applyRefund(r: WindowRecord, windowId: string): void {
   if (isCurrent(r, windowId)) r.count = Math.max(0, r.count - 1);
@@ -173,44 +189,6 @@ export function applyConfirm(r: WindowRecord, windowId: string, receivedAt: numb
   // The server cannot have started its window before our first send of it.
   const end = Math.max(receivedAt, r.windowStart) + r.windowMs + r.endGuardMs;
   r.windowEnd = r.windowEnd === null ? end : Math.min(r.windowEnd, end);
-}
-
-/**
- * Remaining = L − 1 on a later request than the window's first, sent after the window's earliest
- * answer arrived: the server counted it first in a window that began after the one our first request
- * was counted in (a request sent before that answer may simply have overtaken our first one).
- */
-function provesNewWindow(r: WindowRecord, ord: number, sentAt: number, remaining: number, limit: number): boolean {
-  if (ord <= r.firstOrd || limit < 2 || remaining !== limit - 1 || r.windowEnd === null) return false;
-  return sentAt > r.windowEnd - r.windowMs - r.endGuardMs;
-}
-
-/** WindowStore.observe as a pure transition. */
-export function applyObserve(r: WindowRecord, p: ObserveParams): void {
-  if (!isCurrent(r, p.windowId)) return;
-  if (!Number.isFinite(p.remaining) || !Number.isFinite(p.limit)) return;
-  const ord = p.ord !== undefined && Number.isFinite(p.ord) ? p.ord : null;
-  // Sent before the request the window is dated from: an answer about the server's previous window.
-  if (ord !== null && ord < r.firstOrd) return;
-  if (ord !== null && p.sentAt !== undefined && provesNewWindow(r, ord, p.sentAt, p.remaining, p.limit)) {
-    // C3, C10: Remaining back at L − 1 means this request was the FIRST the server counted in a new
-    // window, which therefore started between its send and this answer. Re-date the window from it:
-    // the sends it holds are this one and every later grant (plus the ones in flight when it was
-    // sent, which may land after it), and it ends one window after this answer.
-    const later = r.ord - ord + 1;
-    const slack = Math.max(0, Math.min(p.slack ?? 0, ord - r.firstOrd));
-    r.firstOrd = ord;
-    r.windowStart = Math.max(r.windowStart, p.sentAt);
-    r.windowEnd = Math.max(p.now, r.windowStart) + r.windowMs + r.endGuardMs;
-    r.count = later + slack;
-    return;
-  }
-  // C10: a snapshot raises the known used count, never lowers it. More used than we ever granted
-  // means sends we did not make (another process, a predecessor); our grants after this request
-  // may not have reached the server yet, so they come on top (a later one that overtook it is then
-  // counted twice, which only errs on the safe side).
-  const used = Math.max(0, p.limit - p.remaining);
-  if (used > r.count) r.count = used + (ord !== null ? Math.max(0, r.ord - ord) : 0);
 }
 
 /** WindowStore.pauseUntil as a pure transition. */

@@ -161,7 +161,12 @@ export interface WindowStore {
    * `ord > firstOrd`, sent after the window's earliest answer arrived (`sentAt > windowEnd − windowMs
    * − endGuardMs`), was the first the server counted in a NEW window (C3), so the window is re-dated
    * from it: firstOrd = ord, windowStart = max(windowStart, sentAt), windowEnd = now + windowMs +
-   * endGuardMs, count = (grants since ord, inclusive) + min(slack, ord − old firstOrd).
+   * endGuardMs, count = (grants since ord, inclusive) + min(slack, ord − old firstOrd). The same
+   * re-dating follows from a used count no higher than the highest one an answer reported before
+   * this request was sent (the server's count only grows within a window, so it reset in between,
+   * even when the new window's first answer was lost); then windowStart = max(windowStart, that
+   * earlier request's sentAt) unless used ≤ 1, and count adds used − 1 (what the server counted
+   * before this request).
    * An answer to a request with `ord < firstOrd` is about the server's previous window: ignored.
    * No-op for a stale windowId.
    */

@@ -6,7 +6,7 @@
  *
  * Every script replies with the record after the operation:
  *   { flag, at, open, seq, windowStart, windowEnd|"", count, limit, windowMs, guardMs, nextSlotAt, pausedUntil,
- *     ord, firstOrd, trusted, endGuardMs }
+ *     ord, firstOrd, trusted, endGuardMs, peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt }
  * numbers formatted with %.17g so fractional spacing survives exactly.
  */
 
@@ -16,12 +16,14 @@ local function num(s) if s == false or s == nil or s == '' then return nil end r
 local function f(x) if x == nil then return '' end return string.format('%.17g', x) end
 local function load()
   local h = redis.call('HMGET', H, 'open', 'ws', 'we', 'count', 'limit', 'wms', 'gms', 'next', 'paused', 'lastNow',
-    'ord', 'ford', 'trust', 'egms')
+    'ord', 'ford', 'trust', 'egms', 'pku', 'pka', 'pks', 'pru', 'pra', 'prs')
   return {
     open = h[1] == '1', ws = num(h[2]) or 0, we = num(h[3]), count = num(h[4]) or 0, limit = num(h[5]) or 0,
     wms = num(h[6]) or 0, gms = num(h[7]) or 0, next = num(h[8]) or 0, paused = num(h[9]) or 0,
     lastNow = num(h[10]) or 0, ord = num(h[11]) or 0, ford = num(h[12]) or 0, trust = h[13] == '1',
     egms = num(h[14]) or num(h[7]) or 0,
+    pku = num(h[15]) or -1, pka = num(h[16]) or 0, pks = num(h[17]) or 0,
+    pru = num(h[18]) or -1, pra = num(h[19]) or 0, prs = num(h[20]) or 0,
     seq = num(redis.call('GET', SEQ)) or 0,
   }
 end
@@ -31,7 +33,8 @@ local function save(r, now, grace)
   redis.call('HSET', H, 'open', r.open and '1' or '0', 'ws', f(r.ws), 'we', f(r.we), 'count', f(r.count),
     'limit', f(r.limit), 'wms', f(r.wms), 'gms', f(r.gms), 'next', f(r.next), 'paused', f(r.paused),
     'lastNow', f(r.lastNow), 'ord', f(r.ord), 'ford', f(r.ford),
-    'trust', r.trust and '1' or '0', 'egms', f(r.egms))
+    'trust', r.trust and '1' or '0', 'egms', f(r.egms),
+    'pku', f(r.pku), 'pka', f(r.pka), 'pks', f(r.pks), 'pru', f(r.pru), 'pra', f(r.pra), 'prs', f(r.prs))
   local last = math.max(r.paused, r.next)
   if r.open then last = math.max(last, r.we or (r.ws + 2 * r.wms + r.gms)) end
   local ttl = math.floor(math.max(last - r.lastNow, 0) + grace)
@@ -40,9 +43,11 @@ local function save(r, now, grace)
 end
 local function reply(r, flag, at)
   return { tostring(flag), f(at), r.open and '1' or '0', f(r.seq), f(r.ws), f(r.we), f(r.count), f(r.limit),
-    f(r.wms), f(r.gms), f(r.next), f(r.paused), f(r.ord), f(r.ford), r.trust and '1' or '0', f(r.egms) }
+    f(r.wms), f(r.gms), f(r.next), f(r.paused), f(r.ord), f(r.ford), r.trust and '1' or '0', f(r.egms),
+    f(r.pku), f(r.pka), f(r.pks), f(r.pru), f(r.pra), f(r.prs) }
 end
 local function current(r, id) return r.open and f(r.seq) == id end
+local function resetPeaks(r) r.pku = -1; r.pka = 0; r.pks = 0; r.pru = -1; r.pra = 0; r.prs = 0 end
 `;
 
 /**
@@ -73,6 +78,7 @@ if opens or (r.count < limit and t < r.ws + r.wms - r.gms) then
   if opens then
     r.seq = redis.call('INCR', SEQ)
     r.open = true; r.ws = t; r.we = nil; r.count = 1; r.wms = wms; r.gms = gms; r.egms = egms; r.ford = r.ord; r.trust = trusted
+    resetPeaks(r)
   else
     r.count = r.count + 1
   end
@@ -121,19 +127,33 @@ local ord = num(ARGV[7])
 if current(r, ARGV[1]) and ARGV[6] == '1' and not (ord ~= nil and ord < r.ford) then
   local remaining, limit, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
   local sentAt = num(ARGV[8])
-  if ord ~= nil and sentAt ~= nil and ord > r.ford and limit >= 2 and remaining == limit - 1 and r.we ~= nil
-    and sentAt > r.we - r.wms - r.egms then
-    local later = r.ord - ord + 1
-    local slack = math.max(0, math.min(num(ARGV[9]) or 0, ord - r.ford))
-    r.ford = ord
-    r.ws = math.max(r.ws, sentAt)
-    r.we = math.max(now, r.ws) + r.wms + r.egms
-    r.count = later + slack
-  else
-    local used = math.max(0, limit - remaining)
+  local used = math.max(0, limit - remaining)
+  local redated = false
+  if ord ~= nil and sentAt ~= nil and ord > r.ford then
+    local bUsed, bSent = nil, nil
+    if r.pku >= 0 and r.pka < sentAt then bUsed, bSent = r.pku, r.pks
+    elseif r.pru >= 0 and r.pra < sentAt then bUsed, bSent = r.pru, r.prs end
+    local first = limit >= 2 and remaining == limit - 1 and r.we ~= nil and sentAt > r.we - r.wms - r.egms
+    if first or (bUsed ~= nil and used <= bUsed) then
+      local later = r.ord - ord + 1
+      local slack = math.max(0, math.min(num(ARGV[9]) or 0, ord - r.ford))
+      r.ford = ord
+      if used <= 1 or bSent == nil then r.ws = math.max(r.ws, sentAt) else r.ws = math.max(r.ws, bSent) end
+      r.we = math.max(now, r.ws) + r.wms + r.egms
+      r.count = math.max(0, used - 1) + later + slack
+      resetPeaks(r)
+      r.pku = used; r.pka = now; r.pks = sentAt
+      redated = true
+    end
+  end
+  if not redated then
     if used > r.count then
       r.count = used
       if ord ~= nil then r.count = used + math.max(0, r.ord - ord) end
+    end
+    if used > r.pku then
+      r.pru = r.pku; r.pra = r.pka; r.prs = r.pks
+      r.pku = used; r.pka = now; r.pks = sentAt or r.ws
     end
   end
   save(r, now, tonumber(ARGV[5]))

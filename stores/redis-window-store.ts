@@ -64,6 +64,7 @@ const num = (s: string | undefined) => (s === undefined || s === "" ? null : Num
 /** The reply of every script → the same WindowRecord the memory store keeps. */
 function parseReply(r: Reply): { flag: number; at: number | null; record: WindowRecord } {
   const [flag, at, open, seq, ws, we, count, limit, wms, gms, next, paused, ord, firstOrd, trusted, egms] = r;
+  const [peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt] = r.slice(16);
   return {
     flag: Number(flag),
     at: num(at),
@@ -82,6 +83,12 @@ function parseReply(r: Reply): { flag: number; at: number | null; record: Window
       ord: num(ord) ?? 0,
       firstOrd: num(firstOrd) ?? 0,
       trusted: trusted === "1",
+      peakUsed: num(peakUsed) ?? -1,
+      peakAt: num(peakAt) ?? 0,
+      peakSentAt: num(peakSentAt) ?? 0,
+      priorUsed: num(priorUsed) ?? -1,
+      priorAt: num(priorAt) ?? 0,
+      priorSentAt: num(priorSentAt) ?? 0,
     },
   };
 }

@@ -124,7 +124,7 @@ describe("pacer: re-synchronising with the server's window (C3, C10)", () => {
     });
   }
 
-  it("C3/C10: without the re-dating (the old rule: Remaining may only raise the count) the same restart splits every window", async () => {
+  it("C3/C10: without the re-dating (the pacer never sees a Remaining that proves a reset) the same restart splits every window", async () => {
     // The control: the server's windows seen by a pacer that never re-dates are half-filled —
     // the rule the tests above rely on is what fills them.
     const j = world(L, W);
@@ -135,11 +135,21 @@ describe("pacer: re-synchronising with the server's window (C3, C10)", () => {
     const fresh = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
     const before = j.log.length;
     const blind: Job = { ...j, log: j.log };
+    let highest = -1;
     const strip = (p: Pacer): Pacer => ({
       ...p,
       acquire: async (...args) => {
         const t = await p.acquire(...args);
-        return { ...t, release: (r) => t.release({ ...r, remaining: r.remaining === L - 1 ? null : r.remaining }) };
+        return {
+          ...t,
+          release: (r) => {
+            // Only answers that raise the used count pass (the old rule): none can show a reset.
+            const used = r.remaining == null ? -1 : L - r.remaining;
+            if (used > highest) highest = used;
+            else r = { ...r, remaining: null };
+            t.release(r);
+          },
+        };
       },
     });
     await Promise.all(Array.from({ length: 3 * L }, () => command(blind, strip(fresh))));
@@ -148,6 +158,36 @@ describe("pacer: re-synchronising with the server's window (C3, C10)", () => {
       .filter((w) => w.start >= start)
       .map((w) => w.arrivals.length);
     expect(Math.min(...fills.slice(0, -1))).toBeLessThan(L - 4);
+  });
+
+  it("C3/C10: the first answer of each server window lost (counted, then a reset): a later answer that counts no more than one received before it was sent re-dates the window — filled windows, 0 × 429", async () => {
+    const j = world(L, W);
+    const old = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const t0 = j.clock.now();
+    await Promise.all(Array.from({ length: L / 2 }, () => command(j, old)));
+    await j.clock.sleep(t0 + 2 + W - 600 - j.clock.now());
+    const fresh = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const before = j.log.length;
+    // The request the server counted first in a window never gets its answer to the client (a
+    // connection reset after the server committed it): its Remaining = L − 1 is never seen.
+    const lossy = (p: Pacer): Pacer => ({
+      ...p,
+      acquire: async (...args) => {
+        const t = await p.acquire(...args);
+        return {
+          ...t,
+          release: (r) => t.release(r.remaining === L - 1 ? { receivedAt: r.receivedAt, attempt: r.attempt } : r),
+        };
+      },
+    });
+    const statuses = await Promise.all(Array.from({ length: 3 * L }, () => command(j, lossy(fresh))));
+    expect(served429(j.emu)).toBe(0);
+    expect(statuses.every((st) => st === 200)).toBe(true);
+    const start = j.log[before].sentAt;
+    const fills = serverWindows(j, L, W)
+      .filter((w) => w.start >= start)
+      .map((w) => w.arrivals.length);
+    for (const fill of fills.slice(1, -1)) expect(fill).toBeGreaterThanOrEqual(L - 4);
   });
 
   it("C3: the re-dated window is visible in snapshot(): it ends one window after the answer that proved it", async () => {

@@ -319,6 +319,61 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       expect(b.ord).toBeLessThan(c.ord!);
     });
 
+    it("C3/C10: a used count no higher than an answer received before the request was sent re-dates the window (the new window's first answer was lost)", async () => {
+      const { store, key } = await setup();
+      const grants: Grant[] = [];
+      for (let i = 0; i < 4; i++) grants.push(granted(await store.reserve(key, params(T0 + i * 100, 10, 100))));
+      const [a, , , d] = grants;
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      // a was counted 7th (sends we did not make): the window is full with our later grants on top.
+      const raised = await store.observe(key, {
+        windowId: a.windowId,
+        remaining: 3,
+        limit: 10,
+        now: T0 + 5,
+        ord: a.ord,
+        sentAt: a.sendAt,
+      });
+      expect(raised.count).toBe(10);
+      // d, sent after a's answer, was counted 2nd: the server's window reset in between (its first, c, lost).
+      const s = await store.observe(key, {
+        windowId: d.windowId,
+        remaining: 8,
+        limit: 10,
+        now: T0 + 310,
+        ord: d.ord,
+        sentAt: d.sendAt,
+        slack: 0,
+      });
+      // It holds what the server counted up to d (2) and no later grant; it began after a was sent.
+      expect(s).toMatchObject({ windowId: a.windowId, windowStart: T0, windowEnd: T0 + 310 + W + G, count: 2 });
+      expect(granted(await store.reserve(key, params(T0 + 400, 10, 100))).windowId).toBe(a.windowId);
+    });
+
+    it("C10: a lower used count on a request sent before the higher one's answer arrived proves nothing (it may have been counted first)", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      const b = granted(await store.reserve(key, params(T0, 10)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      await store.observe(key, {
+        windowId: a.windowId,
+        remaining: 3,
+        limit: 10,
+        now: T0 + 5,
+        ord: a.ord,
+        sentAt: a.sendAt,
+      });
+      const s = await store.observe(key, {
+        windowId: b.windowId,
+        remaining: 8,
+        limit: 10,
+        now: T0 + 6,
+        ord: b.ord,
+        sentAt: b.sendAt,
+      });
+      expect(s).toMatchObject({ windowStart: T0, windowEnd: T0 + 5 + W + G, count: 8 });
+    });
+
     it("C3: Remaining L − 1 from a request that overtook the window's first (sent before any answer) does not re-date", async () => {
       const { store, key } = await setup();
       const a = granted(await store.reserve(key, params(T0, 10)));
