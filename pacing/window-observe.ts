@@ -45,9 +45,15 @@ export function applyObserve(r: WindowRecord, p: ObserveParams): void {
   if (!isCurrent(r, p.windowId)) return;
   if (!Number.isFinite(p.remaining) || !Number.isFinite(p.limit)) return;
   const ord = p.ord !== undefined && Number.isFinite(p.ord) ? p.ord : null;
-  // Sent before the request the window is dated from: an answer about the server's previous window.
-  if (ord !== null && ord < r.firstOrd) return;
   const used = Math.max(0, p.limit - p.remaining);
+  if (ord !== null && ord < r.firstOrd) {
+    // Granted before the request the window is dated from. Usually an answer about the server's
+    // previous window (ignored), but a request that left late, or another process's, may have been
+    // counted after it in the new one: the new window holds at most what it held at the re-dating
+    // plus our grants since this one, so a used count within that bound still raises the count.
+    if (used <= r.count + (r.firstOrd - ord) + 1 && used > r.count) r.count = used + (r.ord - ord);
+    return;
+  }
   const sentAt = p.sentAt !== undefined && Number.isFinite(p.sentAt) ? p.sentAt : null;
   if (ord !== null && ord > r.firstOrd && sentAt !== null) {
     // C3, C10: the server's count only grows within its window. Remaining back at L − 1, or a used

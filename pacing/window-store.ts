@@ -167,7 +167,10 @@ export interface WindowStore {
    * even when the new window's first answer was lost); then windowStart = max(windowStart, that
    * earlier request's sentAt) unless used ≤ 1, and count adds used − 1 (what the server counted
    * before this request).
-   * An answer to a request with `ord < firstOrd` is about the server's previous window: ignored.
+   * An answer to a request with `ord < firstOrd` is usually about the server's previous window and
+   * is ignored — unless used ≤ count + (firstOrd − ord) + 1, what the new window can hold if that
+   * request (late, or another process's) was counted after the re-dating one: then it raises the
+   * count as any snapshot does.
    * No-op for a stale windowId.
    */
   observe(key: string, params: ObserveParams): Promise<WindowSnapshot>;

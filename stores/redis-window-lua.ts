@@ -124,12 +124,15 @@ return reply(r, -1, nil)
 export const OBSERVE_LUA = `${PRELUDE}
 local r = load()
 local ord = num(ARGV[7])
-if current(r, ARGV[1]) and ARGV[6] == '1' and not (ord ~= nil and ord < r.ford) then
+if current(r, ARGV[1]) and ARGV[6] == '1' then
   local remaining, limit, now = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
   local sentAt = num(ARGV[8])
   local used = math.max(0, limit - remaining)
-  local redated = false
-  if ord ~= nil and sentAt ~= nil and ord > r.ford then
+  local done = false
+  if ord ~= nil and ord < r.ford then
+    if used <= r.count + (r.ford - ord) + 1 and used > r.count then r.count = used + (r.ord - ord) end
+    done = true
+  elseif ord ~= nil and sentAt ~= nil and ord > r.ford then
     local bUsed, bSent = nil, nil
     if r.pku >= 0 and r.pka < sentAt then bUsed, bSent = r.pku, r.pks
     elseif r.pru >= 0 and r.pra < sentAt then bUsed, bSent = r.pru, r.prs end
@@ -143,10 +146,10 @@ if current(r, ARGV[1]) and ARGV[6] == '1' and not (ord ~= nil and ord < r.ford) 
       r.count = math.max(0, used - 1) + later + slack
       resetPeaks(r)
       r.pku = used; r.pka = now; r.pks = sentAt
-      redated = true
+      done = true
     end
   end
-  if not redated then
+  if not done then
     if used > r.count then
       r.count = used
       if ord ~= nil then r.count = used + math.max(0, r.ord - ord) end

@@ -350,6 +350,52 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       expect(granted(await store.reserve(key, params(T0 + 400, 10, 100))).windowId).toBe(a.windowId);
     });
 
+    it("C3/C10: after a re-dating, a request granted before it but counted after it in the new window (late, or another process's) still raises the count", async () => {
+      const { store, key } = await setup();
+      const grants: Grant[] = [];
+      for (let i = 0; i < 3; i++) grants.push(granted(await store.reserve(key, params(T0 + i * 50, 10, 50))));
+      const [a, b, c] = grants;
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      await store.observe(key, {
+        windowId: a.windowId,
+        remaining: 1,
+        limit: 10,
+        now: T0 + 5,
+        ord: a.ord,
+        sentAt: a.sendAt,
+      });
+      // c was the first the server counted in its new window; b, granted before c, arrived after it.
+      const redated = await store.observe(key, {
+        windowId: c.windowId,
+        remaining: 9,
+        limit: 10,
+        now: T0 + 110,
+        ord: c.ord,
+        sentAt: c.sendAt,
+      });
+      expect(redated.count).toBe(1);
+      const s = await store.observe(key, {
+        windowId: b.windowId,
+        remaining: 8,
+        limit: 10,
+        now: T0 + 120,
+        ord: b.ord,
+        sentAt: b.sendAt,
+      });
+      // The server holds 2 in the new window: b, and c (ours after b, counted once more to be safe).
+      expect(s.count).toBe(3);
+      // An answer about the server's previous window (its count far above what the new one can hold) is ignored.
+      const old = await store.observe(key, {
+        windowId: a.windowId,
+        remaining: 0,
+        limit: 10,
+        now: T0 + 121,
+        ord: a.ord,
+        sentAt: a.sendAt,
+      });
+      expect(old.count).toBe(3);
+    });
+
     it("C10: a lower used count on a request sent before the higher one's answer arrived proves nothing (it may have been counted first)", async () => {
       const { store, key } = await setup();
       const a = granted(await store.reserve(key, params(T0, 10)));
