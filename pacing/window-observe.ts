@@ -42,10 +42,19 @@ function answerBefore(r: WindowRecord, sentAt: number): { used: number; sentAt: 
 
 /** WindowStore.observe as a pure transition. */
 export function applyObserve(r: WindowRecord, p: ObserveParams): void {
-  if (!isCurrent(r, p.windowId)) return;
   if (!Number.isFinite(p.remaining) || !Number.isFinite(p.limit)) return;
   const ord = p.ord !== undefined && Number.isFinite(p.ord) ? p.ord : null;
   const used = Math.max(0, p.limit - p.remaining);
+  if (!isCurrent(r, p.windowId)) {
+    // A send of the window before that left late (a stalled event loop, a slow connection) may have
+    // been counted in the server's new window: a used count no higher than what ours holds + 1 (+ the
+    // sends in flight with it) says so, and it raises the count by it and every grant of ours since.
+    const previous = r.open && p.windowId === String(r.seq - 1) && ord !== null && ord < r.firstOrd;
+    if (previous && used > r.count && used <= r.count + 1 + Math.max(0, p.slack ?? 0)) {
+      r.count = used + (r.ord - r.firstOrd + 1);
+    }
+    return;
+  }
   if (ord !== null && ord < r.firstOrd) {
     // Granted before the request the window is dated from. Usually an answer about the server's
     // previous window (ignored), but a request that left late, or another process's, may have been

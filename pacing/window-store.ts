@@ -171,7 +171,9 @@ export interface WindowStore {
    * is ignored — unless used ≤ count + (firstOrd − ord) + 1, what the new window can hold if that
    * request (late, or another process's) was counted after the re-dating one: then it raises the
    * count as any snapshot does.
-   * No-op for a stale windowId.
+   * No-op for a stale windowId — except an answer from the window just before (`seq − 1`) to a
+   * request that left late and was counted in the new one: used ≤ count + 1 + slack raises the
+   * count to used + (grants of the open window).
    */
   observe(key: string, params: ObserveParams): Promise<WindowSnapshot>;
 

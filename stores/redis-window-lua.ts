@@ -160,6 +160,12 @@ if current(r, ARGV[1]) and ARGV[6] == '1' then
     end
   end
   save(r, now, tonumber(ARGV[5]))
+elseif r.open and ARGV[6] == '1' and ord ~= nil and ord < r.ford and ARGV[1] == f(r.seq - 1) then
+  local used = math.max(0, tonumber(ARGV[3]) - tonumber(ARGV[2]))
+  if used > r.count and used <= r.count + 1 + math.max(0, num(ARGV[9]) or 0) then
+    r.count = used + (r.ord - r.ford + 1)
+    save(r, tonumber(ARGV[4]), tonumber(ARGV[5]))
+  end
 end
 return reply(r, -1, nil)
 `;

@@ -396,6 +396,45 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       expect(old.count).toBe(3);
     });
 
+    it("C3/C10: a send of the previous window that left late and was counted in the new one raises the new window's count", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      const b = granted(await store.reserve(key, params(T0 + 1, 10)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      const c = granted(await store.reserve(key, params(T0 + 5 + W + G, 10)));
+      expect(c.windowId).not.toBe(a.windowId);
+      await store.confirmWindowStart(key, c.windowId, T0 + 10 + W + G);
+      await store.observe(key, {
+        windowId: c.windowId,
+        remaining: 9,
+        limit: 10,
+        now: T0 + 10 + W + G,
+        ord: c.ord,
+        sentAt: c.sendAt,
+      });
+      // b (granted in the old window) reached the server only after c: second in the new window.
+      const s = await store.observe(key, {
+        windowId: b.windowId,
+        remaining: 8,
+        limit: 10,
+        now: T0 + 12 + W + G,
+        ord: b.ord,
+        sentAt: b.sendAt,
+        slack: 1,
+      });
+      expect(s).toMatchObject({ windowId: c.windowId, count: 3 });
+      // An old-window answer with the old window's count is about the old window: ignored.
+      const old = await store.observe(key, {
+        windowId: a.windowId,
+        remaining: 2,
+        limit: 10,
+        now: T0 + 13 + W + G,
+        ord: a.ord,
+        sentAt: a.sendAt,
+      });
+      expect(old.count).toBe(3);
+    });
+
     it("C10: a lower used count on a request sent before the higher one's answer arrived proves nothing (it may have been counted first)", async () => {
       const { store, key } = await setup();
       const a = granted(await store.reserve(key, params(T0, 10)));
