@@ -1,18 +1,20 @@
 /**
  * The job's ETA, measured rather than assumed. Every row's requests are counted on that row (the
- * client's attempt events arrive inside the row's async context), with the time they waited for the
- * key's pacer. Two lower bounds on the time left, the ETA being the later of them:
+ * client's attempt events and the wait's polls arrive inside the row's async context), with the time
+ * they waited for the key's pacer. Lower bounds on the time left, the ETA being the latest of them:
  *  - the window: the requests left (rows not started at the measured cost per row, rows in flight at
  *    what they still need) go out at `limit` per fixed window (C3), anchored on the open window's
  *    end as the server's answers dated it, `burst` at once when a window opens and one spacing apart
  *    after (C8), nothing before a pause ends (C12);
+ *  - each row in flight (`floors`): a row waiting on its operation ends no sooner than its real next
+ *    poll (`WaitOptions.onPoll`: `next_check_at`, Retry-After or the poll interval) or its turn at the
+ *    pacer, then one poll interval after another until its operation is expected to be complete —
+ *    the finished operations' mean duration on the server, from this one's acceptance (F1). The
+ *    server's duration does not depend on how busy the pacer is, which a row's observed time does;
+ *  - the last row not started: its send after the requests that go before it, then that polling;
  *  - the lanes: `lanes` rows at once, each taking the finished rows' mean time outside the pacer (an
- *    operation that takes seconds to complete is not a matter of the window); a row in flight has
- *    what is left of that mean, and never less than its own floor: a row waiting on its operation
- *    ends no sooner than its next poll (the wait's real schedule: `next_check_at`, Retry-After or the
- *    poll interval), nor before the first poll after the time its operation is expected to complete
- *    (the finished operations' mean duration on the server, from the moment this one was accepted).
- *    That floor does not depend on how busy the pacer is, which a row's observed time does.
+ *    operation that takes seconds to complete is not a matter of the window) and no less than that
+ *    polling; a row in flight frees its lane at what is left of that mean, and never before its floor.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { PacingSnapshot, WaitPoll } from "../src/index";
