@@ -102,6 +102,9 @@ describe("the ETA against the job's real end (issue item 4)", () => {
     { rows: 236, limit: 30, windowMs: 10_000, args: [], opMs: 15_000 },
     // The tail: the last rows in flight, fewer than the lanes, end with their operations.
     { rows: 236, limit: 120, windowMs: 60_000, args: [] },
+    // Operations longer than the polling of a whole lane, and fewer lanes than the window allows.
+    { rows: 100, limit: 30, windowMs: 10_000, args: [], opMs: 30_000 },
+    { rows: 120, limit: 120, windowMs: 60_000, args: ["--concurrency", "4"], opMs: 15_000 },
   ] as Scenario[]) {
     const ops = s.opMs ? ` with ${s.opMs / 1000} s operations` : "";
     it(`C3: ${s.rows} renewals at ${s.limit} per ${s.windowMs / 1000} s${ops} ${s.args.join(" ") || "(waiting)"}: after the first 10 % of rows the ETA is within 20 % of the time left`, async () => {
