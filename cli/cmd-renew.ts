@@ -263,6 +263,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
           commandId,
           signal: ctx.interrupt,
           deadline: session.clock.now() + options.waitTimeoutMs,
+          onPoll: ctx.polled,
         });
         if (waited.kind === "completed")
           return {

@@ -6,6 +6,7 @@
  */
 import { once } from "node:events";
 import type { Writable } from "node:stream";
+import type { WaitPoll } from "../src/index";
 import { formatDuration } from "./args";
 import { exitCodeFor, type ExitCode, type ResultKind } from "./exit-codes";
 import { watchInterrupts } from "./interrupt";
@@ -40,6 +41,8 @@ export interface JobContext {
   interrupt: AbortSignal;
   /** Reports a row's intermediate state change (sending, accepted…). */
   state(line: number | undefined, subject: string, state: string, extra?: Record<string, unknown>): void;
+  /** `WaitOptions.onPoll` for a row that waits on its operation: its polls set the ETA's floor (eta.ts). */
+  polled: (poll: WaitPoll) => void;
 }
 
 export interface JobSpec<Row> {
@@ -140,6 +143,7 @@ export async function runJob<Row>(
     state(line, subject, state, extra) {
       sink.event({ type: "row", line, subject, state, ...extra });
     },
+    polled: (poll) => progress.eta.polled(poll),
   };
   // Backpressure: a slow reader of stdout slows the job instead of growing a buffer in memory.
   const drained = async () => {

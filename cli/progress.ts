@@ -74,7 +74,7 @@ export class Progress {
     switch (event.type) {
       case "attempt":
         this.counters.requests += 1;
-        this.eta.attempt(event.delayMs);
+        this.eta.attempt(event.delayMs, event.status);
         return undefined;
       case "retry":
         this.counters.retries += 1;

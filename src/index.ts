@@ -11,7 +11,7 @@ export type { ResourceFacade } from "../generated/client";
 export type { paths, operations, components } from "../generated/schema";
 export type { ResellerClientOptions, FleetOptions } from "./options";
 export type { PagedCall } from "./paged-call";
-export type { WaitOptions, WaitResult } from "./operations-wait";
+export type { WaitOptions, WaitPoll, WaitResult } from "./operations-wait";
 export type { CallOptions } from "../runner";
 export type { OperationArgs, OperationData } from "../generated/client";
 

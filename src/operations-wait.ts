@@ -33,6 +33,27 @@ export interface WaitOptions {
   maxIntervalMs?: number;
   /** The journal command that started the operation (outcome.commandId): moved to completed/failed (I5). */
   commandId?: string;
+  /**
+   * Called after every poll with what it read and when the wait polls next — for a progress display
+   * ("checking again in 12 s"). It cannot change the wait; a callback that throws is ignored.
+   */
+  onPoll?: (poll: WaitPoll) => void;
+}
+
+/** One poll of a wait, as `WaitOptions.onPoll` receives it. */
+export interface WaitPoll {
+  /** The operation waited on (the `operationUuid` given to `wait`). */
+  operationUuid: string;
+  /** What the poll returned. */
+  outcome: Outcome;
+  /** The operation the poll read (absent when it read none: a 5xx, a timeout, a 429). */
+  operation?: OperationResource;
+  /**
+   * When the wait polls next, ms since epoch on the client's clock: the operation's `next_check_at`,
+   * the time the key may send again, or the backoff — never sooner than `minIntervalMs`. Null when
+   * this poll ends the wait (completed, failed, rejected, or the deadline comes first).
+   */
+  nextPollAt: number | null;
 }
 
 export type WaitResult =
@@ -149,6 +170,13 @@ async function pollOperation(
   let lastOperation: OperationResource | undefined;
   let lastOutcome: Outcome | undefined;
   let misses = 0;
+  const polled = (outcome: Outcome, operation: OperationResource | undefined, nextPollAt: number | null) => {
+    try {
+      options.onPoll?.({ operationUuid, outcome, operation, nextPollAt });
+    } catch {
+      // A broken progress display must not end a wait on a paid operation.
+    }
+  };
   for (;;) {
     if (signal?.aborted) throw new RequestAbortedError(operationRoles.pollOperation, signal.reason);
     let outcome: Outcome;
@@ -160,17 +188,20 @@ async function pollOperation(
     }
     lastOutcome = outcome;
     let waitMs: number;
+    const op = outcome.kind === "succeeded" ? operationResourceOf(outcome.data) : undefined;
     if (outcome.kind === "succeeded") {
-      const op = operationResourceOf(outcome.data);
       if (op) {
         lastOperation = op;
-        if (op.status === "completed") return settle({ kind: "completed", operation: op });
-        if (op.status === "failed") return settle({ kind: "failed", operation: op });
+        if (op.status === "completed" || op.status === "failed") {
+          polled(outcome, op, null);
+          return settle({ kind: op.status === "completed" ? "completed" : "failed", operation: op });
+        }
       }
       misses = 0;
       const next = typeof op?.next_check_at === "string" ? Date.parse(op.next_check_at) : Number.NaN;
       waitMs = Number.isFinite(next) ? Math.max(minInterval, next - clock.now()) : minInterval;
     } else if (outcome.kind === "rejected" && outcome.status !== 429) {
+      polled(outcome, undefined, null);
       return { kind: "rejected", operationUuid, outcome };
     } else {
       // unknown (5xx, timeout…) or 429 after its retries: back off, keep the operation's state open.
@@ -181,7 +212,11 @@ async function pollOperation(
         waitMs = Math.max(minInterval, outcome.retryAt - clock.now());
       }
     }
-    if (clock.now() + waitMs > deadline) return { kind: "timeout", operationUuid, lastOperation, lastOutcome };
+    if (clock.now() + waitMs > deadline) {
+      polled(outcome, op, null);
+      return { kind: "timeout", operationUuid, lastOperation, lastOutcome };
+    }
+    polled(outcome, op, clock.now() + waitMs);
     try {
       await clock.sleep(waitMs, signal);
     } catch {

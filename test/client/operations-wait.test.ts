@@ -1,7 +1,7 @@
 // F1–F4, G6: operations.wait polls through the same paced client, honours next_check_at, treats
 // pending/processing/uncertain and unknown future statuses as not failed, never throws for HTTP results.
 import { describe, expect, it } from "vitest";
-import { RequestAbortedError } from "../../src/index";
+import { RequestAbortedError, type WaitPoll } from "../../src/index";
 import { requestsTo, setup } from "./harness";
 
 async function renew(h: ReturnType<typeof setup>) {
@@ -76,5 +76,48 @@ describe("client: operations.wait", () => {
     const p = client.operations.wait(uuid, { signal: ac.signal, minIntervalMs: 10_000 });
     await expect(p).rejects.toBeInstanceOf(RequestAbortedError);
     expect(polls).toBe(3);
+  });
+
+  it("F1: onPoll reports every poll and when the wait really polls next; a throwing onPoll does not end the wait", async () => {
+    const h = setup({ emulator: { operationPolicy: { pendingMs: 1_000, processingMs: 6_000 } } });
+    const uuid = await renew(h);
+    const polls: (WaitPoll & { at: number })[] = [];
+    const result = await h.client.operations.wait(uuid, {
+      minIntervalMs: 2_000,
+      onPoll: (poll) => {
+        polls.push({ ...poll, at: h.clock.now() });
+        throw new Error("a broken progress display");
+      },
+    });
+    expect(result.kind).toBe("completed");
+    const sent = requestsTo(h.captured, "GET", `/operations/${uuid}`);
+    // One report per poll, the last one ending the wait (nextPollAt null) with the completed operation.
+    expect(polls.map((p) => p.operation?.status)).toEqual([
+      "pending",
+      "processing",
+      "processing",
+      "processing",
+      "completed",
+    ]);
+    expect(sent).toHaveLength(polls.length);
+    expect(polls.at(-1)!.nextPollAt).toBeNull();
+    // Each announced next poll is when the next one was really answered (the key's window is free).
+    for (let i = 0; i + 1 < polls.length; i++) {
+      expect(polls[i].nextPollAt).toBe(polls[i].at + 2_000);
+      expect(polls[i + 1].at).toBe(polls[i].nextPollAt);
+    }
+  });
+
+  it("F2/G6: onPoll's nextPollAt follows next_check_at for an uncertain operation", async () => {
+    const h = setup({ emulator: { operationPolicy: { outcome: "uncertain", uncertainRecheckMs: 300_000 } } });
+    const uuid = await renew(h);
+    const polls: WaitPoll[] = [];
+    await h.client.operations.wait(uuid, {
+      minIntervalMs: 1_000,
+      deadline: h.clock.now() + 3_600_000,
+      onPoll: (poll) => polls.push(poll),
+    });
+    const uncertain = polls.find((p) => p.operation?.status === "uncertain")!;
+    expect(uncertain.nextPollAt).toBe(Date.parse(uncertain.operation!.next_check_at!));
   });
 });
