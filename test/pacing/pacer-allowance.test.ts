@@ -3,9 +3,9 @@
 import { describe, expect, it } from "vitest";
 import { createEmulator } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
-import { createPacer, type Pacer, type PacingSnapshot } from "../../pacing";
+import { createPacer, type Pacer, type PacingSnapshot, type ReleaseResult } from "../../pacing";
 import { createResellerClient } from "../../src/index";
-import { command, maxPerTenth, served429, serverWindows, world, type Job } from "./emulator-world";
+import { command, maxPerTenth, served429, serverWindows, world } from "./emulator-world";
 
 describe("pacer: burst allowance (C8) on the emulator", () => {
   it("C8: a checkout (domains.check, quotes.create, orders.create) on an idle key at 120 per 60 s waits 0 ms per call", async () => {
@@ -85,6 +85,35 @@ describe("pacer: burst allowance (C8) on the emulator", () => {
 describe("pacer: re-synchronising with the server's window (C3, C10)", () => {
   const [L, W] = [40, 4000];
 
+  /** `p` with every answer passed through `edit` before the pacer sees it. */
+  const editAnswers = (p: Pacer, edit: (r: ReleaseResult) => ReleaseResult): Pacer => ({
+    ...p,
+    acquire: async (...args) => {
+      const t = await p.acquire(...args);
+      return { ...t, release: (r) => t.release(edit(r)) };
+    },
+  });
+
+  /**
+   * A predecessor spends half of a server window; 600 ms before it ends a fresh pacer whose answers
+   * pass through `edit` runs a 3×L job. The server windows from the job's first send on.
+   */
+  async function editedRestart(edit: (r: ReleaseResult) => ReleaseResult) {
+    const j = world(L, W);
+    const old = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+    const t0 = j.clock.now();
+    await Promise.all(Array.from({ length: L / 2 }, () => command(j, old)));
+    await j.clock.sleep(t0 + 2 + W - 600 - j.clock.now());
+    const fresh = editAnswers(createPacer({ clock: j.clock, windowMs: W, initialLimit: L }), edit);
+    const before = j.log.length;
+    const statuses = await Promise.all(Array.from({ length: 3 * L }, () => command(j, fresh)));
+    const start = j.log[before].sentAt;
+    const fills = serverWindows(j, L, W)
+      .filter((w) => w.start >= start)
+      .map((w) => w.arrivals.length);
+    return { statuses, fills, count429: served429(j.emu) };
+  }
+
   /**
    * A predecessor spends half of a server window and stops; `offset` ms before that window ends a
    * new process (a fresh pacer, knowing nothing) starts a 3×L job on the same key.
@@ -127,67 +156,26 @@ describe("pacer: re-synchronising with the server's window (C3, C10)", () => {
   it("C3/C10: without the re-dating (the pacer never sees a Remaining that proves a reset) the same restart splits every window", async () => {
     // The control: the server's windows seen by a pacer that never re-dates are half-filled —
     // the rule the tests above rely on is what fills them.
-    const j = world(L, W);
-    const pacer = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
-    const t0 = j.clock.now();
-    await Promise.all(Array.from({ length: L / 2 }, () => command(j, pacer)));
-    await j.clock.sleep(t0 + 2 + W - 600 - j.clock.now());
-    const fresh = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
-    const before = j.log.length;
-    const blind: Job = { ...j, log: j.log };
     let highest = -1;
-    const strip = (p: Pacer): Pacer => ({
-      ...p,
-      acquire: async (...args) => {
-        const t = await p.acquire(...args);
-        return {
-          ...t,
-          release: (r) => {
-            // Only answers that raise the used count pass (the old rule): none can show a reset.
-            const used = r.remaining == null ? -1 : L - r.remaining;
-            if (used > highest) highest = used;
-            else r = { ...r, remaining: null };
-            t.release(r);
-          },
-        };
-      },
+    const r = await editedRestart((a) => {
+      // Only answers that raise the used count pass (the old rule): none can show a reset.
+      const used = a.remaining == null ? -1 : L - a.remaining;
+      if (used <= highest) return { ...a, remaining: null };
+      highest = used;
+      return a;
     });
-    await Promise.all(Array.from({ length: 3 * L }, () => command(blind, strip(fresh))));
-    const start = j.log[before].sentAt;
-    const fills = serverWindows(j, L, W)
-      .filter((w) => w.start >= start)
-      .map((w) => w.arrivals.length);
-    expect(Math.min(...fills.slice(0, -1))).toBeLessThan(L - 4);
+    expect(Math.min(...r.fills.slice(0, -1))).toBeLessThan(L - 4);
   });
 
   it("C3/C10: the first answer of each server window lost (counted, then a reset): a later answer that counts no more than one received before it was sent re-dates the window — filled windows, 0 × 429", async () => {
-    const j = world(L, W);
-    const old = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
-    const t0 = j.clock.now();
-    await Promise.all(Array.from({ length: L / 2 }, () => command(j, old)));
-    await j.clock.sleep(t0 + 2 + W - 600 - j.clock.now());
-    const fresh = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
-    const before = j.log.length;
     // The request the server counted first in a window never gets its answer to the client (a
     // connection reset after the server committed it): its Remaining = L − 1 is never seen.
-    const lossy = (p: Pacer): Pacer => ({
-      ...p,
-      acquire: async (...args) => {
-        const t = await p.acquire(...args);
-        return {
-          ...t,
-          release: (r) => t.release(r.remaining === L - 1 ? { receivedAt: r.receivedAt, attempt: r.attempt } : r),
-        };
-      },
-    });
-    const statuses = await Promise.all(Array.from({ length: 3 * L }, () => command(j, lossy(fresh))));
-    expect(served429(j.emu)).toBe(0);
-    expect(statuses.every((st) => st === 200)).toBe(true);
-    const start = j.log[before].sentAt;
-    const fills = serverWindows(j, L, W)
-      .filter((w) => w.start >= start)
-      .map((w) => w.arrivals.length);
-    for (const fill of fills.slice(1, -1)) expect(fill).toBeGreaterThanOrEqual(L - 4);
+    const r = await editedRestart((a) =>
+      a.remaining === L - 1 ? { receivedAt: a.receivedAt, attempt: a.attempt } : a,
+    );
+    expect(r.count429).toBe(0);
+    expect(r.statuses.every((st) => st === 200)).toBe(true);
+    for (const fill of r.fills.slice(1, -1)) expect(fill).toBeGreaterThanOrEqual(L - 4);
   });
 
   it("C3: the re-dated window is visible in snapshot(): it ends one window after the answer that proved it", async () => {

@@ -21,6 +21,19 @@ function params(now: number, limit = 3, spacingMs = 0, burst?: number): ReserveP
 }
 
 type Grant = Extract<ReserveDecision, { granted: true }>;
+
+/** The answer to grant `g` with X-RateLimit-Remaining `remaining` of 10, arriving at `now`. */
+function answer(store: WindowStore, key: string, g: Grant, remaining: number, now: number, slack?: number) {
+  return store.observe(key, {
+    windowId: g.windowId,
+    remaining,
+    limit: 10,
+    now,
+    ord: g.ord,
+    sentAt: g.sendAt,
+    ...(slack === undefined ? {} : { slack }),
+  });
+}
 function granted(d: ReserveDecision): Grant {
   if (!d.granted) throw new Error(`expected a grant, got a refusal until ${d.retryAt}`);
   return d;
@@ -326,25 +339,10 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       const [a, , , d] = grants;
       await store.confirmWindowStart(key, a.windowId, T0 + 5);
       // a was counted 7th (sends we did not make): the window is full with our later grants on top.
-      const raised = await store.observe(key, {
-        windowId: a.windowId,
-        remaining: 3,
-        limit: 10,
-        now: T0 + 5,
-        ord: a.ord,
-        sentAt: a.sendAt,
-      });
+      const raised = await answer(store, key, a, 3, T0 + 5);
       expect(raised.count).toBe(10);
       // d, sent after a's answer, was counted 2nd: the server's window reset in between (its first, c, lost).
-      const s = await store.observe(key, {
-        windowId: d.windowId,
-        remaining: 8,
-        limit: 10,
-        now: T0 + 310,
-        ord: d.ord,
-        sentAt: d.sendAt,
-        slack: 0,
-      });
+      const s = await answer(store, key, d, 8, T0 + 310, 0);
       // It holds what the server counted up to d (2) and no later grant; it began after a was sent.
       expect(s).toMatchObject({ windowId: a.windowId, windowStart: T0, windowEnd: T0 + 310 + W + G, count: 2 });
       expect(granted(await store.reserve(key, params(T0 + 400, 10, 100))).windowId).toBe(a.windowId);
@@ -356,43 +354,15 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       for (let i = 0; i < 3; i++) grants.push(granted(await store.reserve(key, params(T0 + i * 50, 10, 50))));
       const [a, b, c] = grants;
       await store.confirmWindowStart(key, a.windowId, T0 + 5);
-      await store.observe(key, {
-        windowId: a.windowId,
-        remaining: 1,
-        limit: 10,
-        now: T0 + 5,
-        ord: a.ord,
-        sentAt: a.sendAt,
-      });
+      await answer(store, key, a, 1, T0 + 5);
       // c was the first the server counted in its new window; b, granted before c, arrived after it.
-      const redated = await store.observe(key, {
-        windowId: c.windowId,
-        remaining: 9,
-        limit: 10,
-        now: T0 + 110,
-        ord: c.ord,
-        sentAt: c.sendAt,
-      });
+      const redated = await answer(store, key, c, 9, T0 + 110);
       expect(redated.count).toBe(1);
-      const s = await store.observe(key, {
-        windowId: b.windowId,
-        remaining: 8,
-        limit: 10,
-        now: T0 + 120,
-        ord: b.ord,
-        sentAt: b.sendAt,
-      });
+      const s = await answer(store, key, b, 8, T0 + 120);
       // The server holds 2 in the new window: b, and c (ours after b, counted once more to be safe).
       expect(s.count).toBe(3);
       // An answer about the server's previous window (its count far above what the new one can hold) is ignored.
-      const old = await store.observe(key, {
-        windowId: a.windowId,
-        remaining: 0,
-        limit: 10,
-        now: T0 + 121,
-        ord: a.ord,
-        sentAt: a.sendAt,
-      });
+      const old = await answer(store, key, a, 0, T0 + 121);
       expect(old.count).toBe(3);
     });
 
@@ -404,34 +374,12 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       const c = granted(await store.reserve(key, params(T0 + 5 + W + G, 10)));
       expect(c.windowId).not.toBe(a.windowId);
       await store.confirmWindowStart(key, c.windowId, T0 + 10 + W + G);
-      await store.observe(key, {
-        windowId: c.windowId,
-        remaining: 9,
-        limit: 10,
-        now: T0 + 10 + W + G,
-        ord: c.ord,
-        sentAt: c.sendAt,
-      });
+      await answer(store, key, c, 9, T0 + 10 + W + G);
       // b (granted in the old window) reached the server only after c: second in the new window.
-      const s = await store.observe(key, {
-        windowId: b.windowId,
-        remaining: 8,
-        limit: 10,
-        now: T0 + 12 + W + G,
-        ord: b.ord,
-        sentAt: b.sendAt,
-        slack: 1,
-      });
+      const s = await answer(store, key, b, 8, T0 + 12 + W + G, 1);
       expect(s).toMatchObject({ windowId: c.windowId, count: 3 });
       // An old-window answer with the old window's count is about the old window: ignored.
-      const old = await store.observe(key, {
-        windowId: a.windowId,
-        remaining: 2,
-        limit: 10,
-        now: T0 + 13 + W + G,
-        ord: a.ord,
-        sentAt: a.sendAt,
-      });
+      const old = await answer(store, key, a, 2, T0 + 13 + W + G);
       expect(old.count).toBe(3);
     });
 
@@ -440,22 +388,8 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       const a = granted(await store.reserve(key, params(T0, 10)));
       const b = granted(await store.reserve(key, params(T0, 10)));
       await store.confirmWindowStart(key, a.windowId, T0 + 5);
-      await store.observe(key, {
-        windowId: a.windowId,
-        remaining: 3,
-        limit: 10,
-        now: T0 + 5,
-        ord: a.ord,
-        sentAt: a.sendAt,
-      });
-      const s = await store.observe(key, {
-        windowId: b.windowId,
-        remaining: 8,
-        limit: 10,
-        now: T0 + 6,
-        ord: b.ord,
-        sentAt: b.sendAt,
-      });
+      await answer(store, key, a, 3, T0 + 5);
+      const s = await answer(store, key, b, 8, T0 + 6);
       expect(s).toMatchObject({ windowStart: T0, windowEnd: T0 + 5 + W + G, count: 8 });
     });
 
