@@ -3,10 +3,9 @@
  * Last in the chain, its onRequest runs the whole command through runner/ (pacing, retries,
  * reconciliation), calling `options.fetch` itself, so the other middleware never re-run and the body
  * is never re-serialised (D4). The Outcome goes back on the call context (runner/call-context.ts),
- * which the facade bound to this Request through openapi-fetch's per-request `middleware` option.
+ * which the facade's call step (openapi-fetch's per-request `middleware` option) handed to the chain.
  */
-import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "../runner";
+import type { ChainStep } from "./chain";
 import { NetworkError, ResponseTooLargeError } from "../core";
 import { runCommand, type RunnerDeps } from "../runner";
 import type { AttemptRequest } from "../runner";
@@ -21,10 +20,9 @@ function templateOf(request: Request, body: Uint8Array | null): AttemptRequest {
   return { url: request.url, method: request.method, headers, body };
 }
 
-export function createAttemptLoopMiddleware(deps: RunnerDeps): Middleware {
+export function createAttemptLoopMiddleware(deps: RunnerDeps): ChainStep {
   return {
-    async onRequest({ request, schemaPath, options }) {
-      const ctx = callContextOf(request, schemaPath);
+    async onRequest({ request, options, callContext: ctx }) {
       if (!ctx) return undefined; // an undocumented route: plain openapi-fetch behaviour
       let body = ctx.body;
       if (body === undefined) body = request.body === null ? null : new Uint8Array(await request.clone().arrayBuffer());

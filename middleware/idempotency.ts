@@ -4,10 +4,10 @@
  * every retry resends exactly them with the same key; then the command is recorded in the journal
  * BEFORE the first byte is sent — a rejected record() aborts the send (G1).
  */
-import type { Middleware } from "openapi-fetch";
+import type { ChainStep, StepParams } from "./chain";
 import type { OperationMeta } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
-import { callContextOf, type CallContext } from "../runner";
+import type { CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
 import { commandFingerprint, isDuplicateCommandError } from "../journal";
 import type { CallHold, CommandHolders, CommandRecord, CommandState, Journal, LeaseKeeper } from "../journal";
@@ -85,12 +85,12 @@ function lockKeyOf(op: OperationMeta, path: Record<string, unknown> | undefined,
   return typeof value === "string" ? `${op.lockKey.prefix}:${value.toLowerCase()}` : null;
 }
 
-export function createIdempotencyMiddleware(options: IdempotencyOptions): Middleware {
+export function createIdempotencyMiddleware(options: IdempotencyOptions): ChainStep {
   const generateKey = options.generateKey ?? (() => crypto.randomUUID());
   const { holders, leases } = options;
   return {
     onRequest(callback) {
-      const ctx = callContextOf(callback.request, callback.schemaPath);
+      const ctx = callback.callContext;
       if (!ctx?.op.idempotencyRequired) return undefined; // reads: nothing to do, no extra await
       return freeze(ctx, callback);
     },
@@ -113,7 +113,7 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): Middle
 
   async function freeze(
     ctx: CallContext,
-    { request, params, options: merged }: Parameters<NonNullable<Middleware["onRequest"]>>[0],
+    { request, params, options: merged }: StepParams,
   ): Promise<undefined | Response> {
     // The facade's option, else a header a raw client.http caller set (params.header), else a UUID.
     const key = validateIdempotencyKey(ctx.idempotencyKey ?? request.headers.get("Idempotency-Key") ?? generateKey());

@@ -3,8 +3,7 @@
  * allowed — the server normalises it). Codes and field names never change with language, and no
  * code path here or anywhere in the client branches on `message`.
  */
-import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "../runner";
+import type { ChainStep } from "./chain";
 import { InvalidArgumentError } from "../core";
 
 const LANGUAGE_RE = /^(ru|en|kk)(?:[-_][A-Za-z0-9]{2,8})?$/i;
@@ -16,11 +15,10 @@ export function validateLanguage(value: unknown, argument = "language"): string 
   return value.trim();
 }
 
-export function createLanguageMiddleware(defaultLanguage?: string): Middleware {
+export function createLanguageMiddleware(defaultLanguage?: string): ChainStep {
   const fallback = defaultLanguage === undefined ? undefined : validateLanguage(defaultLanguage);
   return {
-    onRequest({ request, schemaPath }) {
-      const ctx = callContextOf(request, schemaPath);
+    onRequest({ request, callContext: ctx }) {
       const chosen = ctx?.language !== undefined ? validateLanguage(ctx.language) : fallback;
       if (chosen) request.headers.set("X-Language", chosen);
       return undefined;

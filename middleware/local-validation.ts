@@ -2,8 +2,7 @@
  * Local validation middleware (A9, H1, B1–B4, D4): a call that the server would reject for a
  * reason we can see locally throws a typed error BEFORE anything is sent — not even to the pacer.
  */
-import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "../runner";
+import type { ChainStep } from "./chain";
 import { InvalidArgumentError } from "../core";
 import { checkLiveOnly, validatePathParams, validateQuery } from "../core";
 
@@ -13,10 +12,9 @@ export interface LocalValidationOptions {
   allowLiveOnlyWithTestKey?: boolean;
 }
 
-export function createLocalValidationMiddleware(options: LocalValidationOptions): Middleware {
+export function createLocalValidationMiddleware(options: LocalValidationOptions): ChainStep {
   return {
-    onRequest({ request, schemaPath, params }) {
-      const ctx = callContextOf(request, schemaPath);
+    onRequest({ request, params, callContext: ctx }) {
       if (!ctx) return undefined;
       const { op } = ctx;
       validatePathParams(op, params.path);

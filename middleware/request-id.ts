@@ -3,18 +3,17 @@
  * bypasses the attempt loop still carries one); the attempt loop replaces it on every attempt using
  * the same generator. Not part of the idempotency fingerprint (D4).
  */
-import type { Middleware } from "openapi-fetch";
-import { callContextOf } from "../runner";
+import type { ChainStep } from "./chain";
 
 export type RequestIdGenerator = () => string;
 
 export const randomRequestId: RequestIdGenerator = () => crypto.randomUUID();
 
-export function createRequestIdMiddleware(generate: RequestIdGenerator = randomRequestId): Middleware {
+export function createRequestIdMiddleware(generate: RequestIdGenerator = randomRequestId): ChainStep {
   return {
-    onRequest({ request, schemaPath }) {
+    onRequest({ request, callContext }) {
       // A documented operation goes through the attempt loop, which sets a fresh id per attempt.
-      if (callContextOf(request, schemaPath)) return undefined;
+      if (callContext) return undefined;
       if (!request.headers.has("X-Request-ID")) request.headers.set("X-Request-ID", generate());
       return undefined;
     },

@@ -1,9 +1,9 @@
 /**
- * The per-call context every middleware of one call shares. The facade hands it to openapi-fetch's
- * documented per-request `middleware` option (the client's call step), which binds it to the Request that
- * openapi-fetch shows its middleware; a call made directly through `client.http` gets one derived
- * from the method and the schema path. Kept in a WeakMap keyed by the Request: nothing is written
- * onto openapi-fetch's objects.
+ * The per-call context every middleware of one call shares. The facade's call step (openapi-fetch's
+ * documented per-request `middleware` option) hands it to the client's chain, which passes it to each
+ * step with the step's own parameters (middleware/chain.ts); a call made directly through
+ * `client.http` gets one derived from the method and the schema path. Nothing is written onto
+ * openapi-fetch's objects.
  */
 import { operationTable, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "../journal";
@@ -84,26 +84,8 @@ function operationFor(method: string, schemaPath: string): OperationMeta | undef
   return byRoute.get(`${method.toUpperCase()} ${schemaPath}`);
 }
 
-const contexts = new WeakMap<Request, CallContext>();
-
-/** Binds a call's context to the Request openapi-fetch's middleware see (src/call.ts, middleware/chain.ts). */
-export function bindCallContext(request: Request, ctx: CallContext): void {
-  contexts.set(request, ctx);
-}
-
-/** A middleware step replaced the Request: the call's context follows it. */
-export function carryCallContext(from: Request, to: Request): void {
-  const ctx = contexts.get(from);
-  if (ctx) contexts.set(to, ctx);
-}
-
-/** The call's context; created (and bound) on first use for a direct client.http call. */
-export function callContextOf(request: Request, schemaPath: string): CallContext | undefined {
-  const existing = contexts.get(request);
-  if (existing) return existing;
-  const op = operationFor(request.method, schemaPath);
-  if (!op) return undefined;
-  const ctx: CallContext = { op };
-  contexts.set(request, ctx);
-  return ctx;
+/** The context of a direct client.http call, derived from its route; undefined for an undocumented one. */
+export function callContextFor(method: string, schemaPath: string): CallContext | undefined {
+  const op = operationFor(method, schemaPath);
+  return op ? { op } : undefined;
 }

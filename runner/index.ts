@@ -1,5 +1,5 @@
 // The only way into runner/ from outside it (see README.md); every export listed by name.
-export { bindCallContext, callContextOf, carryCallContext } from "./call-context";
+export { callContextFor } from "./call-context";
 export type { CallContext, CallOptions } from "./call-context";
 export { classify, isJsonContentType } from "./classify";
 export { looksUpBeforeResend, orderFromList, orderLookupQuery } from "./reconcile";

@@ -1,15 +1,15 @@
 /**
  * One facade call: its options checked (before the journal sees it: nothing recorded, nothing sent),
  * its context built and handed to openapi-fetch through the documented per-request `middleware`
- * option — which binds the context to the Request the client's middleware chain sees — and its
- * Outcome read back. The A5 rule (learn the key's limit from `context.get`) lives here too.
+ * option — which runs the client's middleware chain with that context — and its Outcome read back.
+ * The A5 rule (learn the key's limit from `context.get`) lives here too.
  */
 import type { Client, Middleware } from "openapi-fetch";
 import type { paths } from "../generated/schema";
 import { operationTable, type OperationId } from "../generated/operations";
-import { bindCallContext, type CallContext, type CallOptions } from "../runner";
+import type { CallContext, CallOptions } from "../runner";
 import { InvalidArgumentError, ResellerClientError, validateIdempotencyKey, type Outcome } from "../core";
-import { validateLanguage } from "../middleware";
+import { validateLanguage, type Chain } from "../middleware";
 import type { Pacer, PacingPriority } from "../pacing";
 import { isDeadline } from "./options";
 
@@ -24,7 +24,7 @@ export interface CallParts {
   /** openapi-fetch with no middleware of its own: each call brings the chain (CallMiddleware). */
   http: Client<paths>;
   /** The client's middleware chain (middleware/chain.ts). */
-  chain: Middleware;
+  chain: Chain;
   pacer: Pacer;
   apiKeyId: string;
   /** The platform's fetch: the first attempt's signal goes as fetch's `init.signal`, not on the Request. */
@@ -85,18 +85,17 @@ function learnLimit(pacer: Pacer, apiKeyId: string, outcome: Outcome): void {
 }
 
 /**
- * The per-request middleware of one call: binds its context to the Request openapi-fetch shows it,
- * then runs the client's chain. One object per call (its method, not a closure).
+ * The per-request middleware of one call: runs the client's chain with this call's context. One
+ * object per call (its method, not a closure).
  */
 class CallMiddleware {
   constructor(
     private readonly ctx: CallContext,
-    private readonly chain: Middleware,
+    private readonly chain: Chain,
   ) {}
 
   onRequest(params: Parameters<NonNullable<Middleware["onRequest"]>>[0]) {
-    bindCallContext(params.request, this.ctx);
-    return this.chain.onRequest!(params);
+    return this.chain.run(params, this.ctx);
   }
 }
 
