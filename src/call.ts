@@ -23,7 +23,7 @@ export type Call = (
 export interface CallParts {
   /** openapi-fetch with no middleware of its own: each call brings the chain (CallMiddleware). */
   http: Client<paths>;
-  /** The client's middleware chain (middleware/chain.ts). */
+  /** The client's middleware chain. */
   chain: Chain;
   pacer: Pacer;
   apiKeyId: string;
