@@ -1,9 +1,8 @@
 /**
  * The per-call context every middleware of one call shares. The facade's call step (openapi-fetch's
  * documented per-request `middleware` option) hands it to the client's chain, which passes it to each
- * step with the step's own parameters (the client's middleware chain); a call made directly through
- * `client.http` gets one derived from the method and the schema path. Nothing is written onto
- * openapi-fetch's objects.
+ * step beside the step's own parameters; a call made directly through `client.http` gets one derived
+ * from the method and the schema path. Nothing is written onto openapi-fetch's objects.
  */
 import { operationTable, type OperationMeta } from "../generated/operations";
 import type { CommandState } from "../journal";
