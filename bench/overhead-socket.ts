@@ -8,6 +8,11 @@
  * ratios. Wall time is reported twice: as measured, and without the time the client's calls waited
  * for its pacer (each attempt's `delayMs`: the rate policy's spacing, not the stack's cost).
  * Targets (issue 28): CPU ≤ 1.10×, wall ≤ 1.05×.
+ *
+ * A third side, the floor, is bare openapi-fetch plus what every attempt of the client must do and
+ * bare openapi-fetch does not: a plain AbortController per attempt whose signal goes to fetch (the
+ * attempt's timeout and the caller's abort close the socket, E4), and that timeout's timer. It is
+ * reported beside the targets: the part of the ratio no client code can remove.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -38,6 +43,12 @@ export interface SocketOverheadResult {
   wallRatioNoPacerWait: number;
   /** Time the client's calls waited for the pacer (ms, all chunks). */
   pacerWaitedMs: number;
+  /** The floor (bare + a plain AbortController per call, its signal to fetch, a timer) ÷ bare. */
+  floorCpuRatio: number;
+  floorWallRatio: number;
+  /** The client ÷ the floor: what the client's own code costs on top. */
+  clientOverFloorCpu: number;
+  clientOverFloorWall: number;
   cpuTarget: number;
   wallTarget: number;
   cpuPass: boolean;
@@ -84,6 +95,10 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+function abortOnTimeout(ac: AbortController): void {
+  ac.abort();
+}
+
 async function createKey(controlUrl: string): Promise<string> {
   const response = await fetch(`${controlUrl}/keys`, {
     method: "POST",
@@ -106,9 +121,18 @@ export async function runSocketOverheadBench(
   try {
     const bareToken = await createKey(served.controlUrl);
     const clientToken = await createKey(served.controlUrl);
+    const floorToken = await createKey(served.controlUrl);
     const bare = createClient<paths>({
       baseUrl: served.baseUrl,
       headers: { Authorization: `Bearer ${bareToken}`, Accept: "application/json" },
+    });
+    // The floor: openapi-fetch's documented `fetch` option hands each Request to the platform's
+    // fetch with the call's own signal, as the client's attempts do (fetch's documented init.signal).
+    let floorSignal: AbortSignal | undefined;
+    const floor = createClient<paths>({
+      baseUrl: served.baseUrl,
+      headers: { Authorization: `Bearer ${floorToken}`, Accept: "application/json" },
+      fetch: (request: Request) => fetch(request, { signal: floorSignal }),
     });
     const client = createResellerClient({
       baseUrl: served.baseUrl,
@@ -120,6 +144,17 @@ export async function runSocketOverheadBench(
       bare: async () => {
         const r = await bare.GET("/context");
         if (!r.response.ok) throw new Error(`bare GET /context → ${r.response.status}`);
+      },
+      floor: async () => {
+        const ac = new AbortController();
+        const timer = setTimeout(abortOnTimeout, 30_000, ac);
+        floorSignal = ac.signal;
+        try {
+          const r = await floor.GET("/context");
+          if (!r.response.ok) throw new Error(`floor GET /context → ${r.response.status}`);
+        } finally {
+          clearTimeout(timer);
+        }
       },
       client: async () => {
         const out = await client.context.get();
@@ -137,12 +172,17 @@ export async function runSocketOverheadBench(
     };
     for (let i = 0; i < 10; i++) {
       await measure(sides.bare); // warm-up: JIT, the connection pool
+      await measure(sides.floor);
       await measure(sides.client);
     }
     waited = 0;
     const cpu: number[] = [];
     const wall: number[] = [];
     const wallNoWait: number[] = [];
+    const floorCpu: number[] = [];
+    const floorWall: number[] = [];
+    const overFloorCpu: number[] = [];
+    const overFloorWall: number[] = [];
     const per = {
       bareWall: [] as number[],
       clientWall: [] as number[],
@@ -150,17 +190,26 @@ export async function runSocketOverheadBench(
       clientCpu: [] as number[],
     };
     const chunks = Math.ceil(requests / chunk);
+    // Each of the six orders of the three sides in turn: no side always runs first or after another.
+    const orders = [
+      ["bare", "floor", "client"],
+      ["client", "bare", "floor"],
+      ["floor", "client", "bare"],
+      ["bare", "client", "floor"],
+      ["floor", "bare", "client"],
+      ["client", "floor", "bare"],
+    ] as const;
     for (let n = 0; n < chunks; n++) {
-      let b;
-      let c;
-      if (n % 2 === 0) {
-        b = await measure(sides.bare);
-        c = await measure(sides.client);
-      } else {
-        c = await measure(sides.client);
-        b = await measure(sides.bare);
-      }
+      const m: Partial<Record<keyof typeof sides, Awaited<ReturnType<typeof measure>>>> = {};
+      for (const side of orders[n % orders.length]) m[side] = await measure(sides[side]);
+      const b = m.bare!;
+      const c = m.client!;
+      const f = m.floor!;
       if (b.cpu > 0) cpu.push(c.cpu / b.cpu);
+      if (b.cpu > 0) floorCpu.push(f.cpu / b.cpu);
+      if (f.cpu > 0) overFloorCpu.push(c.cpu / f.cpu);
+      floorWall.push(f.wall / b.wall);
+      overFloorWall.push(c.wall / f.wall);
       wall.push(c.wall / b.wall);
       wallNoWait.push((c.wall - c.waited) / b.wall);
       per.bareWall.push((b.wall / chunk) * 1000);
@@ -184,6 +233,10 @@ export async function runSocketOverheadBench(
       wallRatio,
       wallRatioNoPacerWait,
       pacerWaitedMs: waited,
+      floorCpuRatio: median(floorCpu),
+      floorWallRatio: median(floorWall),
+      clientOverFloorCpu: median(overFloorCpu),
+      clientOverFloorWall: median(overFloorWall),
       cpuTarget: 1.1,
       wallTarget: 1.05,
       cpuPass: cpuRatio <= 1.1,
@@ -214,6 +267,30 @@ export async function reportSocketOverheadBench(
         pacer_waited_ms: Math.round(result.pacerWaitedMs),
         target: `cpu ≤ ${result.cpuTarget}, wall ≤ ${result.wallTarget}`,
         pass: result.cpuPass && result.wallPass,
+      },
+      {
+        path: "floor: bare + a plain AbortController per call, its signal to fetch, a timer",
+        requests: result.requests,
+        bare_us: "",
+        client_us: "",
+        cpu_ratio: r3(result.floorCpuRatio),
+        wall_ratio: r3(result.floorWallRatio),
+        wall_ratio_no_pacer_wait: "",
+        pacer_waited_ms: "",
+        target: "information (what every attempt needs, E4)",
+        pass: true,
+      },
+      {
+        path: "full client ÷ the floor: the client's own code",
+        requests: result.requests,
+        bare_us: "",
+        client_us: "",
+        cpu_ratio: r3(result.clientOverFloorCpu),
+        wall_ratio: r3(result.clientOverFloorWall),
+        wall_ratio_no_pacer_wait: "",
+        pacer_waited_ms: "",
+        target: "information",
+        pass: true,
       },
       ...(inProcess
         ? [
