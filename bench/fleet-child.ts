@@ -48,7 +48,8 @@ async function main(): Promise<void> {
   const store = createRedisWindowStore({
     redis: cfg.redisUrl,
     onEvent: (e) => {
-      if (e.type === "store-failover" || e.type === "store-recovered") log({ e: e.type });
+      if (e.type === "store-failover" || e.type === "store-recovered" || e.type === "store-state-lost")
+        log({ e: e.type });
     },
   });
   const client = createResellerClient({

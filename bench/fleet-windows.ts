@@ -134,6 +134,10 @@ export function blockedIntervals(
   for (const e of [...events].sort((a, b) => Number(a.t) - Number(b.t))) {
     if (e.e === "store-failover" && !open.has(e.worker)) open.set(e.worker, Number(e.t));
     if (e.e === "store-recovered" && open.has(e.worker)) close(e.worker, Number(e.t));
+    // Redis answered without the key's window (restarted without its data): one window paused.
+    if (e.e === "store-state-lost") {
+      out.push({ from: Number(e.t), to: Number(e.t) + windowAndGuardMs, why: `state-lost:${e.worker}` });
+    }
   }
   // A worker killed while failed over: its block ends with it (its sends end too).
   for (const w of [...open.keys()]) close(w, Math.min(runEnd, open.get(w)! + windowAndGuardMs));
@@ -143,7 +147,7 @@ export function blockedIntervals(
   return out;
 }
 
-/** Whether [from, to] overlaps any failover or failback of the window store. */
+/** Whether [from, to] overlaps any failover, failback or lost state of the window store. */
 export function overlapsFailover(blocked: readonly Blocked[], from: number, to: number): boolean {
-  return blocked.some((b) => b.why.startsWith("fail") && b.from < to && b.to > from);
+  return blocked.some((b) => /^(fail|state-lost)/.test(b.why) && b.from < to && b.to > from);
 }

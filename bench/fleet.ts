@@ -377,7 +377,7 @@ export async function runFleetBench(
     };
     for (const d of deaths) marks.push({ at: d.at, what: `kill:${d.workerId}` });
     for (const e of events)
-      if (e.e === "store-failover" || e.e === "store-recovered")
+      if (e.e === "store-failover" || e.e === "store-recovered" || e.e === "store-state-lost")
         marks.push({ at: Number(e.t), what: `${e.e}:${e.worker}` });
     // The pacer's guard is at most W / 40 (pacing/pacer-window.ts); a failover waits one window + guard.
     const blocked = blockedIntervals(events, marks, W + W / 40, t0 + elapsedMs);

@@ -7,7 +7,9 @@
  *
  * When Redis fails (error or timeout) the store fails over to local pacing at `share` of the limit
  * and says so through onEvent (`store-failover`, then `store-recovered`); it never stops granting
- * silently and never exceeds the limit.
+ * silently and never exceeds the limit. When Redis answers but has lost a key's window (a restart
+ * without persistence, an eviction), the sends counted before are invisible to the fresh record:
+ * the key is paused for one window and `store-state-lost` reported (I1, C3).
  */
 import type { Redis, RedisOptions } from "ioredis";
 import { loadPeer } from "./optional-peer";
@@ -25,7 +27,8 @@ import {
 import type { ObserveParams, ReserveDecision, ReserveParams, WindowSnapshot, WindowStore } from "../pacing";
 import { CONFIRM_LUA, OBSERVE_LUA, PAUSE_LUA, PEEK_LUA, REFUND_LUA, RESERVE_LUA } from "./redis-window-lua";
 
-export type RedisWindowStoreEvent = { type: "store-failover"; error: unknown } | { type: "store-recovered" };
+export type RedisWindowStoreEvent =
+  { type: "store-failover"; error: unknown } | { type: "store-recovered" } | { type: "store-state-lost"; key: string };
 
 export interface RedisWindowStoreOptions {
   /** A connected client (not closed by close()), or options / a redis:// URL for one the store owns. */
@@ -164,6 +167,10 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
   let lastLocalSend = new Map<string, { at: number; span: number }>();
   /** The last record Redis returned per key (to inherit a 429 pause on failover). */
   const lastKnown = new Map<string, WindowRecord>();
+  /** When each key's record was last returned (wall clock): its keys cannot have expired since. */
+  const lastSeenAt = new Map<string, number>();
+  /** Keys whose window Redis lost while it still had to hold it; the next reserve pauses them. */
+  const lost = new Set<string>();
   let closed = false;
   /** One recovery at a time: concurrent calls share it (one pause per key, one event). */
   let recovering: Promise<void> | null = null;
@@ -241,10 +248,26 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
       await withTimeout(redis.rwsPause(hashKey(key), seqKey(key), at + span, "", "0", grace, "1"), timeoutMs);
     }
     failedOver = false;
+    // A failover already waited a window before its first local send and paused Redis a window past
+    // its last: what Redis forgot meanwhile needs no second pause.
+    lastSeenAt.clear();
     local = new Map();
     blocked = new Set();
     lastLocalSend = new Map();
     onEvent({ type: "store-recovered" });
+  }
+
+  /**
+   * Redis lost `key`'s window: the server may still count sends the fresh record does not hold (this
+   * process's and others'). As on a failover, no new window opens before one full window has passed;
+   * the pause is in Redis, so every process on the key waits, including those that saw no loss.
+   */
+  async function stateLost(key: string, p: ReserveParams): Promise<ReserveDecision> {
+    const until = p.now + p.windowMs + p.guardMs;
+    onEvent({ type: "store-state-lost", key });
+    const reply = await viaRedis(() => redis.rwsPause(hashKey(key), seqKey(key), until, "", "0", grace, "1"));
+    const state = reply ? fromRedis(key, reply, p.now).snapshot : toSnapshot(localRecord(key), p.now);
+    return { granted: false, retryAt: until, state };
   }
 
   /** The local record of `key`, created with the last 429 pause Redis told us about. */
@@ -264,7 +287,16 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
     s.windowId === null ? s : { ...s, windowId: localPrefix + s.windowId };
   const fromRedis = (key: string, reply: Reply, snapshotNow: number) => {
     const { flag, at, record } = parseReply(reply);
+    // The grant ordinal and the window seq only grow while a key's hash lives, and it lives `grace`
+    // past its last time: a lower one within that means Redis lost it (restarted without its data,
+    // or evicted it).
+    const prev = lastKnown.get(key);
+    const seenAt = Date.now();
+    const lower = prev !== undefined && (record.ord < prev.ord || record.seq < prev.seq);
+    const seen = lastSeenAt.get(key);
+    if (lower && seen !== undefined && seenAt - seen < grace) lost.add(key);
     lastKnown.set(key, record);
+    lastSeenAt.set(key, seenAt);
     return { flag, at, record, snapshot: toSnapshot(record, snapshotNow) };
   };
   // A local windowId sent to Redis never matches (Redis ids are plain digits): a stale id, a no-op.
@@ -288,6 +320,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
       );
       if (reply) {
         const { flag, at, record, snapshot } = fromRedis(key, reply, p.now);
+        if (lost.delete(key)) return stateLost(key, p);
         return flag === 1
           ? { granted: true, sendAt: at!, windowId: snapshot.windowId!, ord: record.ord, state: snapshot }
           : { granted: false, retryAt: at!, state: snapshot };

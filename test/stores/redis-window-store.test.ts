@@ -341,6 +341,34 @@ describe("redis WindowStore: failure modes", () => {
     }
   });
 
+  it("I1/C3: Redis answering again without a key's window (a restart without its data, an eviction) pauses the key for one window, for every process on it", async () => {
+    const events: RedisWindowStoreEvent[] = [];
+    const prefix = `lost-${Math.random().toString(36).slice(2, 8)}:`;
+    const a = createRedisWindowStore({ redis: server.url, keyPrefix: prefix, onEvent: (e) => events.push(e) });
+    const b = createRedisWindowStore({ redis: server.url, keyPrefix: prefix });
+    const admin = new Redis(server.url);
+    try {
+      const key = freshKey("lost");
+      for (let i = 0; i < 6; i++) expect((await a.reserve(key, p(T0 + i))).granted).toBe(true);
+      // The server counted those six; Redis now forgets them (what a restart without persistence does).
+      expect(await admin.del(`${prefix}window:{${key}}`, `${prefix}window-seq:{${key}}`)).toBe(2);
+      // Without the pause, the fresh record would grant 8 more into the server's window that holds 6.
+      const next = await a.reserve(key, p(T0 + 100));
+      expect(next).toMatchObject({ granted: false, retryAt: T0 + 100 + W + G });
+      expect(events).toEqual([{ type: "store-state-lost", key }]);
+      // The pause is in Redis: another process that saw nothing waits too.
+      expect(await b.reserve(key, p(T0 + 200))).toMatchObject({ granted: false, retryAt: T0 + 100 + W + G });
+      // One window later the key sends again, at its full limit, and nothing more is reported.
+      const later = await a.reserve(key, p(T0 + 100 + W + G));
+      expect(later.granted).toBe(true);
+      expect(events).toHaveLength(1);
+    } finally {
+      admin.disconnect();
+      await a.close();
+      await b.close();
+    }
+  });
+
   it("I1: a Redis that stops answering (CLIENT PAUSE) fails over after commandTimeoutMs, then recovers", async () => {
     const events: RedisWindowStoreEvent[] = [];
     const store = createRedisWindowStore({
