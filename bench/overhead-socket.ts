@@ -205,8 +205,10 @@ export async function runSocketOverheadBench(
       const b = m.bare!;
       const c = m.client!;
       const f = m.floor!;
-      if (b.cpu > 0) cpu.push(c.cpu / b.cpu);
-      if (b.cpu > 0) floorCpu.push(f.cpu / b.cpu);
+      if (b.cpu > 0) {
+        cpu.push(c.cpu / b.cpu);
+        floorCpu.push(f.cpu / b.cpu);
+      }
       if (f.cpu > 0) overFloorCpu.push(c.cpu / f.cpu);
       floorWall.push(f.wall / b.wall);
       overFloorWall.push(c.wall / f.wall);
