@@ -1,7 +1,7 @@
 /**
  * The SQLite journal's history reads (issue: costs follow the job, not the history): counts by
- * state, the latest command for a lock key, pages of commands newest first — each one indexed query
- * plus one query for the rows' attempts.
+ * state, the latest command for a lock key, pages of commands newest first (per key, merged across
+ * keys) — indexed queries plus one query for the rows' attempts.
  */
 import type { CommandRecord, CommandState, ListCommandsFilter } from "../journal";
 import { rowToRecord, type AttemptRow, type CommandRow } from "./journal-rows";
@@ -25,16 +25,23 @@ export function createSqliteReads(s: SqliteStatements) {
       return row ? withAttempts([row])[0] : undefined;
     },
     listCommands(filter: ListCommandsFilter): CommandRecord[] {
-      const stmt = s.listCommandsFor({
-        apiKeyId: filter.apiKeyId !== undefined,
-        states: filter.states ?? null,
-        before: filter.before !== undefined,
-      });
       if (filter.states?.length === 0) return [];
+      const stmt = s.listCommandsFor({ states: filter.states ?? null, before: filter.before !== undefined });
       const params: Record<string, unknown> = { limit: filter.limit };
-      if (filter.apiKeyId !== undefined) params.apiKeyId = filter.apiKeyId;
       if (filter.before) Object.assign(params, { beforeAt: filter.before.createdAt, beforeId: filter.before.id });
-      return withAttempts(stmt.all(params) as CommandRow[]);
+      const page = (apiKeyId: string) => stmt.all({ ...params, apiKeyId }) as CommandRow[];
+      if (filter.apiKeyId !== undefined) return withAttempts(page(filter.apiKeyId));
+      // Every key: each key's newest page, merged — the newest `limit` of all are among them.
+      const rows: CommandRow[] = [];
+      for (let k = s.firstKey.get()?.k; k != null; k = s.keyAfter.get(k)?.k) rows.push(...page(k));
+      rows.sort(newestFirst);
+      return withAttempts(rows.slice(0, filter.limit));
     },
   };
+}
+
+/** ORDER BY created_at DESC, id DESC (ids are ASCII: code-unit order is SQLite's BINARY order). */
+function newestFirst(a: CommandRow, b: CommandRow): number {
+  const at = Number(b.created_at) - Number(a.created_at);
+  return at !== 0 ? at : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }

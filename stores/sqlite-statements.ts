@@ -97,8 +97,11 @@ export interface SqliteStatements {
   /** countByState(): all states, or only these (through the partial index when they are unsettled). */
   countFor: (states: readonly CommandState[] | null) => Stmt<[], { state: string; n: number }>;
   latestByLock: Stmt<[string, string, number], CommandRow>;
-  /** listCommands()'s query for this filter shape. */
-  listCommandsFor: (shape: { apiKeyId: boolean; states: readonly CommandState[] | null; before: boolean }) => Statement;
+  /** The API keys the journal holds commands of, in order: the first, then the one after a key. */
+  firstKey: Stmt<[], { k: string | null }>;
+  keyAfter: Stmt<[string], { k: string }>;
+  /** listCommands()'s query for one API key and this filter shape. */
+  listCommandsFor: (shape: { states: readonly CommandState[] | null; before: boolean }) => Statement;
   prune: Stmt<[number, number], { id: string }>;
   resolve: Stmt<[string, number, string, string, string], { version: number; body_sensitive: number }>;
 }
@@ -276,18 +279,23 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
      ORDER BY created_at DESC, rowid DESC LIMIT 1`,
   );
 
+  // Seeks in the (api_key_id, …) indexes: one step per key, whatever the history holds.
+  const firstKey = db.prepare<[], { k: string | null }>("SELECT MIN(api_key_id) AS k FROM commands");
+  const keyAfter = db.prepare<[string], { k: string }>(
+    "SELECT api_key_id AS k FROM commands WHERE api_key_id > ? ORDER BY api_key_id LIMIT 1",
+  );
+
   const pages = new Map<string, Statement>();
-  const listCommandsFor = (shape: { apiKeyId: boolean; states: readonly CommandState[] | null; before: boolean }) => {
+  const listCommandsFor = (shape: { states: readonly CommandState[] | null; before: boolean }) => {
     const list = shape.states === null ? null : statesSql(shape.states);
-    const key = `${shape.apiKeyId ? "k" : ""}${shape.before ? "b" : ""}|${list ?? "*"}`;
+    const key = `${shape.before ? "b" : ""}|${list ?? "*"}`;
     let stmt = pages.get(key);
     if (!stmt) {
-      const where: string[] = [];
-      if (shape.apiKeyId) where.push("api_key_id = @apiKeyId");
+      const where = ["api_key_id = @apiKeyId"];
       if (list !== null) where.push(`state IN (${list})`);
       if (shape.before) where.push("(created_at < @beforeAt OR (created_at = @beforeAt AND id < @beforeId))");
       stmt = db.prepare(
-        `SELECT * FROM commands ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+        `SELECT * FROM commands WHERE ${where.join(" AND ")}
          ORDER BY created_at DESC, id DESC LIMIT @limit`,
       );
       pages.set(key, stmt);
@@ -326,6 +334,8 @@ export function prepareSqliteStatements(db: Database.Database): SqliteStatements
     attemptsOf: claimAttempts,
     countFor,
     latestByLock,
+    firstKey,
+    keyAfter,
     listCommandsFor,
     prune,
     resolve,

@@ -101,4 +101,14 @@ CREATE INDEX commands_prunable ON commands (updated_at)
   WHERE state IN (${SETTLED_SQL}) AND (body_pruned = 0 OR response_body IS NOT NULL);
 `,
   },
+  {
+    version: 4,
+    name: "newest-first over every key through the per-key index",
+    sql: `
+-- G1 cost: each index is one more B-tree page in every commit's WAL frames. listCommands() over
+-- every key merges commands_key_newest, one seek per key: the all-keys copy of that index was a
+-- write per command for a listing that a handful of keys serve as well.
+DROP INDEX commands_newest;
+`,
+  },
 ];

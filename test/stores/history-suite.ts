@@ -11,6 +11,7 @@ import {
   UnknownCommandError,
   DomainLockedError,
   type CommandRecord,
+  type CommandState,
   type Journal,
 } from "../../journal";
 import { isInvalidArgumentError } from "../../core";
@@ -254,6 +255,37 @@ export function defineHistorySuite(label: string, harness: JournalHarness): void
       for (const limit of [0, 1001, 1.5]) {
         expect(isInvalidArgumentError(await journal.listCommands({ limit }).catch((e: unknown) => e))).toBe(true);
       }
+    });
+
+    it("listCommands over every key: keys interleaved in time, ties on createdAt, pages of 3 with `before` and a states filter — one newest-first order", async () => {
+      const { journal } = await harness.fresh();
+      const keys = ["A".repeat(24), "M".repeat(24), "Z".repeat(24)];
+      const all: { id: string; createdAt: number; settled: boolean }[] = [];
+      for (let i = 0; i < 14; i++) {
+        // Each key gets commands across the whole span; every third pair shares a createdAt across keys.
+        const c = newCommand({ apiKeyId: keys[(i * 7) % 3], createdAt: 50_000 + Math.floor(i / 2) * 10 - (i % 3) });
+        await journal.record(c);
+        const settled = i % 4 === 0;
+        if (settled) await settle(journal, c.id);
+        all.push({ id: c.id, createdAt: c.createdAt, settled });
+      }
+      const order = (rows: typeof all) =>
+        [...rows].sort((x, y) => y.createdAt - x.createdAt || (x.id < y.id ? 1 : -1)).map((x) => x.id);
+      const walk = async (states?: CommandState[]) => {
+        const seen: string[] = [];
+        let before: { createdAt: number; id: string } | undefined;
+        for (;;) {
+          const page = await journal.listCommands({ limit: 3, before, states });
+          if (page.length === 0) return seen;
+          expect(page.length).toBeLessThanOrEqual(3);
+          seen.push(...page.map((r) => r.id));
+          const last = page[page.length - 1];
+          before = { createdAt: last.createdAt, id: last.id };
+        }
+      };
+      expect(await walk()).toEqual(order(all));
+      expect(await walk(["succeeded"])).toEqual(order(all.filter((c) => c.settled)));
+      expect(new Set((await journal.listCommands({ limit: 14 })).map((r) => r.apiKeyId))).toEqual(new Set(keys));
     });
 
     it("F4 resolveManualCheck: closes a needs_manual_check command as completed/failed, journalled, lock released", async () => {

@@ -131,6 +131,69 @@ describe("sqlite: migration 3 on a journal written by the previous schema", () =
   });
 });
 
+describe("sqlite: migration 4 on a journal written by schema 3", () => {
+  it("G1: the all-keys index goes; attempts, listing over every key and new writes still answer", async () => {
+    const filename = join(dir, "v3.sqlite");
+    writeFileSync(filename, "");
+    chmodSync(filename, 0o600);
+    const db = new Database(filename);
+    db.pragma("journal_mode = WAL");
+    migrateSqlite(
+      db,
+      sqliteMigrations.filter((m) => m.version <= 3),
+    );
+    // Schema 3 rows as a user's file holds them before the upgrade.
+    const insert = db.prepare(
+      `INSERT INTO commands (id, environment, api_key_id, operation_id, method, path, query, body, fingerprint,
+         idempotency_key, lock_key, lock_held, state, created_at, updated_at)
+       VALUES (?, 'test', ?, 'domains.renew', 'POST', ?, '', NULL, ?, ?, NULL, 0, 'unknown', ?, ?)`,
+    );
+    const attempt = db.prepare(
+      "INSERT INTO command_attempts (command_id, seq, at, delay_ms, status) VALUES (?, ?, ?, ?, ?)",
+    );
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = `v3-${i}`;
+      const path = `/domains/d${i}/renew`;
+      insert.run(
+        id,
+        i === 2 ? "Z".repeat(24) : "A".repeat(24),
+        path,
+        fingerprintSync("POST", path, "", null),
+        `k-${i}`,
+        1_000 + i,
+        1_000 + i,
+      );
+      for (const seq of [2, 1]) attempt.run(id, seq, 1_999 + seq, seq - 1, 499 + seq); // out of order on disk
+      ids.push(id);
+    }
+    db.close();
+
+    const journal = createSqliteJournal({ filename });
+    for (const id of ids) {
+      expect((await journal.get(id))!.attempts.map((a) => [a.at, a.delayMs, a.status])).toEqual([
+        [2_000, 0, 500],
+        [2_001, 1, 501],
+      ]);
+    }
+    const c = newCommand({ createdAt: 5_000 });
+    await journal.record(c);
+    await journal.addAttempt(c.id, { at: 6_000, delayMs: 0, status: 200 }, { to: "succeeded" });
+    expect((await journal.listCommands({ limit: 10 })).map((r) => r.id)).toEqual([c.id, ...ids.reverse()]);
+    await journal.close();
+    const check = new Database(filename, { readonly: true });
+    try {
+      const ddl = (name: string) =>
+        (check.prepare("SELECT sql FROM sqlite_master WHERE name = ?").get(name) as { sql: string } | undefined)?.sql;
+      expect(ddl("commands_newest")).toBeUndefined();
+      expect(check.prepare("SELECT COUNT(*) AS n FROM command_attempts").get()).toEqual({ n: 7 });
+      expect(check.pragma("foreign_key_check")).toEqual([]);
+    } finally {
+      check.close();
+    }
+  });
+});
+
 describe("sqlite: query plans (issue 27: costs follow the unsettled count and the page, not the history)", () => {
   it("EXPLAIN QUERY PLAN: claim/list/count over unsettled states, latestByLockKey, listCommands and prune use their indexes", async () => {
     const filename = join(dir, "plans.sqlite");
@@ -177,7 +240,11 @@ describe("sqlite: query plans (issue 27: costs follow the unsettled count and th
           "z",
         ),
       ).toContain("commands_key_newest");
-      expect(plan("SELECT * FROM commands ORDER BY created_at DESC, id DESC LIMIT 25")).toContain("commands_newest");
+      // listCommands() over every key: one seek per key, then that key's page (above).
+      expect(plan("SELECT MIN(api_key_id) AS k FROM commands")).toMatch(/SEARCH .*USING COVERING INDEX/);
+      expect(
+        plan("SELECT api_key_id AS k FROM commands WHERE api_key_id > ? ORDER BY api_key_id LIMIT 1", "K"),
+      ).toMatch(/SEARCH .*USING COVERING INDEX .*\(api_key_id>\?\)/);
       expect(
         plan(
           `SELECT id FROM commands WHERE state IN (${SETTLED_SQL}) AND (body_pruned = 0 OR response_body IS NOT NULL)
