@@ -84,17 +84,23 @@ describe("sqlite: private by default (H2)", () => {
   });
 });
 
+/** A private journal file at schema `version`, as a user's file is before an upgrade (WAL, still open). */
+function schemaFile(name: string, version: number): { filename: string; db: Database.Database } {
+  const filename = join(dir, name);
+  writeFileSync(filename, "");
+  chmodSync(filename, 0o600);
+  const db = new Database(filename);
+  db.pragma("journal_mode = WAL");
+  migrateSqlite(
+    db,
+    sqliteMigrations.filter((m) => m.version <= version),
+  );
+  return { filename, db };
+}
+
 describe("sqlite: migration 3 on a journal written by the previous schema", () => {
   it("D4/H2/issue-27: old rows get their fingerprint, settled sensitive bodies are dropped, unsettled ones kept", async () => {
-    const filename = join(dir, "old.sqlite");
-    writeFileSync(filename, "");
-    chmodSync(filename, 0o600);
-    const db = new Database(filename);
-    db.pragma("journal_mode = WAL");
-    migrateSqlite(
-      db,
-      sqliteMigrations.filter((m) => m.version <= 2),
-    );
+    const { filename, db } = schemaFile("old.sqlite", 2);
     const insert = db.prepare(
       `INSERT INTO commands (id, environment, api_key_id, operation_id, method, path, query, body, idempotency_key,
          external_id, lock_key, lock_held, state, created_at, updated_at)
@@ -133,15 +139,7 @@ describe("sqlite: migration 3 on a journal written by the previous schema", () =
 
 describe("sqlite: migration 4 on a journal written by schema 3", () => {
   it("G1: the all-keys index goes; attempts, listing over every key and new writes still answer", async () => {
-    const filename = join(dir, "v3.sqlite");
-    writeFileSync(filename, "");
-    chmodSync(filename, 0o600);
-    const db = new Database(filename);
-    db.pragma("journal_mode = WAL");
-    migrateSqlite(
-      db,
-      sqliteMigrations.filter((m) => m.version <= 3),
-    );
+    const { filename, db } = schemaFile("v3.sqlite", 3);
     // Schema 3 rows as a user's file holds them before the upgrade.
     const insert = db.prepare(
       `INSERT INTO commands (id, environment, api_key_id, operation_id, method, path, query, body, fingerprint,
