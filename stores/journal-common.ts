@@ -393,6 +393,14 @@ export function screenStatePage(page: StatePage | undefined): void {
 }
 
 /** listCommands()'s filter, checked. */
+/**
+ * listCommands()' order: newest first, ties by id descending (ids are ASCII: code-unit order is
+ * SQLite's and PostgreSQL's "C" byte order).
+ */
+export function newestFirst(aAt: number, aId: string, bAt: number, bId: string): number {
+  return bAt - aAt || (aId < bId ? 1 : aId > bId ? -1 : 0);
+}
+
 export function screenListFilter(filter: ListCommandsFilter): void {
   if (
     filter === null ||

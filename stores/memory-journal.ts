@@ -36,6 +36,7 @@ import {
   screenPrune,
   screenResolution,
   type JournalClock,
+  newestFirst,
 } from "./journal-common";
 
 export interface MemoryJournalOptions {
@@ -291,7 +292,7 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
               r.createdAt < before.createdAt ||
               (r.createdAt === before.createdAt && r.id < before.id)),
         )
-        .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .sort((a, b) => newestFirst(a.createdAt, a.id, b.createdAt, b.id))
         .slice(0, filter.limit)
         .map(cloneRecord);
     },

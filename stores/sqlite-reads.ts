@@ -4,6 +4,7 @@
  * keys) — indexed queries plus one query for the rows' attempts.
  */
 import type { CommandRecord, CommandState, ListCommandsFilter } from "../journal";
+import { newestFirst } from "./journal-common";
 import { rowToRecord, type AttemptRow, type CommandRow } from "./journal-rows";
 import type { SqliteStatements } from "./sqlite-statements";
 
@@ -34,14 +35,8 @@ export function createSqliteReads(s: SqliteStatements) {
       // Every key: each key's newest page, merged — the newest `limit` of all are among them.
       const rows: CommandRow[] = [];
       for (let k = s.firstKey.get()?.k; k != null; k = s.keyAfter.get(k)?.k) rows.push(...page(k));
-      rows.sort(newestFirst);
+      rows.sort((a, b) => newestFirst(Number(a.created_at), a.id, Number(b.created_at), b.id));
       return withAttempts(rows.slice(0, filter.limit));
     },
   };
-}
-
-/** ORDER BY created_at DESC, id DESC (ids are ASCII: code-unit order is SQLite's BINARY order). */
-function newestFirst(a: CommandRow, b: CommandRow): number {
-  const at = Number(b.created_at) - Number(a.created_at);
-  return at !== 0 ? at : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
