@@ -89,8 +89,10 @@ describe("crash: SIGKILL at seeded points, recover() in a new process", () => {
         timeoutMs: 800,
       };
 
-      // Run 1: killed at the chosen point.
-      const first = spawnChild(cfg);
+      // Run 1: killed at the chosen point. A hang lasts until the client's attempt timeout, so run 1
+      // waits on it far longer than the kill takes: the kill, not a race between two timers on a
+      // loaded machine, decides that the command is left mid-flight (run 2 keeps the short timeout).
+      const first = spawnChild(point.killOn === "hang" ? { ...cfg, timeoutMs: 15_000 } : cfg);
       let killedAt = "never";
       if (point.killOn === "hang") {
         rec.onSocketFault = (r) => {
