@@ -392,7 +392,6 @@ export function screenStatePage(page: StatePage | undefined): void {
   }
 }
 
-/** listCommands()'s filter, checked. */
 /**
  * listCommands()' order: newest first, ties by id descending (ids are ASCII: code-unit order is
  * SQLite's and PostgreSQL's "C" byte order).
@@ -401,6 +400,7 @@ export function newestFirst(aAt: number, aId: string, bAt: number, bId: string):
   return bAt - aAt || (aId < bId ? 1 : aId > bId ? -1 : 0);
 }
 
+/** listCommands()'s filter, checked. */
 export function screenListFilter(filter: ListCommandsFilter): void {
   if (
     filter === null ||
