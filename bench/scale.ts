@@ -343,6 +343,27 @@ export function millionRatios(r: ScaleResult, store: string): RatioRow | undefin
     .pop();
 }
 
+/**
+ * Why a store's 1M row can miss (the summary prints it only then): the ratios measured at each size,
+ * what the 1M value is, and how far the near-empty baselines moved in the same run.
+ */
+export function scaleMissWhy(r: ScaleResult, store: string): string {
+  const rows = ratioRows(r).filter((x) => x.store === store);
+  const measured = rows.filter((x) => !x.fit);
+  const fitted = rows.find((x) => x.fit);
+  const baselines = r.rows.filter((x) => x.store === store && x.pairedWith !== undefined).map((x) => x.journalUs);
+  const x2 = (v: number) => `${v.toFixed(2)}×`;
+  const sizes = measured.map((x) => `${x2(x.journal)} / ${x2(x.recover)} at ${x.history}`).join(", ");
+  const spread =
+    baselines.length > 0 ? `${Math.min(...baselines).toFixed(0)}–${Math.max(...baselines).toFixed(0)} µs` : "?";
+  return (
+    `measured ${sizes} (journal / recover()); ` +
+    (fitted ? "the 1M value is a power-law fit through the last two, so it carries their noise; " : "") +
+    `the near-empty baselines read ${spread} per command in this run. ` +
+    "a write updates B-tree indexes over random-UUID keys, which deepen as the file grows"
+  );
+}
+
 export async function reportScaleBench(r: ScaleResult): Promise<string> {
   const n = (x: number | undefined, d = 0) => (x === undefined || Number.isNaN(x) ? "" : Number(x.toFixed(d)));
   printTable(
