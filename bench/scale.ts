@@ -354,12 +354,13 @@ export function scaleMissWhy(r: ScaleResult, store: string): string {
   const baselines = r.rows.filter((x) => x.store === store && x.pairedWith !== undefined).map((x) => x.journalUs);
   const x2 = (v: number) => `${v.toFixed(2)}×`;
   const sizes = measured.map((x) => `${x2(x.journal)} / ${x2(x.recover)} at ${x.history}`).join(", ");
-  const spread =
-    baselines.length > 0 ? `${Math.min(...baselines).toFixed(0)}–${Math.max(...baselines).toFixed(0)} µs` : "?";
+  const lo = Math.min(...baselines).toFixed(0);
+  const hi = Math.max(...baselines).toFixed(0);
+  const spread = baselines.length === 0 ? "?" : lo === hi ? `${lo} µs` : `${lo}–${hi} µs`;
   return (
     `measured ${sizes} (journal / recover()); ` +
     (fitted ? "the 1M value is a power-law fit through the last two, so it carries their noise; " : "") +
-    `the near-empty baselines read ${spread} per command in this run. ` +
+    `the near-empty baselines read ${spread} per command in this run; ` +
     "a write updates B-tree indexes over random-UUID keys, which deepen as the file grows"
   );
 }
