@@ -1,4 +1,4 @@
 // Shared bench helpers: tables on stdout, JSON results under bench/results/.
 export { printTable } from "./table";
 export { writeResult } from "./results";
-export { createMinimalGet, type MinimalGetResult } from "./minimal-get";
+export { createMinimalGet } from "./minimal-get";
