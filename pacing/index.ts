@@ -7,6 +7,7 @@ export {
   applyReserve,
   createMemoryWindowStore,
   emptyRecord,
+  straddlerWindowId,
   toSnapshot,
 } from "./memory-window-store";
 export type { WindowRecord } from "./memory-window-store";

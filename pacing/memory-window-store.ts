@@ -43,6 +43,14 @@ export interface WindowRecord {
   priorUsed: number;
   priorAt: number;
   priorSentAt: number;
+  /**
+   * I3, C8: the confirmed end of the window before, when this window was opened by a send in that
+   * window's last guard (a straddler, which may land in either server window); 0 when it was not.
+   * A grant made before it is a straddler too: it counts here AND in the window before.
+   */
+  straddleUntil: number;
+  /** Sends the window before can still take: its limit − its count − the straddlers granted. */
+  straddleRoom: number;
 }
 
 export function emptyRecord(): WindowRecord {
@@ -67,6 +75,8 @@ export function emptyRecord(): WindowRecord {
     priorUsed: -1,
     priorAt: 0,
     priorSentAt: 0,
+    straddleUntil: 0,
+    straddleRoom: 0,
   };
 }
 
@@ -92,13 +102,27 @@ function pollMs(spacingMs: number): number {
   return Math.max(1, Math.min(spacingMs, 250));
 }
 
+/** What reserve() would grant: when, whether it opens a window, and whether it is a straddler. */
+interface GrantPlan {
+  t: number;
+  opens: boolean;
+  trusted: boolean;
+  /** I3: it may land in the open window's server window or in the next one (WindowRecord.straddleUntil). */
+  straddles: boolean;
+}
+
+/** The windowId of a straddler: never the current window's, so its answer confirms and observes nothing. */
+export function straddlerWindowId(seq: number | string): string {
+  return `${seq}s`;
+}
+
 /**
  * When `r` would grant a send asked for at `p.now`, and whether that opens a new window (no mutation).
  * null: refused. C8 with a burst allowance: the spacing cursor is a token bucket of `burst` sends
  * refilled at one per spacingMs (L per window) — a send may go up to (burst − 1) spacings ahead of the
  * cursor, but only in a window an answer has confirmed (its count is then the server's, not a guess).
  */
-function grantAt(r: WindowRecord, p: ReserveParams): { t: number; opens: boolean; trusted: boolean } | null {
+function grantAt(r: WindowRecord, p: ReserveParams): GrantPlan | null {
   const { now } = p;
   // C8: even spacing.
   const t0 = Math.max(now, r.nextSlotAt);
@@ -108,15 +132,32 @@ function grantAt(r: WindowRecord, p: ReserveParams): { t: number; opens: boolean
   // C6: an unconfirmed window whose every send was given back (uncounted 401s and 5xx, an outage
   // behind a proxy) holds nothing of ours on the server: it is as if it never opened — holding it
   // to its unconfirmed deadline would stall the key for a window.
-  if (!r.open) return { t: t0, opens: true, trusted: r.trusted };
-  if (over) return { t: t0, opens: true, trusted: r.windowEnd !== null || (r.count === 0 && r.trusted) };
+  if (!r.open) return { t: t0, opens: true, trusted: r.trusted, straddles: false };
+  if (over) {
+    return { t: t0, opens: true, trusted: r.windowEnd !== null || (r.count === 0 && r.trusted), straddles: false };
+  }
   const burst = Math.max(1, Math.floor(p.burst ?? 1));
   const t =
     burst > 1 && (r.windowEnd !== null || r.trusted)
       ? Math.max(now, r.windowStart, r.nextSlotAt - (burst - 1) * p.spacingMs)
       : t0;
   // Room in the window, and the send still lands inside the server's window.
-  if (r.count < p.limit && t < r.windowStart + r.windowMs - r.guardMs) return { t, opens: false, trusted: r.trusted };
+  const lastSafe = r.windowStart + r.windowMs - r.guardMs;
+  if (r.count < p.limit && t < lastSafe) {
+    if (t >= r.straddleUntil) return { t, opens: false, trusted: r.trusted, straddles: false };
+    // Before the window before has surely ended: a straddler, while that window has room too.
+    if (r.straddleRoom > 0) return { t, opens: false, trusted: r.trusted, straddles: true };
+    return r.straddleUntil < lastSafe
+      ? { t: r.straddleUntil, opens: false, trusted: r.trusted, straddles: false }
+      : null;
+  }
+  // I3, C8: past the safe send instant of a confirmed window with room, before its end: the send
+  // may land in this server window or open the next one. It goes now (the allowance applies as in
+  // the window) and opens our next window (dated from it: the next server window cannot start
+  // earlier), counted in both — instead of a wait of guard + round trip an idle key does not need.
+  if (r.windowEnd !== null && r.count < p.limit && r.straddleUntil <= t) {
+    return { t, opens: true, trusted: true, straddles: true };
+  }
   return null;
 }
 
@@ -141,14 +182,13 @@ export function applyReserve(r: WindowRecord, p: ReserveParams): ReserveDecision
   return { granted: false, retryAt: Math.max(retryAt, now), state: toSnapshot(r, now) };
 }
 
-function commitGrant(
-  r: WindowRecord,
-  p: ReserveParams,
-  g: { t: number; opens: boolean; trusted: boolean },
-): ReserveDecision {
+function commitGrant(r: WindowRecord, p: ReserveParams, g: GrantPlan): ReserveDecision {
   const { t } = g;
   r.ord += 1;
   if (g.opens) {
+    // A straddler opens the next window while the one before may still count it (I3).
+    r.straddleUntil = g.straddles ? r.windowEnd! : 0;
+    r.straddleRoom = g.straddles ? p.limit - r.count - 1 : 0;
     r.trusted = g.trusted;
     r.seq += 1;
     r.open = true;
@@ -162,10 +202,12 @@ function commitGrant(
     resetPeaks(r);
   } else {
     r.count += 1;
+    if (g.straddles) r.straddleRoom -= 1;
   }
   r.limit = p.limit;
   r.nextSlotAt = Math.max(r.nextSlotAt, t) + p.spacingMs;
-  return { granted: true, sendAt: t, windowId: String(r.seq), ord: r.ord, state: toSnapshot(r, p.now) };
+  const windowId = g.straddles ? straddlerWindowId(r.seq) : String(r.seq);
+  return { granted: true, sendAt: t, windowId, ord: r.ord, state: toSnapshot(r, p.now) };
 }
 
 /**
@@ -197,7 +239,10 @@ export function applyPause(r: WindowRecord, until: number, windowId: string | nu
   r.nextSlotAt = Math.max(r.nextSlotAt, r.pausedUntil);
   // C12: the next window starts fresh after the pause; a late 429 of an old window leaves it be,
   // and so does one that proves no window over (C11).
-  if (closesWindow && (windowId === null || isCurrent(r, windowId))) {
+  if (
+    closesWindow &&
+    (windowId === null || isCurrent(r, windowId) || (r.open && windowId === straddlerWindowId(r.seq)))
+  ) {
     r.open = false;
     r.trusted = true; // the server's window has reset by the pause's end (C11's Retry-After)
   }

@@ -11,6 +11,11 @@
  *   - sends are granted only while `t < windowStart + windowMs - guardMs` (the last instant at which
  *     a send is certain to land in the server's current window, given one-way latency < guardMs);
  *     at most `limit` sends per window (C3), spaced at least `spacingMs` apart (C8: spread evenly).
+ *   - a send after that instant but before the confirmed `windowEnd`, while the window has room, is a
+ *     STRADDLER: it may land in either server window, so it opens the next window at once (dated from
+ *     it) and counts in both: `straddleRoom` (limit − the old count) bounds how many go, and its
+ *     windowId is never the window's own (`straddlerWindowId`), so its answer confirms, observes and
+ *     refunds nothing — the next window's end comes from a send made after the old `windowEnd`.
  *   - `windowEnd`: `earliest confirmed response + windowMs + endGuardMs`; unknown (null) until a
  *     response is confirmed. The NEXT window may only open at `windowEnd` — never at
  *     `windowStart + windowMs` (I3: a window opened too early lets ~2×limit land in one server
@@ -133,6 +138,12 @@ export interface WindowStore {
    *    t' = max(now, windowStart, nextSlotAt − (B − 1)·spacingMs) →
    *    count += 1, limit = params.limit, nextSlotAt = max(nextSlotAt, t') + spacingMs; granted with
    *    sendAt = t'. Every grant (steps 4 and 5) increments `ord`; step 4 sets firstOrd = ord.
+   *    A send before `straddleUntil` (the old window's end, when a straddler opened this one) is a
+   *    straddler too: granted only while `straddleRoom > 0` (then straddleRoom −= 1), otherwise at
+   *    sendAt = straddleUntil.
+   * 5b. Past the safe send instant of a CONFIRMED window with `count < params.limit` (and no earlier
+   *    straddle pending): a straddler opens the next window at t' — straddleUntil = windowEnd,
+   *    straddleRoom = limit − count − 1 — granted with windowId `straddlerWindowId(seq)`.
    * 6. Otherwise refused: retryAt = windowEnd (confirmed) or a short poll (see ReserveDecision).
    */
   reserve(key: string, params: ReserveParams): Promise<ReserveDecision>;

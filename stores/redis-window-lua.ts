@@ -6,7 +6,8 @@
  *
  * Every script replies with the record after the operation:
  *   { flag, at, open, seq, windowStart, windowEnd|"", count, limit, windowMs, guardMs, nextSlotAt, pausedUntil,
- *     ord, firstOrd, trusted, endGuardMs, peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt }
+ *     ord, firstOrd, trusted, endGuardMs, peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt,
+ *     straddleUntil, straddleRoom }
  * numbers formatted with %.17g so fractional spacing survives exactly.
  */
 
@@ -16,7 +17,7 @@ local function num(s) if s == false or s == nil or s == '' then return nil end r
 local function f(x) if x == nil then return '' end return string.format('%.17g', x) end
 local function load()
   local h = redis.call('HMGET', H, 'open', 'ws', 'we', 'count', 'limit', 'wms', 'gms', 'next', 'paused', 'lastNow',
-    'ord', 'ford', 'trust', 'egms', 'pku', 'pka', 'pks', 'pru', 'pra', 'prs')
+    'ord', 'ford', 'trust', 'egms', 'pku', 'pka', 'pks', 'pru', 'pra', 'prs', 'su', 'sr')
   return {
     open = h[1] == '1', ws = num(h[2]) or 0, we = num(h[3]), count = num(h[4]) or 0, limit = num(h[5]) or 0,
     wms = num(h[6]) or 0, gms = num(h[7]) or 0, next = num(h[8]) or 0, paused = num(h[9]) or 0,
@@ -24,6 +25,7 @@ local function load()
     egms = num(h[14]) or num(h[7]) or 0,
     pku = num(h[15]) or -1, pka = num(h[16]) or 0, pks = num(h[17]) or 0,
     pru = num(h[18]) or -1, pra = num(h[19]) or 0, prs = num(h[20]) or 0,
+    su = num(h[21]) or 0, sr = num(h[22]) or 0,
     seq = num(redis.call('GET', SEQ)) or 0,
   }
 end
@@ -34,7 +36,8 @@ local function save(r, now, grace)
     'limit', f(r.limit), 'wms', f(r.wms), 'gms', f(r.gms), 'next', f(r.next), 'paused', f(r.paused),
     'lastNow', f(r.lastNow), 'ord', f(r.ord), 'ford', f(r.ford),
     'trust', r.trust and '1' or '0', 'egms', f(r.egms),
-    'pku', f(r.pku), 'pka', f(r.pka), 'pks', f(r.pks), 'pru', f(r.pru), 'pra', f(r.pra), 'prs', f(r.prs))
+    'pku', f(r.pku), 'pka', f(r.pka), 'pks', f(r.pks), 'pru', f(r.pru), 'pra', f(r.pra), 'prs', f(r.prs),
+    'su', f(r.su), 'sr', f(r.sr))
   local last = math.max(r.paused, r.next)
   if r.open then last = math.max(last, r.we or (r.ws + 2 * r.wms + r.gms)) end
   local ttl = math.floor(math.max(last - r.lastNow, 0) + grace)
@@ -44,15 +47,16 @@ end
 local function reply(r, flag, at)
   return { tostring(flag), f(at), r.open and '1' or '0', f(r.seq), f(r.ws), f(r.we), f(r.count), f(r.limit),
     f(r.wms), f(r.gms), f(r.next), f(r.paused), f(r.ord), f(r.ford), r.trust and '1' or '0', f(r.egms),
-    f(r.pku), f(r.pka), f(r.pks), f(r.pru), f(r.pra), f(r.prs) }
+    f(r.pku), f(r.pka), f(r.pks), f(r.pru), f(r.pra), f(r.prs), f(r.su), f(r.sr) }
 end
 local function current(r, id) return r.open and f(r.seq) == id end
+local function straddler(r, id) return r.open and f(r.seq) .. 's' == id end
 local function resetPeaks(r) r.pku = -1; r.pka = 0; r.pks = 0; r.pru = -1; r.pra = 0; r.prs = 0 end
 `;
 
 /**
  * ARGV: limit, windowMs, spacingMs, guardMs, now, graceMs, burst, endGuardMs ("" = guardMs). flag 1 = granted (at = sendAt),
- * 0 = refused (at = retryAt). The grant's ordinal is the reply's `ord`.
+ * 2 = granted to a straddler (its windowId is straddlerWindowId(seq)), 0 = refused (at = retryAt). The grant's ordinal is the reply's `ord`.
  */
 export const RESERVE_LUA = `${PRELUDE}
 local limit, wms, spacing, gms, now, grace, burst =
@@ -62,29 +66,43 @@ local egms = num(ARGV[8])
 if egms == nil or egms < 0 then egms = gms end
 local r = load()
 if now < r.paused then return reply(r, 0, r.paused) end
-local t = math.max(now, r.next)
+local t0 = math.max(now, r.next)
+local t = t0
 local deadline = r.ws + 2 * r.wms + r.gms
 local opens = not r.open
 local trusted = r.trust
+local straddles = false
 if r.open then
-  if r.we ~= nil then opens = t >= r.we else opens = t >= deadline or r.count == 0 end
+  if r.we ~= nil then opens = t0 >= r.we else opens = t0 >= deadline or r.count == 0 end
   if opens then trusted = r.we ~= nil or (r.count == 0 and r.trust) end
 end
-if not opens and burst > 1 and (r.we ~= nil or r.trust) then
-  t = math.max(now, r.ws, r.next - (burst - 1) * spacing)
+local grant = opens
+if not opens then
+  if burst > 1 and (r.we ~= nil or r.trust) then t = math.max(now, r.ws, r.next - (burst - 1) * spacing) end
+  local lastSafe = r.ws + r.wms - r.gms
+  if r.count < limit and t < lastSafe then
+    if t >= r.su then grant = true
+    elseif r.sr > 0 then grant = true; straddles = true
+    elseif r.su < lastSafe then grant = true; t = r.su end
+  elseif r.we ~= nil and r.count < limit and r.su <= t then
+    grant = true; opens = true; trusted = true; straddles = true
+  end
 end
-if opens or (r.count < limit and t < r.ws + r.wms - r.gms) then
+if grant then
   r.ord = r.ord + 1
   if opens then
+    if straddles then r.su = r.we; r.sr = limit - r.count - 1 else r.su = 0; r.sr = 0 end
     r.seq = redis.call('INCR', SEQ)
     r.open = true; r.ws = t; r.we = nil; r.count = 1; r.wms = wms; r.gms = gms; r.egms = egms; r.ford = r.ord; r.trust = trusted
     resetPeaks(r)
   else
     r.count = r.count + 1
+    if straddles then r.sr = r.sr - 1 end
   end
   r.limit = limit
   r.next = math.max(r.next, t) + spacing
   save(r, now, grace)
+  if straddles then return reply(r, 2, t) end
   return reply(r, 1, t)
 end
 r.limit = limit
@@ -179,7 +197,7 @@ local r = load()
 local untilMs = num(ARGV[1])
 if untilMs ~= nil then r.paused = math.max(r.paused, untilMs) end
 r.next = math.max(r.next, r.paused)
-if ARGV[5] == '1' and (ARGV[3] == '0' or current(r, ARGV[2])) then r.open = false; r.trust = true end
+if ARGV[5] == '1' and (ARGV[3] == '0' or current(r, ARGV[2]) or straddler(r, ARGV[2])) then r.open = false; r.trust = true end
 save(r, nil, tonumber(ARGV[4]))
 return reply(r, -1, nil)
 `;

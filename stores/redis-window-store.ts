@@ -21,6 +21,7 @@ import {
   applyRefund,
   applyReserve,
   emptyRecord,
+  straddlerWindowId,
   toSnapshot,
   type WindowRecord,
 } from "../pacing";
@@ -67,7 +68,7 @@ const num = (s: string | undefined) => (s === undefined || s === "" ? null : Num
 /** The reply of every script → the same WindowRecord the memory store keeps. */
 function parseReply(r: Reply): { flag: number; at: number | null; record: WindowRecord } {
   const [flag, at, open, seq, ws, we, count, limit, wms, gms, next, paused, ord, firstOrd, trusted, egms] = r;
-  const [peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt] = r.slice(16);
+  const [peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt, straddleUntil, straddleRoom] = r.slice(16);
   return {
     flag: Number(flag),
     at: num(at),
@@ -92,6 +93,8 @@ function parseReply(r: Reply): { flag: number; at: number | null; record: Window
       priorUsed: num(priorUsed) ?? -1,
       priorAt: num(priorAt) ?? 0,
       priorSentAt: num(priorSentAt) ?? 0,
+      straddleUntil: num(straddleUntil) ?? 0,
+      straddleRoom: num(straddleRoom) ?? 0,
     },
   };
 }
@@ -321,9 +324,10 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
       if (reply) {
         const { flag, at, record, snapshot } = fromRedis(key, reply, p.now);
         if (lost.delete(key)) return stateLost(key, p);
-        return flag === 1
-          ? { granted: true, sendAt: at!, windowId: snapshot.windowId!, ord: record.ord, state: snapshot }
-          : { granted: false, retryAt: at!, state: snapshot };
+        if (flag !== 1 && flag !== 2) return { granted: false, retryAt: at!, state: snapshot };
+        // flag 2: a straddler (I3), whose answers must confirm and observe nothing.
+        const windowId = flag === 2 ? straddlerWindowId(snapshot.windowId!) : snapshot.windowId!;
+        return { granted: true, sendAt: at!, windowId, ord: record.ord, state: snapshot };
       }
       // Local pacing at `share` of the limit, spaced so no window-length interval holds more (I3).
       const localLimit = Math.max(1, Math.floor(p.limit * share));

@@ -36,16 +36,19 @@ const header = (res: Response, name: string): number | null => {
   return v === null ? null : Number(v);
 };
 
-/** One command: GET /context through `pacer`, 2 ms each way, repeated after a 429 (C12). */
-export async function command(j: Job, pacer: Pacer, signal?: AbortSignal): Promise<number> {
+/**
+ * One command: GET /context through `pacer`, 2 ms each way (or `oneWay()` ms each way), repeated
+ * after a 429 (C12).
+ */
+export async function command(j: Job, pacer: Pacer, signal?: AbortSignal, oneWay = () => 2): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const ticket = await pacer.acquire(j.keyId, signal);
     const sentAt = j.clock.now();
     j.peakInFlight = Math.max(j.peakInFlight, ++j.inFlight);
-    await j.clock.sleep(2);
+    await j.clock.sleep(oneWay());
     const res = await j.emu.fetch(`${BASE}/context`, { headers: { authorization: `Bearer ${j.token}` } });
     await res.arrayBuffer();
-    await j.clock.sleep(2);
+    await j.clock.sleep(oneWay());
     j.inFlight -= 1;
     const remaining = header(res, "x-ratelimit-remaining");
     j.log.push({ sentAt, status: res.status, remaining });
@@ -88,6 +91,15 @@ export function maxPerTenth(j: Job, limit: number, windowMs: number): number {
     max = Math.max(max, ...bins);
   }
   return max;
+}
+
+/** Deterministic values in [0, max): a small LCG, the same run to run. */
+export function seeded(max: number, seed: number): () => number {
+  let n = seed;
+  return () => {
+    n = (n * 1103515245 + 12345) % 2147483648;
+    return (n / 2147483648) * max;
+  };
 }
 
 export const served429 = (emu: Emulator) => emu.control.requests().filter((r) => r.status === 429).length;

@@ -89,15 +89,68 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       }
     });
 
-    it("I3: no send after windowStart + W − guard in the same window (it could land in the next server window)", async () => {
+    it("I3: no send after windowStart + W − guard in the same window: with room, it goes at once and opens the next window (a straddler)", async () => {
       const { store, key } = await setup();
-      const a = await store.reserve(key, params(T0, 10));
-      if (!a.granted) throw new Error("expected a grant");
+      const a = granted(await store.reserve(key, params(T0, 10)));
       await store.confirmWindowStart(key, a.windowId, T0 + 5);
-      const ok = await store.reserve(key, params(T0 + W - G - 1, 10));
-      expect(ok.granted).toBe(true);
-      const late = await store.reserve(key, params(T0 + W - G, 10));
+      const ok = granted(await store.reserve(key, params(T0 + W - G - 1, 10)));
+      expect(ok.windowId).toBe(a.windowId);
+      const late = granted(await store.reserve(key, params(T0 + W - G, 10)));
+      const next = String(Number(a.windowId) + 1);
+      expect(late.sendAt).toBe(T0 + W - G);
+      expect(late.windowId).toBe(`${next}s`); // never the window's own id: its answer confirms nothing
+      expect(late.state).toMatchObject({ windowId: next, windowStart: T0 + W - G, windowEnd: null, count: 1 });
+    });
+
+    it("I3: a full window's last guard still waits for its confirmed end", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 3)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      granted(await store.reserve(key, params(T0 + 10, 3)));
+      granted(await store.reserve(key, params(T0 + 20, 3)));
+      const late = await store.reserve(key, params(T0 + W - G, 3));
       expect(late).toMatchObject({ granted: false, retryAt: T0 + 5 + W + G });
+    });
+
+    it("I3/C3: straddlers count in both windows — no more of them than the window before has room for; then the first send after its end", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 3)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      granted(await store.reserve(key, params(T0 + 10, 3))); // the old window holds 2 of 3
+      const s1 = granted(await store.reserve(key, params(T0 + W - G, 3)));
+      expect(s1.windowId.endsWith("s")).toBe(true);
+      // The old window is now full (2 + this straddler): the next send waits for its confirmed end.
+      const after = granted(await store.reserve(key, params(T0 + W - G + 1, 3)));
+      expect(after.sendAt).toBe(T0 + 5 + W + G);
+      expect(after.windowId).toBe(s1.state.windowId);
+      expect(after.state.count).toBe(2);
+    });
+
+    it("I3: a straddler's answer neither confirms nor observes; the next window is dated by an answer to a send after the old end", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      const s1 = granted(await store.reserve(key, params(T0 + W - G, 10)));
+      // It may have been counted in the OLD server window: its answer says nothing about the new one.
+      let v = await store.confirmWindowStart(key, s1.windowId, T0 + W - G + 4);
+      expect(v.windowEnd).toBeNull();
+      v = await answer(store, key, s1, 0, T0 + W - G + 4); // used 10 (the old window's count)
+      expect(v.count).toBe(1);
+      await store.refund(key, s1.windowId); // never given back: it may have been counted
+      expect((await store.peek(key, T0 + W)).count).toBe(1);
+      const x = granted(await store.reserve(key, params(T0 + 5 + W + G, 10)));
+      expect(x.windowId).toBe(s1.state.windowId);
+      v = await store.confirmWindowStart(key, x.windowId, T0 + 5 + W + G + 4);
+      expect(v.windowEnd).toBe(T0 + 5 + W + G + 4 + W + G);
+    });
+
+    it("C12: a 429 on a straddler closes the window it opened (the pause dates the server's reset)", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      const s1 = granted(await store.reserve(key, params(T0 + W - G, 10)));
+      const v = await store.pauseUntil(key, T0 + 2 * W, s1.windowId, true);
+      expect(v).toMatchObject({ windowId: null, pausedUntil: T0 + 2 * W });
     });
 
     it("C8: grants are spaced at least spacingMs apart, also when asked at once", async () => {
