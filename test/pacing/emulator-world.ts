@@ -4,7 +4,7 @@
  */
 import { createEmulator, type Emulator } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
-import type { Pacer } from "../../pacing";
+import type { Pacer, WindowStore } from "../../pacing";
 
 const BASE = "http://emulator.test/api/reseller/v1";
 
@@ -103,3 +103,16 @@ export function seeded(max: number, seed: number): () => number {
 }
 
 export const served429 = (emu: Emulator) => emu.control.requests().filter((r) => r.status === 429).length;
+
+/** A WindowStore that hands every call to `inner`, its reserve() through `reserve` (a slow link, a counter). */
+export function withReserve(inner: WindowStore, reserve: WindowStore["reserve"]): WindowStore {
+  return {
+    reserve,
+    refund: (key, id) => inner.refund(key, id),
+    confirmWindowStart: (key, id, at) => inner.confirmWindowStart(key, id, at),
+    observe: (key, p) => inner.observe(key, p),
+    pauseUntil: (key, until, id, closes) => inner.pauseUntil(key, until, id, closes),
+    peek: (key, now) => inner.peek(key, now),
+    close: () => inner.close(),
+  };
+}

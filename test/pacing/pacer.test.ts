@@ -3,6 +3,7 @@ import { VirtualClock } from "../../runtime/clock";
 import { createPacer, type PacingEvent, type Pacer, type ReleaseResult } from "../../pacing";
 import { createMemoryWindowStore } from "../../pacing";
 import type { WindowStore } from "../../pacing";
+import { withReserve } from "./emulator-world";
 
 const W = 3000;
 const G = 25;
@@ -394,19 +395,11 @@ describe("pacer: a grant that comes back too late (I3)", () => {
     const clock = new VirtualClock();
     const inner = createMemoryWindowStore();
     let delayMs = 0;
-    const slow: WindowStore = {
-      ...inner,
-      reserve: async (key, params) => {
-        const d = await inner.reserve(key, params);
-        if (delayMs > 0) await clock.sleep(delayMs); // the answer crosses a congested link
-        return d;
-      },
-      refund: (key, id) => inner.refund(key, id),
-      confirmWindowStart: (key, id, at) => inner.confirmWindowStart(key, id, at),
-      observe: (key, p) => inner.observe(key, p),
-      pauseUntil: (key, until, id, closes) => inner.pauseUntil(key, until, id, closes),
-      peek: (key, now) => inner.peek(key, now),
-    };
+    const slow = withReserve(inner, async (key, params) => {
+      const d = await inner.reserve(key, params);
+      if (delayMs > 0) await clock.sleep(delayMs); // the answer crosses a congested link
+      return d;
+    });
     const pacer = createPacer({ clock, windowMs: W, guardMs: G, initialLimit: 2, random: () => 0, store: slow });
     const t0 = clock.now();
     const first = await pacer.acquire(KEY);

@@ -7,7 +7,7 @@ import { createEmulator } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
 import { createMemoryWindowStore, createPacer, type WindowStore } from "../../pacing";
 import { createResellerClient } from "../../src/index";
-import { command, seeded, served429, world } from "./emulator-world";
+import { command, seeded, served429, withReserve, world } from "./emulator-world";
 
 const W = 3000;
 const L = 60;
@@ -16,19 +16,11 @@ const L = 60;
 function countingStore(): { store: WindowStore; straddlers: () => number } {
   const inner = createMemoryWindowStore();
   let straddlers = 0;
-  const store: WindowStore = {
-    reserve: async (key, p) => {
-      const d = await inner.reserve(key, p);
-      if (d.granted && d.windowId !== d.state.windowId) straddlers += 1;
-      return d;
-    },
-    refund: (key, id) => inner.refund(key, id),
-    confirmWindowStart: (key, id, at) => inner.confirmWindowStart(key, id, at),
-    observe: (key, p) => inner.observe(key, p),
-    pauseUntil: (key, until, id, closes) => inner.pauseUntil(key, until, id, closes),
-    peek: (key, now) => inner.peek(key, now),
-    close: () => inner.close(),
-  };
+  const store = withReserve(inner, async (key, p) => {
+    const d = await inner.reserve(key, p);
+    if (d.granted && d.windowId !== d.state.windowId) straddlers += 1;
+    return d;
+  });
   return { store, straddlers: () => straddlers };
 }
 
