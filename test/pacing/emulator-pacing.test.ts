@@ -5,6 +5,7 @@ import { createEmulator, type Emulator } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
 import { createPacer, type Pacer, type PacingEvent } from "../../pacing";
 import { createMemoryWindowStore } from "../../pacing";
+import { seeded } from "./emulator-world";
 
 const BASE = "http://emulator.test/api/reseller/v1";
 const W = 3000;
@@ -20,11 +21,8 @@ interface Sent {
 
 /** Deterministic one-way network latency in [0, maxMs): a small LCG, reproducible run to run. */
 function latency(maxMs: number, seed = 7): () => number {
-  let n = seed;
-  return () => {
-    n = (n * 1103515245 + 12345) % 2147483648;
-    return Math.floor((n / 2147483648) * maxMs);
-  };
+  const next = seeded(maxMs, seed);
+  return () => Math.floor(next());
 }
 
 interface World {

@@ -5,6 +5,7 @@
 import { createEmulator, type Emulator } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
 import type { Pacer, WindowStore } from "../../pacing";
+import { createResellerClient, type Outcome, type ResellerClient } from "../../src/index";
 
 const BASE = "http://emulator.test/api/reseller/v1";
 
@@ -115,4 +116,29 @@ export function withReserve(inner: WindowStore, reserve: WindowStore["reserve"])
     peek: (key, now) => inner.peek(key, now),
     close: () => inner.close(),
   };
+}
+
+/** A client on a fresh emulator key at the default 120 per 60 s (C1), all on one VirtualClock. */
+export function defaultKeyClient(): { clock: VirtualClock; emu: Emulator; client: ResellerClient } {
+  const clock = new VirtualClock();
+  const emu = createEmulator({ clock });
+  const key = emu.control.createKey({ environment: "test" });
+  const client = createResellerClient({
+    baseUrl: "http://127.0.0.1/api/reseller/v1",
+    token: key.token,
+    fetch: emu.fetch,
+    clock,
+  });
+  return { clock, emu, client };
+}
+
+/** A web checkout: domains.check, quotes.create and orders.create, one after the other. */
+export async function checkout(client: ResellerClient, externalId: string): Promise<Outcome[]> {
+  return [
+    await client.domains.check({ body: { names: ["shop.kz"] } }),
+    await client.quotes.create({ body: { action: "register", domain: "shop.kz", period: 1 } } as never),
+    await client.orders.create({
+      body: { external_id: externalId, action: "register", domain: "shop.kz", period: 1 },
+    } as never),
+  ];
 }

@@ -1,30 +1,14 @@
 // The burst allowance (C8) and the re-dating of the window from the server's answers (C3, C10),
 // against the reference emulator on one VirtualClock: how the pacer behaves, never how long it took.
 import { describe, expect, it } from "vitest";
-import { createEmulator } from "../../emulator/index";
 import { VirtualClock } from "../../runtime/clock";
 import { createPacer, type Pacer, type PacingSnapshot, type ReleaseResult } from "../../pacing";
-import { createResellerClient } from "../../src/index";
-import { command, maxPerTenth, served429, serverWindows, world } from "./emulator-world";
+import { checkout, command, defaultKeyClient, maxPerTenth, served429, serverWindows, world } from "./emulator-world";
 
 describe("pacer: burst allowance (C8) on the emulator", () => {
   it("C8: a checkout (domains.check, quotes.create, orders.create) on an idle key at 120 per 60 s waits 0 ms per call", async () => {
-    const clock = new VirtualClock();
-    const emu = createEmulator({ clock });
-    const key = emu.control.createKey({ environment: "test" }); // C1: 120 per 60 s
-    const client = createResellerClient({
-      baseUrl: "http://127.0.0.1/api/reseller/v1",
-      token: key.token,
-      fetch: emu.fetch,
-      clock,
-    });
-    const outcomes = [
-      await client.domains.check({ body: { names: ["shop.kz"] } }),
-      await client.quotes.create({ body: { action: "register", domain: "shop.kz", period: 1 } } as never),
-      await client.orders.create({
-        body: { external_id: "checkout-1", action: "register", domain: "shop.kz", period: 1 },
-      } as never),
-    ];
+    const { emu, client } = defaultKeyClient(); // C1: 120 per 60 s
+    const outcomes = await checkout(client, "checkout-1");
     expect(outcomes.map((o) => o.attempts.length)).toEqual([1, 1, 1]);
     expect(outcomes.flatMap((o) => o.attempts.map((a) => a.delayMs))).toEqual([0, 0, 0]);
     // The allowance is spent once maxConcurrency (4) sends went out together; the next waits its turn.

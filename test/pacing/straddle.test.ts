@@ -3,11 +3,8 @@
 // in both — against the reference emulator on one VirtualClock: what was sent and what the server
 // answered, never how long the test took.
 import { describe, expect, it } from "vitest";
-import { createEmulator } from "../../emulator/index";
-import { VirtualClock } from "../../runtime/clock";
 import { createMemoryWindowStore, createPacer, type WindowStore } from "../../pacing";
-import { createResellerClient } from "../../src/index";
-import { command, seeded, served429, withReserve, world } from "./emulator-world";
+import { checkout, command, defaultKeyClient, seeded, served429, withReserve, world } from "./emulator-world";
 
 const W = 3000;
 const L = 60;
@@ -26,25 +23,11 @@ function countingStore(): { store: WindowStore; straddlers: () => number } {
 
 describe("pacer: the last guard of a window (I3, C8)", () => {
   it("C8/I3: a checkout whose calls fall in the last 300 ms of the key's window (120 per 60 s) waits 0 ms per call, 0 × 429", async () => {
-    const clock = new VirtualClock();
-    const emu = createEmulator({ clock });
-    const key = emu.control.createKey({ environment: "test" }); // C1: 120 per 60 s
-    const client = createResellerClient({
-      baseUrl: "http://127.0.0.1/api/reseller/v1",
-      token: key.token,
-      fetch: emu.fetch,
-      clock,
-    });
+    const { clock, emu, client } = defaultKeyClient();
     const t0 = clock.now();
     expect((await client.context.get()).kind).toBe("succeeded"); // opens the window (A5)
     await clock.sleep(t0 + 60_000 - 200 - clock.now()); // inside the 300 ms guard
-    const outcomes = [
-      await client.domains.check({ body: { names: ["shop.kz"] } }),
-      await client.quotes.create({ body: { action: "register", domain: "shop.kz", period: 1 } } as never),
-      await client.orders.create({
-        body: { external_id: "late-checkout", action: "register", domain: "shop.kz", period: 1 },
-      } as never),
-    ];
+    const outcomes = await checkout(client, "late-checkout");
     expect(outcomes.map((o) => o.kind)).toEqual(["succeeded", "succeeded", "succeeded"]);
     expect(outcomes.flatMap((o) => o.attempts.map((a) => a.delayMs))).toEqual([0, 0, 0]);
     expect(served429(emu)).toBe(0);
