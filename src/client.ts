@@ -109,7 +109,15 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     });
   const budget = createRetryBudget(resolved.retry.budget);
   if (telemetry)
-    telemetry = bindTelemetry(telemetry, options, credential.environment, credential.publicKeyId, pacer, budget);
+    telemetry = bindTelemetry(
+      telemetry,
+      options,
+      credential.environment,
+      credential.publicKeyId,
+      pacer,
+      budget,
+      resolved.retry.budget.capacity,
+    );
   const fleet =
     resolved.fleet && options.journal ? createFleet(resolved.fleet, options.journal, clock, events, random) : undefined;
   // Which journalled commands this client's calls, waits and recovery work on right now (journal/holders.ts).

@@ -2,7 +2,7 @@
  * Who observes a client: onEvent, the `logger` and the `telemetry` option. Built once per client;
  * with none of them, the event sink is disabled and the runner skips every observation (I7).
  */
-import { DEFAULT_RETRY_BUDGET, type ClientTelemetry, type EventHandler } from "../core";
+import type { ClientTelemetry, EventHandler } from "../core";
 import { LOCK_HOLDING_STATES, type CommandState, type Journal } from "../journal";
 import type { Pacer } from "../pacing";
 import type { RetryBudget } from "../runner";
@@ -99,9 +99,10 @@ export function bindTelemetry(
   apiKeyId: string,
   pacer: Pacer,
   budget: RetryBudget,
+  /** The budget's capacity, as resolved (resolved-options.ts applies the default). */
+  capacity: number,
 ): ClientTelemetry {
   const url = new URL(options.baseUrl);
-  const capacity = options.retry?.budget?.capacity ?? DEFAULT_RETRY_BUDGET.capacity;
   const journal: Journal | undefined = options.journal;
   if (!telemetry.bind) return telemetry;
   const bound = telemetry.bind({

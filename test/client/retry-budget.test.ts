@@ -1,8 +1,11 @@
 // I2 + retry budget: during a total outage the shared budget drains and retries stop amplifying it;
 // a success refills it. (bench/outage.ts reports the same numbers at scale.)
 import { describe, expect, it } from "vitest";
+import type { ClientTelemetry, TelemetrySource } from "../../core";
 import { createRetryBudget } from "../../runner";
 import { setup } from "./harness";
+
+const noop = (): void => undefined;
 
 describe("client: retry budget", () => {
   it("I2: a total outage drains the budget; afterwards every command makes exactly one attempt", async () => {
@@ -34,5 +37,19 @@ describe("client: retry budget", () => {
     b.onSuccess(0);
     expect(b.available()).toBe(20); // capped at capacity
     expect(() => createRetryBudget({ capacity: -1 })).toThrow(RangeError);
+  });
+
+  it("I2: a telemetry integration reads the budget as resolved: the configured capacity, else the default 500", () => {
+    const sources: TelemetrySource[] = [];
+    const telemetry = (): ClientTelemetry => ({
+      bind: (source) => void sources.push(source),
+      startCommand: () => ({ slot: noop, backoff: noop, startAttempt: () => ({ end: noop }), end: noop }),
+    });
+    setup({ client: { retry: { budget: { capacity: 40 } }, telemetry: telemetry() } });
+    setup({ client: { retry: { budget: { capacity: undefined } }, telemetry: telemetry() } });
+    expect(sources.map((s) => s.retryBudget())).toEqual([
+      { available: 40, capacity: 40 },
+      { available: 500, capacity: 500 },
+    ]);
   });
 });
