@@ -9,7 +9,7 @@
 import { printTable, writeResult } from "./lib";
 import { reportEmulatorLoad, runEmulatorLoad } from "./emulator-load";
 import { runEmulatorScale } from "./emulator-scale";
-import { millionRatios, reportScaleBench, runScaleBench, scaleMissWhy } from "./scale";
+import { millionRatios, reportScaleBench, runScaleBench, scaleCliMissWhy, scaleMissWhy } from "./scale";
 import { reportOutageBench, runOutageBench } from "./outage";
 import { reportOverheadBench, reportSocketOverheadBench, runOverheadBench, runSocketOverheadBench } from "./overhead";
 import type { SocketOverheadResult } from "./overhead";
@@ -153,6 +153,7 @@ const benches: Bench[] = [
             (m.firstRow ?? Infinity) <= 1.5 &&
             (m.show ?? Infinity) <= 1.5 &&
             (m.peakRssMb ?? Infinity) <= 200,
+          why: scaleCliMissWhy(r, store),
         });
       }
       for (const s of r.sizes)

@@ -7,7 +7,6 @@ import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { createEmulator } from "../emulator/public";
 import { VirtualClock, createResellerClient, type Journal, type NewCommand } from "../src/index";
-import { percentile } from "./lib/stats";
 
 const DAY = 86_400_000;
 const YEAR = 365 * DAY;
@@ -125,22 +124,21 @@ export async function fillHistory(
   return Math.min(next, o.to);
 }
 
-/** µs per new command (record + the settling attempt), one at a time, after 50 warm-up commands. */
-export async function perCommandUs(
-  journal: Journal,
-  apiKeyId: string,
-  n = 500,
-): Promise<{ median: number; p95: number }> {
+/**
+ * µs per new command (record + the settling attempt), one at a time, after `warmup` commands: every
+ * sample, so a caller can pool rounds taken in turn with another journal.
+ */
+export async function commandTimesUs(journal: Journal, apiKeyId: string, n: number, warmup = 50): Promise<number[]> {
   const times: number[] = [];
-  for (let i = 0; i < n + 50; i++) {
+  for (let i = 0; i < n + warmup; i++) {
     const now = Date.now();
     const c = renewalCommand(apiKeyId, crypto.randomUUID(), now, "2026-12-31");
     const t = performance.now();
     await journal.record(c);
     await settle(journal, c, now);
-    if (i >= 50) times.push((performance.now() - t) * 1000);
+    if (i >= warmup) times.push((performance.now() - t) * 1000);
   }
-  return { median: percentile(times, 50), p95: percentile(times, 95) };
+  return times;
 }
 
 /**

@@ -21,24 +21,11 @@ import { createSqliteJournal } from "../stores/sqlite-journal";
 import { startPostgres, type PostgresServer } from "../test/support/postgres";
 import { printTable, writeResult } from "./lib";
 import { runWhenDirect } from "./lib/direct";
-import { buildCli, cliFigures, firstRenewalMs, jobAccount, type CliFigures } from "./scale-cli";
-import { fillHistory, historyClock, perCommandUs, recoverThousand, renewalCommand } from "./scale-history";
+import { buildCli, firstRenewalMs, jobAccount } from "./scale-cli";
+import { commandTimesUs, fillHistory, historyClock, recoverThousand, renewalCommand } from "./scale-history";
+import { measurePair, ROUNDS, type RatioFigure, type ScaleRow } from "./scale-pair";
 
 const DAY = 86_400_000;
-
-export interface ScaleRow {
-  store: string;
-  size: string;
-  /** History rows actually in the journal (the fill may stop at its time budget). */
-  commands: number;
-  measured: boolean;
-  journalUs: number;
-  journalP95Us: number;
-  recoverMs: number;
-  cli?: CliFigures;
-  /** A baseline row: the history row measured right after it. */
-  pairedWith?: string;
-}
 
 export interface SizeRow {
   store: string;
@@ -176,13 +163,13 @@ export async function runScaleBench(options: { million?: boolean; sizes?: number
       ["postgres", (clock, tag) => pgSubject(server, tag, clock)],
     ];
     // JIT and prepared paths warm before the first baseline.
-    await perCommandUs(createMemoryJournal(), apiKeyId);
+    await commandTimesUs(createMemoryJournal(), apiKeyId, 500);
     await recoverThousand(createMemoryJournal());
     const only = process.env.SCALE_STORES?.split(",");
     for (const [name, open] of stores.filter(([n]) => !only || only.includes(n))) {
       // Two journals of the store side by side: `base` keeps only what the measurements add, `big` gets
-      // the history. Each size measures base then big back to back, so every ratio compares figures
-      // taken under the same machine load (2 shared cores: the load moves by 10× within minutes).
+      // the history. Each size measures the two in alternating rounds (scale-pair.ts), so every ratio
+      // compares figures taken under the same machine load.
       const clock = historyClock();
       const base = await open(historyClock(), "base");
       const big = await open(clock, "history");
@@ -195,26 +182,6 @@ export async function runScaleBench(options: { million?: boolean; sizes?: number
           await s.journal.addAttempt(marker.id, { at: Date.now(), delayMs: 0, status: 422 }, { to: "rejected" });
           markers.set(s, marker.idempotencyKey);
         }
-        const measure = async (s: Subject, size: string, commands: number): Promise<ScaleRow> => {
-          const row: ScaleRow = {
-            store: name,
-            size,
-            commands,
-            measured: true,
-            journalUs: 0,
-            journalP95Us: 0,
-            recoverMs: 0,
-          };
-          const per = await perCommandUs(s.journal, apiKeyId);
-          row.journalUs = per.median;
-          row.journalP95Us = per.p95;
-          const rec = await recoverThousand(s.journal);
-          if (rec.resolved !== 1000) throw new Error(`${name}: recover() settled ${rec.resolved} of 1000`);
-          row.recoverMs = rec.ms;
-          if (s.cliJournal) row.cli = await cliFigures(built.bin, account, s.cliJournal, markers.get(s)!);
-          process.stderr.write(`scale: ${name} at ${size}: ${JSON.stringify(row)}\n`);
-          return row;
-        };
         const endAt = Date.now();
         // PostgreSQL's API fill is round-trip bound (≈ 30 commands/s at load 10 on 2 cores): a shorter budget, then copies.
         const deadline = performance.now() + (big.clone ? Math.min(budgetMs, pgBudgetMs) : budgetMs);
@@ -235,9 +202,21 @@ export async function runScaleBench(options: { million?: boolean; sizes?: number
             filled = await big.clone(filled, target, { total, endAt });
           }
           const sized = filled === target ? label(target) + note : `${label(target)} (budget: ${filled})`;
-          const b = await measure(base, `baseline for ${label(target)}`, 0);
-          const h = await measure(big, sized, filled);
-          rows.push({ ...b, pairedWith: sized }, h);
+          const side = (subject: Subject, size: string, commands: number) => ({
+            journal: subject.journal,
+            cliJournal: subject.cliJournal,
+            showKey: markers.get(subject),
+            store: name,
+            size,
+            commands,
+          });
+          rows.push(
+            ...(await measurePair(side(base, `baseline for ${label(target)}`, 0), side(big, sized, filled), {
+              apiKeyId,
+              bin: built.bin,
+              account,
+            })),
+          );
           if (filled < target) break;
         }
         if (big.bytes) {
@@ -343,9 +322,22 @@ export function millionRatios(r: ScaleResult, store: string): RatioRow | undefin
     .pop();
 }
 
+/** How far one round's ratio moved at each size: "0.91–1.32× at 10k, 0.95–1.41× at 100k". */
+function roundSpread(r: ScaleResult, store: string, figure: RatioFigure): string {
+  return r.rows
+    .filter((x) => x.store === store && x.roundRatios?.[figure])
+    .map((x) => {
+      const v = x.roundRatios![figure]!;
+      return `${Math.min(...v).toFixed(2)}–${Math.max(...v).toFixed(2)}× at ${x.size}`;
+    })
+    .join(", ");
+}
+
+const FIT_NOTE = "the 1M value is a power-law fit through the last two, so it carries their noise, doubled";
+
 /**
  * Why a store's 1M row can miss (the summary prints it only then): the ratios measured at each size,
- * what the 1M value is, and how far the near-empty baselines moved in the same run.
+ * how far a single round's ratio moved, what the 1M value is, and how far the near-empty baselines moved.
  */
 export function scaleMissWhy(r: ScaleResult, store: string): string {
   const rows = ratioRows(r).filter((x) => x.store === store);
@@ -358,10 +350,32 @@ export function scaleMissWhy(r: ScaleResult, store: string): string {
   const hi = Math.max(...baselines).toFixed(0);
   const spread = baselines.length === 0 ? "?" : lo === hi ? `${lo} µs` : `${lo}–${hi} µs`;
   return (
-    `measured ${sizes} (journal / recover()); ` +
-    (fitted ? "the 1M value is a power-law fit through the last two, so it carries their noise; " : "") +
+    `measured ${sizes} (journal / recover()); one round's ratio ranged ${roundSpread(r, store, "journal")} ` +
+    `(journal) and ${roundSpread(r, store, "recover")} (recover()); ` +
+    (fitted ? `${FIT_NOTE}; ` : "") +
     `the near-empty baselines read ${spread} per command in this run; ` +
     "a write updates B-tree indexes over random-UUID keys, which deepen as the file grows"
+  );
+}
+
+/** Why a store's CLI row can miss: the ratios measured at each size and how far one round's ratio moved. */
+export function scaleCliMissWhy(r: ScaleResult, store: string): string {
+  const rows = ratioRows(r).filter((x) => x.store === store);
+  const x2 = (v?: number) => (v === undefined ? "?" : `${v.toFixed(2)}×`);
+  const sizes = rows
+    .filter((x) => !x.fit)
+    .map((x) => `${x2(x.renew)} / ${x2(x.firstRow)} / ${x2(x.show)} at ${x.history}`)
+    .join(", ");
+  const figures: [RatioFigure, string][] = [
+    ["renew", "renew"],
+    ["firstRow", "first row"],
+    ["show", "show"],
+  ];
+  return (
+    `measured ${sizes} (renew / first row / show); one round's ratio ranged ` +
+    figures.map(([f, name]) => `${roundSpread(r, store, f)} (${name})`).join("; ") +
+    (rows.some((x) => x.fit) ? `; ${FIT_NOTE}` : "") +
+    "; each figure is a spawned CLI's wall time, mostly Node's start-up and the module load"
   );
 }
 
@@ -379,7 +393,11 @@ export async function reportScaleBench(r: ScaleResult): Promise<string> {
       peak_rss_mb: n(x.cli?.peakRssMb, 1),
       show_ms: n(x.cli?.showMs),
     })),
-    { title: "a year of history: each size measured right after its baseline (same store, near-empty journal)" },
+    {
+      title:
+        `a year of history: each size and its baseline (same store, near-empty journal) measured in turn, ` +
+        `medians of ${ROUNDS.journal}×100 commands, ${ROUNDS.recover} recover() runs, ${ROUNDS.renew} renew and ${ROUNDS.show} show runs per side`,
+    },
   );
   const x2 = (v?: number) => (v === undefined ? "" : `${v.toFixed(2)}×`);
   printTable(
