@@ -126,8 +126,7 @@ export async function firstRenewalMs(bin: string, dir: string, domains = 100_000
       RESELLER_API_BASE_URL: served.baseUrl,
     });
     if (run.code !== 0) throw new Error(`renew FILE exited ${run.code}:\n${run.stderr.slice(-2000)}`);
-    const renewals = emulator.control.requests().filter((r) => r.operation_id === "domains.renew").length;
-    if (firstRenewalAt === undefined || renewals === 0) throw new Error("renew FILE sent no renewal");
+    if (firstRenewalAt === undefined) throw new Error("renew FILE sent no renewal");
     return firstRenewalAt - started;
   } finally {
     await served.close();
