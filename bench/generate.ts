@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { printTable, writeResult } from "./lib";
+import { median } from "./lib/stats";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const RUNS = Number(process.env.BENCH_GENERATE_RUNS ?? 3);
@@ -39,12 +40,6 @@ function hashGenerated(): string {
       .update(readFileSync(join(dir, name)))
       .update("\0");
   return hash.digest("hex");
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const runs: { run: number; ms: number; hash: string }[] = [];

@@ -33,6 +33,7 @@ import { systemClock } from "../src/index";
 import { createResellerClient, type ClientTelemetry } from "../src/index";
 import { controlClient } from "./lib/emulator-control";
 import { runWhenDirect } from "./lib/direct";
+import { median } from "./lib/stats";
 import { writeResult } from "./lib/results";
 import { printTable } from "./lib/table";
 
@@ -61,12 +62,6 @@ export interface OtelBenchResult {
   spansExported: number;
   verdicts: OtelVerdict[];
   pass: boolean;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 /** Accepts and drops: the SDK does all its work, nothing leaves the process. */

@@ -30,6 +30,7 @@ import createClient from "openapi-fetch";
 import type { paths } from "../src/index";
 import { createResellerClient } from "../src/index";
 import { createMinimalGet } from "./lib";
+import { median } from "./lib/stats";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = fileURLToPath(new URL("../emulator/cli.ts", import.meta.url));
@@ -71,12 +72,6 @@ export interface SocketOverheadResult {
   wallTarget: number;
   cpuPass: boolean;
   wallPass: boolean;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 interface ServedEmulator {

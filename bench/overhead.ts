@@ -30,6 +30,7 @@ import { createResellerClient } from "../src/index";
 import { printTable } from "./lib/table";
 import { writeResult } from "./lib/results";
 import { runWhenDirect } from "./lib/direct";
+import { median } from "./lib/stats";
 import { reportSocketOverheadBench, runSocketOverheadBench } from "./overhead-socket";
 
 export { reportSocketOverheadBench, runSocketOverheadBench } from "./overhead-socket";
@@ -71,12 +72,6 @@ type VariantName = "bare" | "bareSignal" | "bareMiddleware" | "bareBytes" | "cli
 
 const BASE_URL = "http://127.0.0.1/api/reseller/v1";
 const MAX_LIMIT = 10_000; // C1
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 /** A bare call that did not answer 200 stops the bench with the status and the API's error code. */
 function expectOk(side: string, result: { response: Response; error?: unknown }): void {

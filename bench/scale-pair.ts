@@ -4,7 +4,7 @@
 // spawned CLI's wall time moves by ±20 % from one run to the next: a ratio history ÷ baseline of
 // figures taken once each would carry that noise into the 1M fit, which doubles it.
 import type { Journal } from "../src/index";
-import { percentile } from "./lib/stats";
+import { median, percentile } from "./lib/stats";
 import { cliRenew, cliShowMs, type CliFigures } from "./scale-cli";
 import { commandTimesUs, recoverThousand } from "./scale-history";
 
@@ -41,8 +41,6 @@ export interface PairSide {
   size: string;
   commands: number;
 }
-
-const median = (values: number[]) => percentile(values, 50);
 
 /** Runs `take(side)` for both sides, `rounds` times, the first side first in even rounds. */
 async function alternate<T>(sides: readonly PairSide[], rounds: number, take: (s: PairSide) => Promise<T>) {

@@ -8,6 +8,13 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[rank - 1];
 }
 
+/** The median of `values`: the middle one, or the mean of the two middle ones for an even count. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
 /** Runs `worker(i)` for i in 0..count-1 with at most `concurrency` in flight; resolves in index order. */
 export async function runPool<T>(
   count: number,
