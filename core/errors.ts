@@ -187,6 +187,20 @@ export class StoreUnavailableError extends ResellerClientError {
   override readonly code = "store_unavailable" as const;
 }
 
+/**
+ * A call, `operations.wait` or `recover()` started after `client.close()`: nothing was recorded or
+ * sent. Create a new client (a restart with the same journal resumes whatever was left open).
+ */
+export class ClientClosedError extends ResellerClientError {
+  override readonly name = "ClientClosedError";
+  override readonly code = "client_closed" as const;
+  constructor(readonly what: string) {
+    super(
+      `${what} was called after client.close(), so nothing was recorded or sent: create a new client for new work.`,
+    );
+  }
+}
+
 /** Guards by class; each also recognises errors from a duplicate copy of the package. */
 export const isInvalidOptionsError = errorGuard<InvalidOptionsError>("invalid_options");
 export const isInvalidArgumentError = errorGuard<InvalidArgumentError>("invalid_argument");
@@ -201,3 +215,4 @@ export const isMissingDependencyError = errorGuard<MissingDependencyError>("miss
 export const isDeadlineExceededError = errorGuard<DeadlineExceededError>("deadline_exceeded");
 export const isResponseTooLargeError = errorGuard<ResponseTooLargeError>("response_too_large");
 export const isStoreUnavailableError = errorGuard<StoreUnavailableError>("store_unavailable");
+export const isClientClosedError = errorGuard<ClientClosedError>("client_closed");

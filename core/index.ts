@@ -22,6 +22,7 @@ export {
   ResellerClientError,
   ResponseTooLargeError,
   StoreUnavailableError,
+  ClientClosedError,
   TimeoutError,
   errorGuard,
   isDeadlineExceededError,
@@ -37,6 +38,7 @@ export {
   isResellerClientError,
   isResponseTooLargeError,
   isStoreUnavailableError,
+  isClientClosedError,
   isTimeoutError,
 } from "./errors";
 export type { ResellerErrorCode } from "./errors";

@@ -46,12 +46,22 @@ export function parseToken(token: unknown): ParsedToken {
  * guessed, because a gateway may mount the API under a prefix of its own.
  */
 export function checkBaseUrl(baseUrl: unknown, allowInsecureHttp: boolean): URL {
+  const example = `e.g. https://reseller.example.kz${API_BASE_PATH}`;
+  // A missing or unparsable baseUrl is a configuration mistake (often an unset environment
+  // variable), not a transport choice: InvalidOptionsError names the option.
+  if (typeof baseUrl !== "string" || baseUrl.trim() === "") {
+    throw new InvalidOptionsError(
+      `baseUrl is required: the API's https:// origin followed by ${API_BASE_PATH}, ${example} (got ${baseUrl === "" ? "an empty string" : typeof baseUrl}).`,
+      "baseUrl",
+    );
+  }
   let url: URL;
   try {
-    url = new URL(String(baseUrl));
+    url = new URL(baseUrl);
   } catch {
-    throw new InsecureTransportError(
-      `baseUrl must be an absolute https:// URL ending in ${API_BASE_PATH}, e.g. https://reseller.example.kz${API_BASE_PATH}.`,
+    throw new InvalidOptionsError(
+      `baseUrl is not an absolute URL: give the scheme and host too, an https:// URL ending in ${API_BASE_PATH}, ${example}.`,
+      "baseUrl",
     );
   }
   if (!(
@@ -71,19 +81,36 @@ export function checkBaseUrl(baseUrl: unknown, allowInsecureHttp: boolean): URL 
       "baseUrl",
     );
   }
-  if (url.search !== "" || url.hash !== "" || /[?#]/.test(String(baseUrl))) {
+  if (url.search !== "" || url.hash !== "" || /[?#]/.test(baseUrl)) {
     throw new InvalidOptionsError(
-      `baseUrl must not have a query string or a fragment (nothing after "?" or "#" is sent or kept; a token there would leak into logs): use ${url.origin}${path.endsWith(API_BASE_PATH) ? path : path + API_BASE_PATH}.`,
+      `baseUrl must not have a query string or a fragment (nothing after "?" or "#" is sent or kept; a token there would leak into logs): use ${suggestedBase(url.origin, path)}.`,
       "baseUrl",
     );
   }
   if (!path.endsWith(API_BASE_PATH)) {
     throw new InvalidOptionsError(
-      `baseUrl must end with the API base path ${API_BASE_PATH} (got "${url.pathname}"), or every call reaches a route the server does not have: use ${url.origin}${path + API_BASE_PATH}.`,
+      `baseUrl must end with the API base path ${API_BASE_PATH} (got "${url.pathname}"), or every call reaches a route the server does not have: use ${suggestedBase(url.origin, path)}.`,
       "baseUrl",
     );
   }
   return url;
+}
+
+/**
+ * The base URL the message suggests: the path up to where the API base path starts or was cut short
+ * (`/api`, `/api/reseller`, another version), then the base path; a gateway's own prefix is kept.
+ */
+function suggestedBase(origin: string, path: string): string {
+  if (path.endsWith(API_BASE_PATH)) return origin + path;
+  const segments = API_BASE_PATH.split("/").filter(Boolean); // api, reseller, v1
+  const family = `/${segments.slice(0, -1).join("/")}/`; // "/api/reseller/": another version after it
+  const at = path.indexOf(family);
+  if (at >= 0) return origin + path.slice(0, at) + API_BASE_PATH;
+  for (let n = segments.length - 1; n > 0; n--) {
+    const cut = `/${segments.slice(0, n).join("/")}`;
+    if (path.endsWith(cut)) return origin + path.slice(0, -cut.length) + API_BASE_PATH;
+  }
+  return origin + path + API_BASE_PATH;
 }
 
 /** D2: trimmed, 1..160 characters. Returns the trimmed key. */

@@ -12,7 +12,11 @@ export class DomainLockedError extends ResellerClientError {
     readonly lockKey: string,
     readonly heldBy: string,
   ) {
-    super(`A command for ${lockKey} is already in flight (command ${heldBy}); reconcile it before starting another.`);
+    super(
+      `A command for ${lockKey} is already in flight (command ${heldBy}), so nothing was sent (I6). ` +
+        "Settle that one first: call again with its own Idempotency-Key (the journal resumes it), " +
+        "client.operations.wait(uuid, { commandId }) if it was accepted, or client.recover().",
+    );
   }
 }
 
@@ -62,7 +66,7 @@ export class SensitiveDataError extends ResellerClientError {
   override readonly name = "SensitiveDataError";
   override readonly code = "sensitive_data" as const;
   constructor(readonly field: string) {
-    super(`Refusing to journal a command whose ${field} contains an API token.`);
+    super(`Refusing to journal a command whose ${field} contains an API token or its secret part.`);
   }
 }
 
@@ -85,7 +89,7 @@ export class LeaseLostError extends ResellerClientError {
   }
 }
 
-/** Thrown by every method of a journal (or window store) after `close()`: open a new one. */
+/** Thrown by every method of a journal (but close(), which may be called again) after `close()`: open a new one. */
 export class JournalClosedError extends ResellerClientError {
   override readonly name = "JournalClosedError";
   override readonly code = "journal_closed" as const;

@@ -30,6 +30,7 @@ export type {
   PruneOptions,
   WriteOptions,
 } from "./journal";
+export { JOURNAL_METHODS } from "./journal";
 export {
   DomainLockedError,
   DuplicateCommandError,

@@ -257,3 +257,21 @@ export interface Journal {
   resolveManualCheck(id: string, resolution: ManualResolution): Promise<CommandRecord>;
   close(): Promise<void>;
 }
+
+/** Every method of a Journal, by name (the compiler keeps the list whole): for checks of a journal's shape. */
+export const JOURNAL_METHODS: { readonly [K in keyof Journal]: true } = {
+  record: true,
+  addAttempt: true,
+  transition: true,
+  renewLeases: true,
+  claim: true,
+  get: true,
+  findByIdempotencyKey: true,
+  listByState: true,
+  prune: true,
+  countByState: true,
+  latestByLockKey: true,
+  listCommands: true,
+  resolveManualCheck: true,
+  close: true,
+};

@@ -9,7 +9,7 @@ import type { OperationMeta } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import type { CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
-import { commandFingerprint, isDuplicateCommandError } from "../journal";
+import { SensitiveDataError, commandFingerprint, isDuplicateCommandError } from "../journal";
 import type { CallHold, CommandHolders, CommandRecord, CommandState, Journal, LeaseKeeper } from "../journal";
 import type { EventSink, Outcome } from "../core";
 import {
@@ -21,6 +21,7 @@ import {
   responseOf,
 } from "./journal-replay";
 import { validateIdempotencyKey } from "../core";
+import { latin1Text } from "../runtime/text";
 
 export interface IdempotencyOptions {
   environment: "test" | "live";
@@ -34,6 +35,19 @@ export interface IdempotencyOptions {
   /** Where local replays are reported (I7). */
   events?: EventSink;
   generateKey?: () => string;
+  /** The client's token and its secret part: a command holding either is never journalled (A4, H2). */
+  secrets?: readonly string[];
+}
+
+/** A4/H2: the field of the command that holds one of `secrets` (the journal itself only sees token shapes). */
+function fieldWithSecret(secrets: readonly string[], fields: [string, string | null][], body: Uint8Array | null) {
+  const text = body === null ? "" : latin1Text(body);
+  for (const secret of secrets) {
+    if (secret.length === 0) continue;
+    for (const [name, value] of fields) if (value?.includes(secret)) return name;
+    if (text.includes(secret)) return "body";
+  }
+  return undefined;
 }
 
 /**
@@ -219,6 +233,16 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): ChainS
         return undefined;
       }
       const externalId = (parsed as { external_id?: unknown } | null)?.external_id;
+      const leaked = fieldWithSecret(
+        options.secrets ?? [],
+        [
+          ["path", path],
+          ["query", url.search],
+          ["idempotencyKey", key],
+        ],
+        ctx.body ?? null,
+      );
+      if (leaked) throw new SensitiveDataError(leaked); // before anything is recorded or sent
       const id = crypto.randomUUID();
       hold?.bind(id); // before the row exists: this process's recovery can never claim it from under us
       let record: CommandRecord;

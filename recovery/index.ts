@@ -12,5 +12,7 @@ export {
   withinReplayTtl,
 } from "./plan";
 export type { PlanOptions, RecoveryPlan } from "./plan";
+export { createPollSchedule } from "./poll-schedule";
+export type { PollSchedule } from "./poll-schedule";
 export { recoverCommands } from "./recover";
 export type { RecoverDeps, RecoverOptions, RecoverSummary, RecoveryTransition } from "./types";

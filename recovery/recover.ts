@@ -103,7 +103,8 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         limit,
         unownedStaleAfterMs: staleAfterMs,
         // A first filter only; take() decides, after the claim, with what is held at that moment.
-        excludeIds: [...leases.busy(), ...(holders?.busy() ?? [])],
+        // Accepted commands polled lately wait for their next check (continuous recovery, F1).
+        excludeIds: [...leases.busy(), ...(holders?.busy() ?? []), ...(deps.schedule?.notDue(clock.now()) ?? [])],
       });
       return take(claimed);
     };
@@ -124,7 +125,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   } else {
     // updatedAt and leaseUntil come from the journal's own clock (Date.now by default).
     const now = Date.now();
+    const notDue = new Set(deps.schedule?.notDue(clock.now()));
     const isEligible = (r: CommandRecord) =>
+      !notDue.has(r.id) &&
       r.apiKeyId === deps.apiKeyId &&
       r.environment === deps.environment &&
       !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's
@@ -358,14 +361,17 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     if (outcome.kind === "succeeded") {
       const op = operationResourceOf(outcome.data);
       if (op && (op.status === "completed" || op.status === "failed")) {
+        deps.schedule?.done(record.id);
         const to = await move(record.id, op.status, { response: { status: 200, body: redactor.value({ data: op }) } });
         return void report(record, from, to);
       }
       if (op) await move(record.id, "accepted", { response: { status: 200, body: redactor.value({ data: op }) } });
+      deps.schedule?.stillRunning(record.id, outcome.data, clock.now());
       // F3: pending, processing, uncertain and statuses we do not know are not failures.
       return void pending(record, from, "accepted", `operation ${operationUuid} is ${op?.status ?? "unreadable"}`);
     }
     if (outcome.kind === "rejected" && outcome.status === 404) {
+      deps.schedule?.done(record.id);
       return manual(
         record,
         from,
@@ -373,6 +379,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         outcome.attempts.map((a) => a.requestId),
       );
     }
+    deps.schedule?.stillRunning(record.id, undefined, clock.now()); // a failed poll: back off too
     return void pending(
       record,
       from,

@@ -6,6 +6,7 @@ import type { Clock } from "../runtime/clock";
 import type { CallOptions } from "../runner";
 import type { CommandHolders, CommandState, Journal, LeaseKeeper, ManualCheck } from "../journal";
 import type { Outcome, RecoveryEvent, Redactor } from "../core";
+import type { PollSchedule } from "./poll-schedule";
 
 /** Options of `client.recover()` and of `recoverOnStart`. */
 export interface RecoverOptions {
@@ -103,4 +104,6 @@ export interface RecoverDeps {
    * recovery holds without waiting for it.
    */
   holders?: CommandHolders;
+  /** Continuous recovery: when each accepted command's operation may be polled again (F1, F3). */
+  schedule?: PollSchedule;
 }

@@ -8,6 +8,7 @@ import type { OperationMeta } from "../generated/operations";
 import { parseApiError, type ApiError } from "../generated/errors";
 import { snippetOf, type Redactor } from "../core";
 import type { RateLimitSnapshot } from "../core";
+import { utf8Text } from "../runtime/text";
 
 type ApiErrorLike = ApiError;
 
@@ -45,11 +46,8 @@ export function isJsonContentType(value: string | null): boolean {
 function decodeJson(bytes: Uint8Array): { ok: true; value: unknown } | { ok: false } {
   if (bytes.byteLength === 0) return { ok: false };
   try {
-    // Node's native UTF-8 decoding (fast path); invalid sequences become U+FFFD, never a throw.
-    return {
-      ok: true,
-      value: JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")),
-    };
+    // Invalid sequences become U+FFFD, never a throw (runtime/text.ts: Buffer's fast path where there is one).
+    return { ok: true, value: JSON.parse(utf8Text(bytes)) };
   } catch {
     return { ok: false };
   }

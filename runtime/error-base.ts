@@ -36,6 +36,7 @@ export type ResellerErrorCode =
   | "journal_contention"
   | "journal_corrupt"
   | "store_unavailable"
+  | "client_closed"
   | "cli_usage"
   | "cli_setup"
   | "cli_connection"

@@ -54,8 +54,12 @@ export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "opera
   /** Fleet mode: this instance's worker id (option `fleet.workerId`), or undefined outside fleet mode. */
   workerId: string | undefined;
   /**
-   * Stops this client's background work (fleet heartbeat and continuous recovery). The journal and
-   * window store stay open: they are yours to close.
+   * Shuts the client down gracefully. From the first call on, a new facade call, `operations.wait` or
+   * `recover()` throws `ClientClosedError` (nothing recorded or sent). Work already started
+   * finishes — the fleet heartbeat keeps its leases meanwhile — and the start-up and continuous
+   * recovery stop (a continuous round is aborted; what it left open stays journalled). Resolves when
+   * all of that is done; abort your calls' `signal` to leave sooner. Then close the journal and the
+   * window store: they are yours.
    */
   close(): Promise<void>;
 };

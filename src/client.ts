@@ -33,6 +33,7 @@ import type { WaitOptions, WaitResult } from "./operations-wait";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
 import type * as Recovery from "../recovery";
 import { createFleet } from "./fleet";
+import { createClientGate } from "./closing";
 import { createCommandHolders } from "../journal";
 
 export type { ResellerClient, ResultMap } from "./client-type";
@@ -143,6 +144,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       leases: fleet?.leases,
       holders,
       events,
+      secrets: [options.token, credential.secret],
     }),
     createLanguageMiddleware(options.language),
     createRequestIdMiddleware(randomRequestId),
@@ -182,20 +184,24 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   // recoverOnStart: facade writes wait for the start-up recovery (its own calls use call() directly),
   // so a resumed command and recovery never race, and domain locks (I6) are settled first.
   let startupGate: Promise<unknown> | undefined;
+  const gate = createClientGate(); // close(): no new work, the work in flight finishes first
   const invoke = (operationId: OperationId, args: unknown, callOptions: unknown): unknown => {
-    if (startupGate && operationTable[operationId].idempotencyRequired) {
-      return startupGate.then(() => invokeNow(operationId, args, callOptions));
-    }
-    return invokeNow(operationId, args, callOptions);
-  };
-  const invokeNow = (operationId: OperationId, args: unknown, callOptions: unknown): unknown => {
     const op = operationTable[operationId];
     const a = (args ?? undefined) as Record<string, unknown> | undefined;
     const o = (callOptions ?? {}) as CallOptions;
-    if (op.pagination === null) return call(operationId, a, o);
+    if (op.pagination === null) {
+      return gate.run(operationId, () =>
+        startupGate && op.idempotencyRequired
+          ? startupGate.then(() => call(operationId, a, o))
+          : call(operationId, a, o),
+      );
+    }
     const query = (a?.query ?? {}) as Record<string, unknown>;
     return createPagedCall(
-      (cursor) => call(operationId, { ...a, query: cursor === undefined ? query : { ...query, cursor } }, o),
+      (cursor) =>
+        gate.run(operationId, () =>
+          call(operationId, { ...a, query: cursor === undefined ? query : { ...query, cursor } }, o),
+        ),
       typeof query.cursor === "string" ? query.cursor : undefined,
     );
   };
@@ -203,6 +209,8 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
   const facade = createFacade<ResultMap, CallOptions>(invoke) as unknown as ResellerClient;
   // operations.wait and recover() load on first use: a separate chunk most calls never need.
   const wait = (operationUuid: string, waitOptions?: WaitOptions): Promise<WaitResult> =>
+    gate.run("operations.wait", () => waitNow(operationUuid, waitOptions));
+  const waitNow = (operationUuid: string, waitOptions?: WaitOptions): Promise<WaitResult> =>
     import("./operations-wait").then(({ waitForOperation }) =>
       waitForOperation(
         // Each poll ends by the wait's own deadline too, so no poll outlives the wait.
@@ -219,7 +227,9 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       ),
     );
   Object.assign(facade.operations, { wait });
-  const recover = (recoverOptions?: RecoverOptions): Promise<RecoverSummary> => {
+  // Continuous recovery's rounds share one: accepted commands are polled when due, not every round.
+  let schedule: Recovery.PollSchedule | undefined;
+  const recover = (recoverOptions?: RecoverOptions, background = false): Promise<RecoverSummary> => {
     // Thrown, not rejected: a forgotten journal is a set-up mistake, and an un-awaited rejected promise
     // would surface later as an unhandled rejection that names nothing.
     if (!options.journal) {
@@ -229,7 +239,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       );
     }
     const journal = options.journal;
-    return loadRecovery().then(({ recoverCommands }) =>
+    return loadRecovery().then(({ recoverCommands, createPollSchedule }) =>
       recoverCommands(
         {
           journal,
@@ -242,6 +252,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
           windowMs: resolved.pacing.windowMs,
           leases: fleet?.leases,
           holders,
+          schedule: background ? (schedule ??= createPollSchedule()) : undefined,
         },
         // I7: recovery steps reach the client's onEvent too, not only the one given to recover().
         events.observed
@@ -267,15 +278,19 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
     );
     recovery.catch(() => undefined); // handled: the caller reads client.recovery when it cares
   }
-  fleet?.start(recover);
+  fleet?.start((round) => recover(round, true));
   return Object.assign(facade, {
     workerId: fleet?.workerId,
-    close: async () => fleet?.close(),
+    close: () =>
+      gate.close(
+        () => Promise.all([fleet?.stopRecovery(), recovery?.catch(() => undefined)]),
+        () => fleet?.leases.stop(),
+      ),
     http,
     pacer,
     retryBudget: budget,
     credential: { environment: credential.environment, publicKeyId: credential.publicKeyId },
-    recover,
+    recover: (recoverOptions?: RecoverOptions) => gate.run("recover", () => recover(recoverOptions)),
     recovery,
   });
 }

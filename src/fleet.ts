@@ -16,8 +16,11 @@ export interface Fleet {
   recovers: boolean;
   /** Starts background recovery when the options ask for it. */
   start(recover: (options: RecoverOptions) => Promise<RecoverSummary>): void;
-  /** Stops background recovery (waits for the round in progress) and the heartbeat. */
-  close(): Promise<void>;
+  /**
+   * Stops background recovery (aborts and waits for the round in progress); the heartbeat goes on
+   * until `leases.stop()` (client.close() calls it once the calls in flight are done).
+   */
+  stopRecovery(): Promise<void>;
 }
 
 export function createFleet(
@@ -39,6 +42,10 @@ export function createFleet(
   });
   const stop = new AbortController();
   let loop: Promise<void> | undefined;
+  const stopRecovery = async () => {
+    stop.abort();
+    await loop;
+  };
 
   return {
     workerId,
@@ -75,11 +82,7 @@ export function createFleet(
         }
       })();
     },
-    async close() {
-      stop.abort();
-      await loop;
-      leases.stop();
-    },
+    stopRecovery,
   };
 }
 

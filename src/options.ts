@@ -11,6 +11,7 @@ import type { WindowStore } from "../pacing";
 import type { Pacer } from "../pacing";
 import { DEFAULT_FLEET, InvalidOptionsError } from "../core";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
+import { checkOptionsShape } from "./options-shape";
 
 /**
  * Fleet mode: several instances of a service on one API key and one shared journal (PostgreSQL, or
@@ -215,6 +216,7 @@ function positive(name: string, value: unknown, integer = false): void {
 
 export function checkOptions(options: ResellerClientOptions): void {
   if (!options || typeof options !== "object") throw new InvalidOptionsError("options are required.", "options");
+  checkOptionsShape(options);
   if (options.fetch !== undefined && typeof options.fetch !== "function")
     throw new InvalidOptionsError("fetch must be a function.", "fetch");
   if (options.onEvent !== undefined && typeof options.onEvent !== "function")
@@ -313,7 +315,7 @@ function checkRetryBudget(budget: unknown): void {
   if (budget === undefined) return;
   if (budget === null || typeof budget !== "object") {
     throw new InvalidOptionsError(
-      "retry.budget must be an object like { capacity: 500, retryCost: 5, timeoutCost: 10, refillPerSuccess: 1 }.",
+      "retry.budget must be an object like { capacity: 500, retryCost: 5, timeoutCost: 10, successRefill: 1 }.",
       "retry.budget",
     );
   }

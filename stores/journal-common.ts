@@ -17,7 +17,15 @@ import type {
   PruneOptions,
 } from "../journal";
 import { InvalidArgumentError } from "../core";
-import { SensitiveDataError, isFingerprint, requestSensitiveFields } from "../journal";
+import type { Journal } from "../journal";
+import { latin1Text, utf8Text } from "../runtime/text";
+import {
+  JOURNAL_METHODS,
+  JournalClosedError,
+  SensitiveDataError,
+  isFingerprint,
+  requestSensitiveFields,
+} from "../journal";
 
 const REDACTED = "[REDACTED]";
 
@@ -27,6 +35,8 @@ const SENSITIVE_KEYS = new Set(["signing_secret", "auth_code", "authorization", 
 /** A3 token shape, and the webhook secret shape from the shapes doc. */
 const TOKEN_PATTERN = /rsl_(?:test|live)_[A-Za-z0-9]{24}\.[A-Za-z0-9_-]{64}/g;
 const SECRET_PATTERN = /whsec_[A-Za-z0-9_-]{20,}/g;
+/** A password in a URL's userinfo (`https://user:secret@host`, a webhook's basic auth): group 1 keeps the rest. */
+const URL_PASSWORD_PATTERN = /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"']*:)[^\s/?#@"']*@/gi;
 
 function containsToken(text: string): boolean {
   TOKEN_PATTERN.lastIndex = 0;
@@ -34,7 +44,10 @@ function containsToken(text: string): boolean {
 }
 
 function scrubString(text: string): string {
-  return text.replace(TOKEN_PATTERN, REDACTED).replace(SECRET_PATTERN, REDACTED);
+  return text
+    .replace(TOKEN_PATTERN, REDACTED)
+    .replace(SECRET_PATTERN, REDACTED)
+    .replace(URL_PASSWORD_PATTERN, `$1${REDACTED}@`);
 }
 
 /**
@@ -100,7 +113,7 @@ export function screenNewCommand(command: NewCommand): void {
     );
   }
   for (const [name, text] of fields) if (text !== null && containsToken(text)) throw new SensitiveDataError(name);
-  if (command.body !== null && containsToken(Buffer.from(command.body).toString("latin1"))) {
+  if (command.body !== null && containsToken(latin1Text(command.body))) {
     throw new SensitiveDataError("body");
   }
 }
@@ -112,13 +125,14 @@ export function screenNewCommand(command: NewCommand): void {
  */
 export function isSensitiveRequest(command: Pick<NewCommand, "operationId" | "body">): boolean {
   if (command.body === null || command.body.byteLength === 0) return false;
-  const text = Buffer.from(command.body).toString("latin1");
+  const text = latin1Text(command.body);
   SECRET_PATTERN.lastIndex = 0;
-  if (SECRET_PATTERN.test(text)) return true;
+  URL_PASSWORD_PATTERN.lastIndex = 0;
+  if (SECRET_PATTERN.test(text) || URL_PASSWORD_PATTERN.test(text)) return true;
   const marked = requestSensitiveFields(command.operationId);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(Buffer.from(command.body).toString("utf8"));
+    parsed = JSON.parse(utf8Text(command.body));
   } catch {
     return false;
   }
@@ -443,4 +457,20 @@ export function resolutionPatch(current: ManualCheck | null, r: ManualResolution
     manualCheck: { ...(current ?? { reason: "manual check", requestIds: [] }), resolution: r },
     reconciliation: `Resolved by hand as ${r.as}: ${r.note}${r.reference ? ` (ref ${r.reference})` : ""}`,
   };
+}
+
+/**
+ * Every method but close() rejects with JournalClosedError once `isClosed()`: a call after close()
+ * (or while it drains) gets the documented error, not the driver's ("connection is not open").
+ */
+export function guardClosed<J extends Journal>(journal: J, isClosed: () => boolean): J {
+  const methods = journal as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  for (const name of Object.keys(JOURNAL_METHODS)) {
+    if (name === "close") continue;
+    const method = methods[name];
+    methods[name] = function (this: unknown, ...args: unknown[]) {
+      return isClosed() ? Promise.reject(new JournalClosedError()) : method.apply(this, args);
+    };
+  }
+  return journal;
 }

@@ -42,6 +42,7 @@ import {
   commandInsertValues,
   placeholders,
   defaultJournalClock,
+  guardClosed,
   isSensitiveRequest,
   resolutionPatch,
   screenLease,
@@ -423,113 +424,115 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
   };
 
   let closed = false;
-  return {
-    async record(c, lease) {
-      screenNewCommand(c);
-      if (lease) screenLease(lease);
-      // Repeatable: the id is fresh, so a row with it after a lost answer is this very record().
-      return retrying(true, async (again) => {
-        for (let i = 0; ; i++) {
-          try {
-            // A single INSERT in autocommit: it is committed (durable) when the promise resolves (G1).
-            const n = COMMAND_INSERT_COLUMNS.length;
-            const res = await db.query<CommandRow>(
-              `INSERT INTO ${s}.commands (${COMMAND_INSERT_COLUMNS.join(", ")}, state, lease_until)
+  return guardClosed(
+    {
+      async record(c, lease) {
+        screenNewCommand(c);
+        if (lease) screenLease(lease);
+        // Repeatable: the id is fresh, so a row with it after a lost answer is this very record().
+        return retrying(true, async (again) => {
+          for (let i = 0; ; i++) {
+            try {
+              // A single INSERT in autocommit: it is committed (durable) when the promise resolves (G1).
+              const n = COMMAND_INSERT_COLUMNS.length;
+              const res = await db.query<CommandRow>(
+                `INSERT INTO ${s}.commands (${COMMAND_INSERT_COLUMNS.join(", ")}, state, lease_until)
              VALUES (${placeholders(n, 1)}, 'recorded',
                CASE WHEN $${n}::text IS NULL THEN NULL ELSE ${nowSql(`$${n + 1}`)} + $${n + 2}::bigint END) RETURNING *`,
-              [...commandInsertValues(c, lease?.owner ?? null), leaseNow(), lease?.leaseMs ?? 0],
-            );
-            return rowToRecord(res.rows[0], [], false);
-          } catch (e) {
-            const err = e as PgError;
-            if (err.code !== "23505") throw e;
-            if (again) {
-              const mine = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1`, [c.id])).rows[0];
-              if (mine) return rowToRecord(mine, [], false);
+                [...commandInsertValues(c, lease?.owner ?? null), leaseNow(), lease?.leaseMs ?? 0],
+              );
+              return rowToRecord(res.rows[0], [], false);
+            } catch (e) {
+              const err = e as PgError;
+              if (err.code !== "23505") throw e;
+              if (again) {
+                const mine = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1`, [c.id])).rows[0];
+                if (mine) return rowToRecord(mine, [], false);
+              }
+              if (err.constraint === "commands_domain_lock" && c.lockKey !== null) {
+                const holder = await lockHolder(c.environment, c.lockKey);
+                // The holder finished between our insert and this look-up: the lock is free, try again.
+                if (holder === undefined && i < OPTIMISTIC_RETRIES) continue;
+                throw new DomainLockedError(c.lockKey, holder ?? "?");
+              }
+              const existing =
+                err.constraint === "commands_pkey" ? c.id : await keyHolder(c.apiKeyId, c.idempotencyKey);
+              throw new DuplicateCommandError(c.apiKeyId, c.idempotencyKey, existing);
             }
-            if (err.constraint === "commands_domain_lock" && c.lockKey !== null) {
-              const holder = await lockHolder(c.environment, c.lockKey);
-              // The holder finished between our insert and this look-up: the lock is free, try again.
-              if (holder === undefined && i < OPTIMISTIC_RETRIES) continue;
-              throw new DomainLockedError(c.lockKey, holder ?? "?");
-            }
-            const existing = err.constraint === "commands_pkey" ? c.id : await keyHolder(c.apiKeyId, c.idempotencyKey);
-            throw new DuplicateCommandError(c.apiKeyId, c.idempotencyKey, existing);
           }
-        }
-      });
-    },
+        });
+      },
 
-    async addAttempt(id, attempt, then, lease) {
-      const a = cleanAttempt(attempt);
-      if (lease) screenLease(lease);
-      try {
-        await retrying(false, () =>
-          inTransaction(pool, async (db) => {
-            // The row lock orders this write after any claim in flight, so the fence below is current.
-            const cur = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1 FOR UPDATE`, [id]))
-              .rows[0];
-            if (!cur) throw new UnknownCommandError(id);
-            fence(cur, lease);
-            if (then) {
-              assertAttemptMove(rowState(cur), then.to);
-              await update(db, cur, then.to, then.patch, lease);
-            } else {
-              await db.query(
-                `UPDATE ${s}.commands SET updated_at = $2, owner = COALESCE($3, owner),
+      async addAttempt(id, attempt, then, lease) {
+        const a = cleanAttempt(attempt);
+        if (lease) screenLease(lease);
+        try {
+          await retrying(false, () =>
+            inTransaction(pool, async (db) => {
+              // The row lock orders this write after any claim in flight, so the fence below is current.
+              const cur = (await db.query<CommandRow>(`SELECT * FROM ${s}.commands WHERE id = $1 FOR UPDATE`, [id]))
+                .rows[0];
+              if (!cur) throw new UnknownCommandError(id);
+              fence(cur, lease);
+              if (then) {
+                assertAttemptMove(rowState(cur), then.to);
+                await update(db, cur, then.to, then.patch, lease);
+              } else {
+                await db.query(
+                  `UPDATE ${s}.commands SET updated_at = $2, owner = COALESCE($3, owner),
                  lease_until = CASE WHEN $3::text IS NULL THEN lease_until
                    WHEN state IN ('succeeded', 'completed', 'failed', 'rejected') THEN NULL
                    ELSE ${nowSql("$4")} + $5::bigint END
                WHERE id = $1`,
-                [id, clock.now(), lease?.owner ?? null, leaseNow(), lease?.leaseMs ?? 0],
-              );
-            }
-            await insertAttempt(db, id, a);
+                  [id, clock.now(), lease?.owner ?? null, leaseNow(), lease?.leaseMs ?? 0],
+                );
+              }
+              await insertAttempt(db, id, a);
+            }),
+          );
+        } catch (e) {
+          if ((e as PgError).code === "23503") throw new UnknownCommandError(id);
+          throw e;
+        }
+      },
+
+      async transition(id, to: CommandState, patch, lease, options) {
+        if (lease) screenLease(lease);
+        // Repeatable: a repeated move recognises its own commit (PendingMove).
+        const pending: { last?: PendingMove } = {};
+        if (!options?.redoable) return retrying(true, () => move(db, id, to, patch, lease, pending));
+        // Redoable (recover()'s settles): the server acknowledges the commit before its WAL is flushed.
+        // A server crash can lose it (and later such commits, never an earlier one); recover() redoes it.
+        return retrying(true, () =>
+          inTransaction(pool, async (tx) => {
+            await tx.query("SET LOCAL synchronous_commit TO OFF");
+            return move(tx, id, to, patch, lease, pending);
           }),
         );
-      } catch (e) {
-        if ((e as PgError).code === "23503") throw new UnknownCommandError(id);
-        throw e;
-      }
-    },
+      },
 
-    async transition(id, to: CommandState, patch, lease, options) {
-      if (lease) screenLease(lease);
-      // Repeatable: a repeated move recognises its own commit (PendingMove).
-      const pending: { last?: PendingMove } = {};
-      if (!options?.redoable) return retrying(true, () => move(db, id, to, patch, lease, pending));
-      // Redoable (recover()'s settles): the server acknowledges the commit before its WAL is flushed.
-      // A server crash can lose it (and later such commits, never an earlier one); recover() redoes it.
-      return retrying(true, () =>
-        inTransaction(pool, async (tx) => {
-          await tx.query("SET LOCAL synchronous_commit TO OFF");
-          return move(tx, id, to, patch, lease, pending);
-        }),
-      );
-    },
-
-    async renewLeases(lease, ids) {
-      screenLease(lease);
-      if (ids.length === 0) return [];
-      const res = await retrying(true, () =>
-        db.query<{ id: string }>(
-          `UPDATE ${s}.commands SET lease_until = CASE WHEN lease_until IS NULL THEN NULL ELSE ${nowSql("$3")} + $4::bigint END
+      async renewLeases(lease, ids) {
+        screenLease(lease);
+        if (ids.length === 0) return [];
+        const res = await retrying(true, () =>
+          db.query<{ id: string }>(
+            `UPDATE ${s}.commands SET lease_until = CASE WHEN lease_until IS NULL THEN NULL ELSE ${nowSql("$3")} + $4::bigint END
          WHERE id = ANY($1) AND owner = $2 RETURNING id`,
-          [[...ids], lease.owner, leaseNow(), lease.leaseMs],
-        ),
-      );
-      const kept = new Set(res.rows.map((r) => r.id));
-      return ids.filter((id) => !kept.has(id));
-    },
+            [[...ids], lease.owner, leaseNow(), lease.leaseMs],
+          ),
+        );
+        const kept = new Set(res.rows.map((r) => r.id));
+        return ids.filter((id) => !kept.has(id));
+      },
 
-    async claim(request) {
-      screenLease(request);
-      // SKIP LOCKED: rows another claimer is taking right now are left to it; a row it has just
-      // committed is re-checked against the WHERE (READ COMMITTED), so each command has one winner.
-      // Repeatable: rows a lost answer claimed are this worker's now, and `owner = $1` takes them again.
-      return retrying(true, async () => {
-        const res = await db.query<CommandRow>(
-          `WITH now AS (SELECT ${nowSql("$6")} AS ms),
+      async claim(request) {
+        screenLease(request);
+        // SKIP LOCKED: rows another claimer is taking right now are left to it; a row it has just
+        // committed is re-checked against the WHERE (READ COMMITTED), so each command has one winner.
+        // Repeatable: rows a lost answer claimed are this worker's now, and `owner = $1` takes them again.
+        return retrying(true, async () => {
+          const res = await db.query<CommandRow>(
+            `WITH now AS (SELECT ${nowSql("$6")} AS ms),
          c AS (
            SELECT id FROM ${s}.commands, now
            WHERE ($3::text IS NULL OR api_key_id = $3) AND ($4::text IS NULL OR environment = $4)
@@ -539,133 +542,135 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
            ORDER BY created_at, seq LIMIT $8 FOR UPDATE OF commands SKIP LOCKED)
          UPDATE ${s}.commands t SET owner = $1, lease_until = (SELECT ms FROM now) + $2::bigint, version = t.version + 1
          FROM c WHERE t.id = c.id RETURNING t.*`,
-          [
-            request.owner,
-            request.leaseMs,
-            request.apiKeyId ?? null,
-            request.environment ?? null,
-            [...request.states],
-            leaseNow(),
-            clock.now() - (request.unownedStaleAfterMs ?? 0),
-            request.limit,
-            request.ids === undefined ? null : [...request.ids],
-            [...(request.excludeIds ?? [])],
-          ],
-        );
-        const rows = res.rows.sort((a, b) => Number(a.created_at) - Number(b.created_at) || seqOf(a) - seqOf(b));
-        return loadRows(db, rows);
-      });
-    },
+            [
+              request.owner,
+              request.leaseMs,
+              request.apiKeyId ?? null,
+              request.environment ?? null,
+              [...request.states],
+              leaseNow(),
+              clock.now() - (request.unownedStaleAfterMs ?? 0),
+              request.limit,
+              request.ids === undefined ? null : [...request.ids],
+              [...(request.excludeIds ?? [])],
+            ],
+          );
+          const rows = res.rows.sort((a, b) => Number(a.created_at) - Number(b.created_at) || seqOf(a) - seqOf(b));
+          return loadRows(db, rows);
+        });
+      },
 
-    // Reads, and the writes below them, are repeatable: running one again changes nothing more.
-    get(id) {
-      return retrying(true, async () => (await loadWhere(db, "id = $1", [id]))[0]);
-    },
-    findByIdempotencyKey(apiKeyId, idempotencyKey) {
-      return retrying(
-        true,
-        async () => (await loadWhere(db, "api_key_id = $1 AND idempotency_key = $2", [apiKeyId, idempotencyKey]))[0],
-      );
-    },
-    async listByState(states, page) {
-      screenStatePage(page);
-      if (states.length === 0) return [];
-      if (!page) return retrying(true, () => loadWhere(db, "state = ANY($1)", [[...states]]));
-      // A bounded read (recover()'s rounds): keyset on (created_at, seq), the index's own order.
-      const after = page.after;
-      return retrying(true, async () => {
-        const res = await db.query<CommandRow>(
-          `SELECT * FROM ${s}.commands WHERE state = ANY($1)
+      // Reads, and the writes below them, are repeatable: running one again changes nothing more.
+      get(id) {
+        return retrying(true, async () => (await loadWhere(db, "id = $1", [id]))[0]);
+      },
+      findByIdempotencyKey(apiKeyId, idempotencyKey) {
+        return retrying(
+          true,
+          async () => (await loadWhere(db, "api_key_id = $1 AND idempotency_key = $2", [apiKeyId, idempotencyKey]))[0],
+        );
+      },
+      async listByState(states, page) {
+        screenStatePage(page);
+        if (states.length === 0) return [];
+        if (!page) return retrying(true, () => loadWhere(db, "state = ANY($1)", [[...states]]));
+        // A bounded read (recover()'s rounds): keyset on (created_at, seq), the index's own order.
+        const after = page.after;
+        return retrying(true, async () => {
+          const res = await db.query<CommandRow>(
+            `SELECT * FROM ${s}.commands WHERE state = ANY($1)
              AND ($2::bigint IS NULL OR created_at > $2 OR (created_at = $2
                   AND seq > COALESCE((SELECT seq FROM ${s}.commands WHERE id = $3), -1)))
            ORDER BY created_at, seq LIMIT $4`,
-          [[...states], after?.createdAt ?? null, after?.id ?? null, page.limit],
-        );
-        return loadRows(db, res.rows);
-      });
-    },
-    async prune(options) {
-      const { settledBefore, limit } = screenPrune(options);
-      const res = await retrying(true, () =>
-        db.query(
-          `UPDATE ${s}.commands SET body = NULL, body_pruned = true, response_body = NULL, version = version + 1
+            [[...states], after?.createdAt ?? null, after?.id ?? null, page.limit],
+          );
+          return loadRows(db, res.rows);
+        });
+      },
+      async prune(options) {
+        const { settledBefore, limit } = screenPrune(options);
+        const res = await retrying(true, () =>
+          db.query(
+            `UPDATE ${s}.commands SET body = NULL, body_pruned = true, response_body = NULL, version = version + 1
          WHERE id IN (
            SELECT id FROM ${s}.commands
            WHERE state IN (${SETTLED_SQL}) AND (NOT body_pruned OR response_body IS NOT NULL) AND updated_at < $1
            ORDER BY updated_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
-          [settledBefore, limit],
-        ),
-      );
-      return { pruned: res.rowCount ?? 0 };
-    },
-    async countByState(filter) {
-      const where = filter?.states === undefined ? "" : `WHERE state IN (${statesSql(filter.states)})`;
-      if (filter?.states?.length === 0) return {};
-      const res = await retrying(true, () =>
-        db.query<{ state: CommandState; n: string }>(
-          `SELECT state, count(*) AS n FROM ${s}.commands ${where} GROUP BY state`,
-        ),
-      );
-      const out: Partial<Record<CommandState, number>> = {};
-      for (const r of res.rows) out[r.state] = Number(r.n);
-      return out;
-    },
-    latestByLockKey(apiKeyId, lockKey, opts) {
-      return retrying(true, async () => {
-        const res = await db.query<CommandRow>(
-          `SELECT * FROM ${s}.commands WHERE api_key_id = $1 AND lock_key = $2 AND created_at >= $3
+            [settledBefore, limit],
+          ),
+        );
+        return { pruned: res.rowCount ?? 0 };
+      },
+      async countByState(filter) {
+        const where = filter?.states === undefined ? "" : `WHERE state IN (${statesSql(filter.states)})`;
+        if (filter?.states?.length === 0) return {};
+        const res = await retrying(true, () =>
+          db.query<{ state: CommandState; n: string }>(
+            `SELECT state, count(*) AS n FROM ${s}.commands ${where} GROUP BY state`,
+          ),
+        );
+        const out: Partial<Record<CommandState, number>> = {};
+        for (const r of res.rows) out[r.state] = Number(r.n);
+        return out;
+      },
+      latestByLockKey(apiKeyId, lockKey, opts) {
+        return retrying(true, async () => {
+          const res = await db.query<CommandRow>(
+            `SELECT * FROM ${s}.commands WHERE api_key_id = $1 AND lock_key = $2 AND created_at >= $3
          ORDER BY created_at DESC, seq DESC LIMIT 1`,
-          [apiKeyId, lockKey, opts?.since ?? Number.MIN_SAFE_INTEGER],
-        );
-        return (await loadRows(db, res.rows))[0];
-      });
-    },
-    async listCommands(filter) {
-      screenListFilter(filter);
-      if (filter.states?.length === 0) return [];
-      const where: string[] = [];
-      const params: unknown[] = [filter.limit];
-      if (filter.apiKeyId !== undefined) where.push(`api_key_id = $${params.push(filter.apiKeyId)}`);
-      if (filter.states !== undefined) where.push(`state IN (${statesSql(filter.states)})`);
-      if (filter.before) {
-        const at = `$${params.push(filter.before.createdAt)}::bigint`;
-        where.push(`(created_at < ${at} OR (created_at = ${at} AND id < $${params.push(filter.before.id)}))`);
-      }
-      return retrying(true, async () => {
-        const res = await db.query<CommandRow>(
-          `SELECT * FROM ${s}.commands ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+            [apiKeyId, lockKey, opts?.since ?? Number.MIN_SAFE_INTEGER],
+          );
+          return (await loadRows(db, res.rows))[0];
+        });
+      },
+      async listCommands(filter) {
+        screenListFilter(filter);
+        if (filter.states?.length === 0) return [];
+        const where: string[] = [];
+        const params: unknown[] = [filter.limit];
+        if (filter.apiKeyId !== undefined) where.push(`api_key_id = $${params.push(filter.apiKeyId)}`);
+        if (filter.states !== undefined) where.push(`state IN (${statesSql(filter.states)})`);
+        if (filter.before) {
+          const at = `$${params.push(filter.before.createdAt)}::bigint`;
+          where.push(`(created_at < ${at} OR (created_at = ${at} AND id < $${params.push(filter.before.id)}))`);
+        }
+        return retrying(true, async () => {
+          const res = await db.query<CommandRow>(
+            `SELECT * FROM ${s}.commands ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
          ORDER BY created_at DESC, id DESC LIMIT $1`,
-          params,
-        );
-        return loadRows(db, res.rows);
-      });
-    },
-    async resolveManualCheck(id, resolution) {
-      const r = screenResolution(resolution);
-      const patch = resolutionPatch(null, r);
-      // F4: only from needs_manual_check, in the statement that writes (no read-then-write window).
-      // Not repeatable (a second try would find it resolved): repeated only when nothing was written.
-      return retrying(false, async () => {
-        const res = await db.query<CommandRow>(
-          `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3, lock_held = false,
+            params,
+          );
+          return loadRows(db, res.rows);
+        });
+      },
+      async resolveManualCheck(id, resolution) {
+        const r = screenResolution(resolution);
+        const patch = resolutionPatch(null, r);
+        // F4: only from needs_manual_check, in the statement that writes (no read-then-write window).
+        // Not repeatable (a second try would find it resolved): repeated only when nothing was written.
+        return retrying(false, async () => {
+          const res = await db.query<CommandRow>(
+            `UPDATE ${s}.commands SET state = $2, version = version + 1, updated_at = $3, lock_held = false,
            lease_until = NULL, reconciliation = $4,
            manual_check = (COALESCE(manual_check::jsonb, '{"reason":"manual check","requestIds":[]}'::jsonb)
              || jsonb_build_object('resolution', $5::jsonb))::json,
            body = CASE WHEN body_sensitive THEN NULL ELSE body END, body_pruned = body_pruned OR body_sensitive,
            response_body = CASE WHEN body_sensitive THEN NULL ELSE response_body END
          WHERE id = $1 AND state = 'needs_manual_check' RETURNING *`,
-          [id, r.as, clock.now(), patch.reconciliation, JSON.stringify(r)],
-        );
-        if (res.rowCount === 1) return (await loadRows(db, res.rows))[0];
-        const cur = (await db.query<CommandRow>(`SELECT state, id FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
-        if (!cur) throw new UnknownCommandError(id);
-        throw new InvalidTransitionError(rowState(cur), r.as);
-      });
+            [id, r.as, clock.now(), patch.reconciliation, JSON.stringify(r)],
+          );
+          if (res.rowCount === 1) return (await loadRows(db, res.rows))[0];
+          const cur = (await db.query<CommandRow>(`SELECT state, id FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
+          if (!cur) throw new UnknownCommandError(id);
+          throw new InvalidTransitionError(rowState(cur), r.as);
+        });
+      },
+      async close() {
+        if (closed) return;
+        closed = true;
+        if (ownsPool) await pool.end();
+      },
     },
-    async close() {
-      if (closed) return;
-      closed = true;
-      if (ownsPool) await pool.end();
-    },
-  };
+    () => closed,
+  );
 }

@@ -5,6 +5,7 @@
  * holds request bodies and outcomes. Also where prune() gives the freed pages back.
  */
 import { chmodSync, closeSync, existsSync, openSync, statSync } from "node:fs";
+import { dirname } from "node:path";
 import { InvalidOptionsError } from "../core";
 import type { SqliteDatabase } from "./sqlite-migrate";
 
@@ -58,9 +59,11 @@ export function preparePrivateFile(filename: string, policy: Policy): boolean {
     closeSync(openSync(filename, "wx", 0o600));
     return true;
   } catch (e) {
-    if ((e as { code?: string }).code !== "EEXIST") throw e; // e.g. ENOENT: the folder is missing — SQLite says the same
+    if ((e as { code?: string }).code !== "EEXIST") throw openFailure(filename, e);
   }
-  const mode = statSync(filename).mode & 0o777;
+  const stat = statSync(filename);
+  if (stat.isDirectory()) throw openFailure(filename, { code: "EISDIR" });
+  const mode = stat.mode & 0o777;
   if ((mode & 0o077) !== 0 && policy !== "ignore") {
     const message =
       `The journal ${filename} is readable by other local users (mode ${mode.toString(8).padStart(4, "0")}); it holds ` +
@@ -91,4 +94,24 @@ export function privateSidecars(filename: string): void {
 export function reclaim(db: SqliteDatabase): void {
   db.pragma("incremental_vacuum");
   db.pragma("wal_checkpoint(TRUNCATE)");
+}
+
+/**
+ * The file system's or SQLite's refusal to open the journal, as the package's error naming the fix
+ * (a missing folder is the usual deployment mistake); anything else is rethrown as it is.
+ */
+export function openFailure(filename: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const fix: Record<string, string> = {
+    ENOENT: `its folder ${dirname(filename)} does not exist: create it (mkdir -p ${dirname(filename)}) or pass another filename`,
+    ENOTDIR: `a part of its path is a file, not a folder: pass another filename`,
+    EISDIR: `it is a folder: pass a file path inside it, e.g. ${filename.replace(/\/+$/, "")}/journal.sqlite`,
+    EACCES: `permission denied: run as a user that may read and write it and its folder, or pass another filename`,
+    EPERM: `permission denied: run as a user that may read and write it and its folder, or pass another filename`,
+    EROFS: `the file system is read-only: pass a filename on a writable one`,
+    SQLITE_NOTADB: `it is not a SQLite database (another file?): pass the journal's own file, or a new filename`,
+    SQLITE_CANTOPEN: `SQLite cannot open it (a missing folder or no permission): check the path and its folder`,
+  };
+  if (typeof code !== "string" || !Object.hasOwn(fix, code)) return error;
+  return new InvalidOptionsError(`The journal ${filename} cannot be opened (${code}): ${fix[code]}.`, "filename");
 }

@@ -20,6 +20,7 @@ import {
   cleanAttempt,
   cleanPatch,
   defaultJournalClock,
+  guardClosed,
   resolutionPatch,
   screenLease,
   screenListFilter,
@@ -30,7 +31,7 @@ import {
   type JournalClock,
 } from "./journal-common";
 import { backfillSqlite } from "./sqlite-backfill";
-import { preparePrivateFile, privateSidecars, reclaim, screenSqliteOptions } from "./sqlite-files";
+import { openFailure, preparePrivateFile, privateSidecars, reclaim, screenSqliteOptions } from "./sqlite-files";
 import { createSqliteReads } from "./sqlite-reads";
 import { createCommitter } from "./sqlite-group-commit";
 import { rowState, rowToRecord, type AttemptRow, type CommandRow } from "./journal-rows";
@@ -99,7 +100,12 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
   screenSqliteOptions(options, synchronous);
   const openDb = sqliteOpener(options.driver ?? "auto");
   const onDisk = preparePrivateFile(options.filename, options.filePermissions ?? "warn");
-  const db: Db = openDb(options.filename, options.busyTimeoutMs ?? 5000);
+  let db: Db;
+  try {
+    db = openDb(options.filename, options.busyTimeoutMs ?? 5000);
+  } catch (e) {
+    throw openFailure(options.filename, e);
+  }
   try {
     // H2: a new journal reclaims the space prune() frees (an existing one keeps its mode: VACUUM it).
     db.pragma("auto_vacuum = INCREMENTAL");
@@ -115,7 +121,7 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
     if (onDisk) privateSidecars(options.filename);
   } catch (e) {
     db.close();
-    throw e;
+    throw openFailure(options.filename, e);
   }
 
   const statements = prepareSqliteStatements(db);
@@ -153,133 +159,140 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
   });
   const reads = createSqliteReads(statements);
 
-  return {
-    database: db,
-    async record(command, lease) {
-      screenNewCommand(command);
-      if (lease) screenLease(lease);
-      return commit(() => recordWrite(command, lease), { single: true }); // one INSERT (the failure path only reads)
-    },
-    async addAttempt(id, attempt, then, lease) {
-      const a = cleanAttempt(attempt);
-      return commit(() => {
-        try {
-          attemptWrite(id, a, then, lease);
-        } catch (e) {
-          cache.delete(id); // rolled back: the cached copy may be ahead of the database
-          throw e;
-        }
-      }).then(scrubbed);
-    },
-    async transition(id, to, patch?: CommandPatch, lease?: Lease, options?: WriteOptions) {
-      const p = cleanPatch(patch);
-      return commit(
-        () => {
+  let closing: Promise<void> | undefined;
+  return guardClosed<SqliteJournal>(
+    {
+      database: db,
+      async record(command, lease) {
+        screenNewCommand(command);
+        if (lease) screenLease(lease);
+        return commit(() => recordWrite(command, lease), { single: true }); // one INSERT (the failure path only reads)
+      },
+      async addAttempt(id, attempt, then, lease) {
+        const a = cleanAttempt(attempt);
+        return commit(() => {
           try {
-            return transitionWrite(id, to, p, lease);
+            attemptWrite(id, a, then, lease);
           } catch (e) {
-            cache.delete(id);
+            cache.delete(id); // rolled back: the cached copy may be ahead of the database
             throw e;
           }
-        },
-        { redoable: options?.redoable === true },
-      ).then(scrubbed);
-    },
-    async renewLeases(lease, ids) {
-      screenLease(lease);
-      if (ids.length === 0) return [];
-      const list = [...ids];
-      const until = clock.now() + lease.leaseMs;
-      // Redoable: a renewal lost in a power cut died with every worker on this machine, and a lease
-      // that ends sooner only lets another worker take the command over sooner.
-      const renewed = await commit(
-        () => {
-          const rows = q.renew.all(until, lease.owner, JSON.stringify(list));
-          for (const r of rows) {
-            const hit = cache.get(r.id); // a renewal is no version change: keep the cached copy exact
-            if (hit && hit.row.lease_until !== null) hit.row.lease_until = until;
-          }
-          return rows;
-        },
-        { single: true, redoable: true },
-      );
-      const kept = new Set(renewed.map((r) => r.id));
-      return list.filter((id) => !kept.has(id));
-    },
-    async claim(request) {
-      screenLease(request);
-      const now = clock.now();
-      const where = {
-        owner: request.owner,
-        apiKeyId: request.apiKeyId ?? null,
-        environment: request.environment ?? null,
-        ids: request.ids === undefined ? null : JSON.stringify(request.ids),
-        exclude: JSON.stringify(request.excludeIds ?? []),
-        now,
-        staleBefore: now - (request.unownedStaleAfterMs ?? 0),
-      };
-      // Continuous recovery asks every few seconds and usually finds nothing: that answer needs no
-      // write transaction (a row that becomes claimable just after is taken by the next round).
-      if (request.limit < 1 || claimProbe(request.states).get(where) === undefined) return [];
-      return commit(() => {
-        const rows = claimFor(request.states).all({
-          ...where,
-          leaseUntil: now + request.leaseMs,
-          limit: request.limit,
+        }).then(scrubbed);
+      },
+      async transition(id, to, patch?: CommandPatch, lease?: Lease, options?: WriteOptions) {
+        const p = cleanPatch(patch);
+        return commit(
+          () => {
+            try {
+              return transitionWrite(id, to, p, lease);
+            } catch (e) {
+              cache.delete(id);
+              throw e;
+            }
+          },
+          { redoable: options?.redoable === true },
+        ).then(scrubbed);
+      },
+      async renewLeases(lease, ids) {
+        screenLease(lease);
+        if (ids.length === 0) return [];
+        const list = [...ids];
+        const until = clock.now() + lease.leaseMs;
+        // Redoable: a renewal lost in a power cut died with every worker on this machine, and a lease
+        // that ends sooner only lets another worker take the command over sooner.
+        const renewed = await commit(
+          () => {
+            const rows = q.renew.all(until, lease.owner, JSON.stringify(list));
+            for (const r of rows) {
+              const hit = cache.get(r.id); // a renewal is no version change: keep the cached copy exact
+              if (hit && hit.row.lease_until !== null) hit.row.lease_until = until;
+            }
+            return rows;
+          },
+          { single: true, redoable: true },
+        );
+        const kept = new Set(renewed.map((r) => r.id));
+        return list.filter((id) => !kept.has(id));
+      },
+      async claim(request) {
+        screenLease(request);
+        const now = clock.now();
+        const where = {
+          owner: request.owner,
+          apiKeyId: request.apiKeyId ?? null,
+          environment: request.environment ?? null,
+          ids: request.ids === undefined ? null : JSON.stringify(request.ids),
+          exclude: JSON.stringify(request.excludeIds ?? []),
+          now,
+          staleBefore: now - (request.unownedStaleAfterMs ?? 0),
+        };
+        // Continuous recovery asks every few seconds and usually finds nothing: that answer needs no
+        // write transaction (a row that becomes claimable just after is taken by the next round).
+        if (request.limit < 1 || claimProbe(request.states).get(where) === undefined) return [];
+        return commit(() => {
+          const rows = claimFor(request.states).all({
+            ...where,
+            leaseUntil: now + request.leaseMs,
+            limit: request.limit,
+          });
+          rows.sort((a, b) => Number(a.created_at) - Number(b.created_at));
+          const attempts = claimAttempts.all(JSON.stringify(rows.map((r) => r.id)));
+          return withAttempts(rows, attempts);
         });
-        rows.sort((a, b) => Number(a.created_at) - Number(b.created_at));
-        const attempts = claimAttempts.all(JSON.stringify(rows.map((r) => r.id)));
-        return withAttempts(rows, attempts);
-      });
+      },
+      async get(id) {
+        return readTx(id);
+      },
+      async findByIdempotencyKey(apiKeyId, idempotencyKey) {
+        const hit = q.byKey.get(apiKeyId, idempotencyKey);
+        return hit ? readTx(hit.id) : undefined;
+      },
+      async listByState(states, page) {
+        screenStatePage(page);
+        if (states.length === 0) return [];
+        return listTx(states, page);
+      },
+      async prune(options) {
+        const { settledBefore, limit } = screenPrune(options);
+        const pruned = await commit(() => statements.prune.all(settledBefore, limit ?? -1).length, { single: true });
+        if (pruned > 0 && onDisk) reclaim(db); // H2: the old pages leave the WAL and the file
+        return { pruned };
+      },
+      async countByState(filter) {
+        return reads.countByState(filter);
+      },
+      async latestByLockKey(apiKeyId, lockKey, opts) {
+        return reads.latestByLockKey(apiKeyId, lockKey, opts?.since);
+      },
+      async listCommands(filter) {
+        screenListFilter(filter);
+        return reads.listCommands(filter);
+      },
+      async resolveManualCheck(id, resolution) {
+        const r = screenResolution(resolution);
+        const patch = cleanPatch(resolutionPatch(null, r));
+        return commit(() => {
+          cache.delete(id);
+          const done = statements.resolve.get(r.as, clock.now(), patch.reconciliation!, JSON.stringify(r), id);
+          if (!done) {
+            const cur = q.stateOf.get(id);
+            if (!cur) throw new UnknownCommandError(id);
+            throw new InvalidTransitionError(rowState(cur), r.as);
+          }
+          if (done.body_sensitive) writes.markScrub();
+          return load(id)!;
+        }).then(scrubbed);
+      },
+      close() {
+        closing ??= (async () => {
+          if (!db.open) return;
+          await commit.drain();
+          commit.close();
+          db.close();
+        })();
+        return closing;
+      },
     },
-    async get(id) {
-      return readTx(id);
-    },
-    async findByIdempotencyKey(apiKeyId, idempotencyKey) {
-      const hit = q.byKey.get(apiKeyId, idempotencyKey);
-      return hit ? readTx(hit.id) : undefined;
-    },
-    async listByState(states, page) {
-      screenStatePage(page);
-      if (states.length === 0) return [];
-      return listTx(states, page);
-    },
-    async prune(options) {
-      const { settledBefore, limit } = screenPrune(options);
-      const pruned = await commit(() => statements.prune.all(settledBefore, limit ?? -1).length, { single: true });
-      if (pruned > 0 && onDisk) reclaim(db); // H2: the old pages leave the WAL and the file
-      return { pruned };
-    },
-    async countByState(filter) {
-      return reads.countByState(filter);
-    },
-    async latestByLockKey(apiKeyId, lockKey, opts) {
-      return reads.latestByLockKey(apiKeyId, lockKey, opts?.since);
-    },
-    async listCommands(filter) {
-      screenListFilter(filter);
-      return reads.listCommands(filter);
-    },
-    async resolveManualCheck(id, resolution) {
-      const r = screenResolution(resolution);
-      const patch = cleanPatch(resolutionPatch(null, r));
-      return commit(() => {
-        cache.delete(id);
-        const done = statements.resolve.get(r.as, clock.now(), patch.reconciliation!, JSON.stringify(r), id);
-        if (!done) {
-          const cur = q.stateOf.get(id);
-          if (!cur) throw new UnknownCommandError(id);
-          throw new InvalidTransitionError(rowState(cur), r.as);
-        }
-        if (done.body_sensitive) writes.markScrub();
-        return load(id)!;
-      }).then(scrubbed);
-    },
-    async close() {
-      if (!db.open) return;
-      await commit.drain();
-      commit.close();
-      db.close();
-    },
-  };
+    () => closing !== undefined,
+  );
 }

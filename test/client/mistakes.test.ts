@@ -8,7 +8,7 @@ describe("mistakes that say the fix", () => {
   it.each([
     ["http://127.0.0.1:8080", "http://127.0.0.1:8080/api/reseller/v1"],
     ["https://reseller.example.kz/", "https://reseller.example.kz/api/reseller/v1"],
-    ["https://reseller.example.kz/api", "https://reseller.example.kz/api/api/reseller/v1"],
+    ["https://reseller.example.kz/api", "https://reseller.example.kz/api/reseller/v1"],
   ])("A1: baseUrl %s without the API base path is refused, naming the URL to use; nothing is sent", (baseUrl, fix) => {
     const h = setup();
     let error: unknown;

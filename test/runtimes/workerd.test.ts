@@ -36,7 +36,7 @@ const packageFromSource: Plugin = {
 let dir: string;
 let server: EmulatorServer;
 let workerd: Spawned | undefined;
-const DATES = ["2026-11-17"] as const;
+const DATES = ["2026-11-17", "2024-09-23"] as const;
 const ports: Record<string, number> = {};
 
 beforeAll(async () => {

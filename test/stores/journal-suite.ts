@@ -17,6 +17,7 @@ import {
   InvalidTransitionError,
   SensitiveDataError,
   UnknownCommandError,
+  isJournalClosedError,
   type CommandState,
   type Journal,
   type NewCommand,
@@ -530,6 +531,43 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       await driveTo(journal, cmd.id, ["sending", "conflict"]);
       expect((await journal.listByState(["conflict"])).map((r) => r.id)).toEqual([cmd.id]);
       await expect(journal.record(newCommand({ lockKey: "stuck.kz" }))).rejects.toBeInstanceOf(DomainLockedError);
+    });
+
+    it("G1: after close() every method rejects with JournalClosedError (not the driver's error); another handle still works", async () => {
+      const { journal, another } = await harness.fresh();
+      const cmd = newCommand();
+      await journal.record(cmd);
+      const other = await another();
+      await journal.close();
+      const lease = { owner: "w1", leaseMs: 1000 };
+      const calls: Record<Exclude<keyof Journal, "close">, () => Promise<unknown>> = {
+        record: () => journal.record(newCommand()),
+        addAttempt: () => journal.addAttempt(cmd.id, { at: 1, status: 200, requestId: "r", delayMs: 0 }),
+        transition: () => journal.transition(cmd.id, "sending"),
+        renewLeases: () => journal.renewLeases(lease, [cmd.id]),
+        claim: () => journal.claim({ ...lease, states: ["recorded"], limit: 1 }),
+        get: () => journal.get(cmd.id),
+        findByIdempotencyKey: () => journal.findByIdempotencyKey(cmd.apiKeyId, cmd.idempotencyKey),
+        listByState: () => journal.listByState(["recorded"]),
+        prune: () => journal.prune({ settledBefore: 1 }),
+        countByState: () => journal.countByState(),
+        latestByLockKey: () => journal.latestByLockKey(cmd.apiKeyId, "example.kz"),
+        listCommands: () => journal.listCommands({ limit: 1 }),
+        resolveManualCheck: () => journal.resolveManualCheck(cmd.id, { as: "completed", note: "checked", at: 1 }),
+      };
+      for (const [name, call] of Object.entries(calls)) {
+        const error = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(isJournalClosedError(error), `${name}: ${String(error)}`).toBe(true);
+      }
+      await journal.close(); // again: nothing to do, no error
+      if (other !== journal) {
+        // A durable store: closing one handle leaves the store to the others.
+        expect((await other.get(cmd.id))?.state).toBe("recorded");
+        await other.close();
+      }
     });
   });
 }

@@ -17,6 +17,7 @@ import { setup } from "../client/harness";
 import { startPostgres, type PostgresServer } from "../support/postgres";
 
 const PASSPORT = "passport N 04 11 987654";
+const URL_PASSWORD = "UrlPw-Hunter2-777";
 const dir = mkdtempSync(join(tmpdir(), "reseller-secrets-at-rest-"));
 let server: PostgresServer;
 beforeAll(async () => {
@@ -83,6 +84,13 @@ async function run(journal: Journal): Promise<{ secrets: string[]; commands: num
   const rotated = await client.webhooks.rotateSecret({ webhookUuid: hook.uuid }, { idempotencyKey: "rotate-at-rest" });
   expect(rotated.kind).toBe("succeeded");
   secrets.push((rotated as { data: { data: { signing_secret: string } } }).data.data.signing_secret);
+  // A webhook behind basic auth: the password in its URL must leave the body once the command settled.
+  const withPassword = await client.webhooks.create(
+    { body: { url: `https://hookuser:${URL_PASSWORD}@hooks.example/basic`, events: ["operation.completed"] } },
+    { idempotencyKey: "hook-basic-auth" },
+  );
+  expect(["succeeded", "rejected"]).toContain(withPassword.kind);
+  secrets.push(URL_PASSWORD);
   // Free text a reseller pastes into a ticket: the auth code and a customer's passport number.
   const ticket = await client.tickets.create(
     { body: { subject: "Transfer of moved.kz", message: `Auth code ${authCode}; registrant ${PASSPORT}.` } },

@@ -4,7 +4,7 @@
  * the previous schema (fingerprints backfilled, settled sensitive bodies dropped), and query plans
  * that use the indexes over unsettled commands and history.
  */
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -81,6 +81,31 @@ describe("sqlite: private by default (H2)", () => {
     expect(modeOf(`${filename}-shm`).toString(8)).toBe("600");
     await again.close();
     await j.close();
+  });
+
+  it("G1: a journal file that cannot be opened is an InvalidOptionsError naming filename and the fix; the file is left as it was", () => {
+    const notADb = join(dir, "notes.txt");
+    const text = "not a journal: a text file a wrong path points at\n".repeat(20);
+    writeFileSync(notADb, text, { mode: 0o600 });
+    const cases: [filename: string, fix: RegExp][] = [
+      [join(dir, "missing-folder", "journal.sqlite"), /does not exist: create it \(mkdir -p .*missing-folder\)/],
+      [dir, /it is a folder: pass a file path inside it/],
+      [join(notADb, "journal.sqlite"), /a part of its path is a file, not a folder/],
+      [notADb, /not a SQLite database/],
+    ];
+    for (const [filename, fix] of cases) {
+      let thrown: unknown;
+      try {
+        createSqliteJournal({ filename });
+      } catch (e) {
+        thrown = e;
+      }
+      expect(isInvalidOptionsError(thrown), String(thrown)).toBe(true);
+      expect((thrown as { option: string }).option).toBe("filename");
+      expect((thrown as Error).message).toMatch(fix);
+    }
+    expect(readFileSync(notADb, "utf8")).toBe(text);
+    expect(existsSync(join(dir, "missing-folder"))).toBe(false);
   });
 });
 

@@ -1,0 +1,135 @@
+/**
+ * The shape of createResellerClient()'s options: names it does not know (a typo such as `jounral`
+ * would otherwise run a purchase with no journal, G1) and objects that are not what an option takes
+ * (a journal that is still a Promise). Checked before anything is recorded or sent.
+ */
+import { JOURNAL_METHODS } from "../journal";
+import type { Pacer, WindowStore } from "../pacing";
+import type { RetryBudgetOptions } from "../runner";
+import { InvalidOptionsError } from "../core";
+import type { FleetOptions, ResellerClientOptions } from "./options";
+
+type Names<T> = { readonly [K in keyof Required<T>]: true };
+
+const TOP: Names<ResellerClientOptions> = {
+  baseUrl: true,
+  token: true,
+  fetch: true,
+  clock: true,
+  random: true,
+  language: true,
+  timeoutMs: true,
+  deadlineMs: true,
+  maxResponseBytes: true,
+  retry: true,
+  pacing: true,
+  pacer: true,
+  journal: true,
+  onEvent: true,
+  logger: true,
+  telemetry: true,
+  allowLiveOnlyWithTestKey: true,
+  allowInsecureHttp: true,
+  recoverOnStart: true,
+  fleet: true,
+};
+const RETRY: Names<NonNullable<ResellerClientOptions["retry"]>> = {
+  maxAttempts: true,
+  baseMs: true,
+  capMs: true,
+  maxRateLimitRetries: true,
+  budget: true,
+};
+const PACING: Names<NonNullable<ResellerClientOptions["pacing"]>> = {
+  windowMs: true,
+  store: true,
+  maxConcurrency: true,
+  initialLimit: true,
+};
+const BUDGET: Names<RetryBudgetOptions> = { capacity: true, retryCost: true, timeoutCost: true, successRefill: true };
+const FLEET: Names<FleetOptions> = { workerId: true, leaseMs: true, heartbeatMs: true, continuousRecovery: true };
+const CONTINUOUS: Names<Exclude<FleetOptions["continuousRecovery"], boolean | undefined>> = {
+  intervalMs: true,
+  batch: true,
+  concurrency: true,
+  onRound: true,
+};
+
+const STORE_METHODS: Names<WindowStore> = {
+  reserve: true,
+  refund: true,
+  confirmWindowStart: true,
+  observe: true,
+  pauseUntil: true,
+  peek: true,
+  close: true,
+};
+const PACER_METHODS: Names<Pacer> = { acquire: true, learnLimit: true, snapshot: true };
+
+/** Levenshtein distance, for "did you mean" (option names are short). */
+function distance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+function checkNames(value: unknown, known: Readonly<Record<string, true>>, prefix: string): void {
+  if (value === null || typeof value !== "object") return; // the type checks report it
+  for (const name of Object.keys(value)) {
+    if (Object.hasOwn(known, name)) continue;
+    const near = Object.keys(known)
+      .map((k) => ({ k, d: distance(name.toLowerCase(), k.toLowerCase()) }))
+      .filter(({ d }) => d <= 2)
+      .sort((x, y) => x.d - y.d)[0];
+    throw new InvalidOptionsError(
+      `${prefix}${name} is not an option${near ? `: did you mean ${prefix}${near.k}?` : ""} ` +
+        `(known: ${Object.keys(known).join(", ")}). Nothing was created.`,
+      `${prefix}${name}`,
+    );
+  }
+}
+
+/** An object option that must have these methods (a JavaScript caller may pass anything). */
+function checkMethods(value: unknown, methods: Readonly<Record<string, true>>, option: string, fix: string): void {
+  if (value === undefined) return;
+  if (value !== null && typeof (value as { then?: unknown }).then === "function") {
+    throw new InvalidOptionsError(`${option} is a Promise: await it first (${fix}).`, option);
+  }
+  // close() is the owner's to call (the client never closes what it was given): not required.
+  const needed = Object.keys(methods).filter((m) => m !== "close");
+  const missing =
+    value === null || typeof value !== "object"
+      ? needed
+      : needed.filter((m) => typeof (value as Record<string, unknown>)[m] !== "function");
+  if (missing.length > 0) {
+    throw new InvalidOptionsError(`${option} is not one (it lacks ${missing.join(", ")}): ${fix}.`, option);
+  }
+}
+
+export function checkOptionsShape(options: ResellerClientOptions): void {
+  checkNames(options, TOP, "");
+  checkNames(options.retry, RETRY, "retry.");
+  checkNames(options.pacing, PACING, "pacing.");
+  checkNames(options.retry?.budget, BUDGET, "retry.budget.");
+  checkNames(options.fleet, FLEET, "fleet.");
+  checkNames(options.fleet?.continuousRecovery, CONTINUOUS, "fleet.continuousRecovery.");
+  checkMethods(
+    options.journal,
+    JOURNAL_METHODS,
+    "journal",
+    "pass createSqliteJournal(…) from reseller-api/stores/sqlite, await createPgJournal(…) from reseller-api/stores/postgres, or createMemoryJournal() from reseller-api/stores/memory",
+  );
+  checkMethods(
+    options.pacing?.store,
+    STORE_METHODS,
+    "pacing.store",
+    "pass createRedisWindowStore(…) from reseller-api/stores/redis, or leave it out for the in-memory store",
+  );
+  checkMethods(options.pacer, PACER_METHODS, "pacer", "pass createPacer(…) from reseller-api/pacing");
+}
