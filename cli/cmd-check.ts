@@ -5,7 +5,7 @@
  * batch keep its key and bytes (D4). `--dry-run` needs no credentials and sends nothing.
  */
 import type { ExitCode } from "./exit-codes";
-import { countDataLines, dataLines, ensureReadable, ensureStdinHasData, openInput, type InputSource } from "./input";
+import { dataLines, ensureFileHasData, ensureReadable, ensureStdinHasData, openInput, type InputSource } from "./input";
 import { withJobSession, type Runtime } from "./job-session";
 import { createJobIo, printSummary, runJob, type JobIo, type RowResult, type SourceItem } from "./jobs";
 import { outputMode } from "./output";
@@ -87,10 +87,8 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
   }
   const source = input !== undefined ? openInput(input, rt.stdin) : undefined;
   if (source) await ensureReadable(source);
-  let total: number | undefined = source ? undefined : options.names.length;
-  const counting = source?.file
-    ? countDataLines(source.file).then((n) => (total = n + options.names.length))
-    : undefined;
+  const fileLines = source ? await ensureFileHasData(source, "check") : undefined;
+  const total = fileLines !== undefined ? fileLines + options.names.length : source ? undefined : options.names.length;
   const job = (run: (b: Batch) => Promise<RowResult[]>) => ({
     name: "check",
     source: batches(options, source),
@@ -114,7 +112,6 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
       describe,
     };
     const sink = createJobIo(io, progress);
-    await counting;
     const spec = job(async (batch) =>
       batch.names.map(({ name, line }) => ({
         line,
@@ -129,7 +126,6 @@ export async function runCheck(global: GlobalOptions, rt: Runtime, options: Chec
   }
 
   return withJobSession(global, rt, "check", false, async (env) => {
-    await counting;
     const spec = job(async (batch) => {
       const outcome = await env.session.client.domains.check({ body: { names: batch.names.map((n) => n.name) } });
       const ids = requestIdsOf(outcome);

@@ -9,7 +9,16 @@ import { EXIT, type ExitCode } from "./exit-codes";
 import { UNSETTLED_STATES, type Runtime } from "./job-session";
 import { formatDuration } from "./args";
 import { JournalQueries } from "./journal-queries";
-import { jsonLine, outputMode, renderPairs, renderTable, RowPrinter, terminalColumns } from "./output";
+import {
+  jsonLine,
+  jsonStderr,
+  outputMode,
+  renderPairs,
+  renderTable,
+  RowPrinter,
+  stderrNotice,
+  terminalColumns,
+} from "./output";
 import { openSession, type GlobalOptions } from "./session";
 import { journalNotice, openJournal } from "./stores";
 import { isoOf } from "./shape";
@@ -51,14 +60,19 @@ export function parseStates(raw: string | undefined, all: boolean): readonly Com
   return states as CommandState[];
 }
 
+/**
+ * Opens the journal a `commands …` command reads (or prunes, or resolves a command of): never a new
+ * one — a journal file that does not exist is a set-up error naming it (`what`: "list", "show"…),
+ * not an empty journal with "nothing to check".
+ */
 export async function withJournal<T>(
   global: GlobalOptions,
   rt: Runtime,
+  what: string,
   fn: (queries: JournalQueries) => Promise<T>,
 ): Promise<T> {
-  const opened = await openJournal(global.journal, rt.env, global.emulator, global.journalSync);
-  if (rt.stderr.isTTY && !global.json) rt.stderr.write(`${journalNotice(opened)}\n`);
-  else rt.stderr.write(jsonLine({ at: new Date().toISOString(), type: "notice", message: journalNotice(opened) }));
+  const opened = await openJournal(global.journal, rt.env, global.emulator, global.journalSync, { what });
+  stderrNotice(rt.stderr, global.json, journalNotice(opened));
   try {
     return await fn(new JournalQueries(opened.journal));
   } finally {
@@ -79,7 +93,7 @@ export async function runCommandsList(
   rt: Runtime,
   states: readonly CommandState[],
 ): Promise<ExitCode> {
-  return withJournal(global, rt, async (queries) => {
+  return withJournal(global, rt, "list", async (queries) => {
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
     const now = Date.now();
     const printer = new RowPrinter<CommandRecord>(
@@ -103,12 +117,14 @@ export async function runCommandsList(
     if (!mode.json) {
       const manual = records.filter((r) => r.state === "needs_manual_check");
       const oldest = manual.reduce((m, r) => Math.min(m, r.updatedAt), now);
-      rt.stderr.write(
+      stderrNotice(
+        rt.stderr,
+        global.json,
         `${records.length} command(s)${records.length >= LIST_LIMIT ? ` (the newest ${LIST_LIMIT})` : ""}${
           manual.length
             ? `; ${manual.length} need a manual check, the oldest for ${formatDuration(now - oldest)}: reseller commands notes, then reseller commands resolve ID --as completed|failed --note "…"`
             : ""
-        }\n`,
+        }`,
       );
     }
     return EXIT.ok;
@@ -126,7 +142,7 @@ export async function runCommandsShow(
   id: string,
   options: NoteOptions = { includeText: false },
 ): Promise<ExitCode> {
-  return withJournal(global, rt, async (queries) => {
+  return withJournal(global, rt, "show", async (queries) => {
     const record = await queries.find(id, keyIdFromEnv(rt.env));
     if (!record)
       throw new UsageError(
@@ -156,7 +172,7 @@ export async function runCommandsNotes(
   rt: Runtime,
   options: NoteOptions = { includeText: false },
 ): Promise<ExitCode> {
-  return withJournal(global, rt, async (queries) => {
+  return withJournal(global, rt, "write a note for", async (queries) => {
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
     let count = 0;
     for await (const r of queries.stream({ states: ["needs_manual_check"] })) {
@@ -166,10 +182,12 @@ export async function runCommandsNotes(
       count += 1;
     }
     if (!mode.json)
-      rt.stderr.write(
+      stderrNotice(
+        rt.stderr,
+        global.json,
         `${count} command(s) need a manual check${
           count ? '; after support answers: reseller commands resolve ID --as completed|failed --note "…"' : ""
-        }\n`,
+        }`,
       );
     return EXIT.ok;
   });
@@ -194,7 +212,7 @@ export async function runCommandsResolve(
 ): Promise<ExitCode> {
   if (!options.note.trim())
     throw new UsageError('--note needs the words support answered with, e.g. --note "renewed on 2026-12-01".');
-  return withJournal(global, rt, async (queries) => {
+  return withJournal(global, rt, "resolve", async (queries) => {
     const record = await queries.find(id, keyIdFromEnv(rt.env));
     if (!record)
       throw new UsageError(
@@ -229,11 +247,12 @@ export async function runCommandsResolve(
 export async function runRecover(global: GlobalOptions, rt: Runtime): Promise<ExitCode> {
   const session = await openSession(global, rt);
   try {
-    for (const n of session.notices) rt.stderr.write(n + "\n");
+    for (const n of session.notices) stderrNotice(rt.stderr, global.json, n);
     await session.context();
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
+    const jsonErr = jsonStderr(global.json, rt.stderr);
     const summary = await session.recover((event) => {
-      if (!mode.ttyErr)
+      if (jsonErr)
         rt.stderr.write(
           jsonLine({
             at: new Date().toISOString(),
@@ -275,10 +294,22 @@ export async function runRecover(global: GlobalOptions, rt: Runtime): Promise<Ex
             ),
       );
     }
-    const line = `recover: examined ${summary.examined}, settled ${summary.resolved.length}, still pending ${summary.stillPending.length}, manual ${summary.manual.length}, skipped ${summary.skipped.length}`;
-    if (mode.ttyErr)
+    // Commands of this key that wait for a manual check, whichever run moved them there: until
+    // support answered and `commands resolve` closed them, recover has not settled everything (exit 3).
+    let waiting = 0;
+    for await (const r of new JournalQueries(session.journal).stream({
+      apiKeyId: session.apiKeyId,
+      states: ["needs_manual_check"],
+    }))
+      if (r.apiKeyId === session.apiKeyId) waiting += 1;
+    const line = `recover: examined ${summary.examined}, settled ${summary.resolved.length}, still pending ${summary.stillPending.length}, manual ${summary.manual.length}, skipped ${summary.skipped.length}; ${waiting} command(s) of this key wait for a manual check`;
+    if (!jsonErr)
       rt.stderr.write(
-        line + (summary.manual.length ? " — reseller commands notes prints the support notes" : "") + "\n",
+        line +
+          (waiting
+            ? ' — reseller commands notes prints the support notes; after support answers: reseller commands resolve ID --as completed|failed --note "…"'
+            : "") +
+          "\n",
       );
     else
       rt.stderr.write(
@@ -291,9 +322,12 @@ export async function runRecover(global: GlobalOptions, rt: Runtime): Promise<Ex
           stillPending: summary.stillPending.length,
           manual: summary.manual.length,
           skipped: summary.skipped.length,
+          needsManualCheck: waiting,
         }),
       );
-    return summary.manual.length + summary.stillPending.length + summary.skipped.length > 0 ? EXIT.unsettled : EXIT.ok;
+    return summary.manual.length + summary.stillPending.length + summary.skipped.length + waiting > 0
+      ? EXIT.unsettled
+      : EXIT.ok;
   } finally {
     await session.close();
   }

@@ -23,7 +23,7 @@ export interface PruneOptions {
 }
 
 export async function runCommandsPrune(global: GlobalOptions, rt: Runtime, options: PruneOptions): Promise<ExitCode> {
-  return withJournal(global, rt, async (queries) => {
+  return withJournal(global, rt, "prune", async (queries) => {
     const settledBefore = (rt.clock?.now() ?? Date.now()) - options.olderThanMs;
     const byState: Partial<Record<CommandState, number>> = {};
     let matched = 0;

@@ -1,9 +1,10 @@
 /** `reseller context` and `reseller domains list`: read-only commands (no journal writes, no recovery). */
 import type { Writable } from "node:stream";
 import type { ExitCode } from "./exit-codes";
+import { UsageError } from "./errors";
 import { EXIT } from "./exit-codes";
 import type { Runtime } from "./job-session";
-import { jsonLine, outputMode, renderPairs, RowPrinter, terminalColumns } from "./output";
+import { jsonLine, outputMode, renderPairs, RowPrinter, stderrNotice, terminalColumns } from "./output";
 import { openSession, type GlobalOptions } from "./session";
 import { zoneOf } from "./rows";
 import { listedDomainOf, type ListedDomain } from "./shape";
@@ -11,7 +12,7 @@ import { listedDomainOf, type ListedDomain } from "./shape";
 export async function runContext(global: GlobalOptions, rt: Runtime): Promise<ExitCode> {
   const session = await openSession(global, rt);
   try {
-    for (const n of session.notices) rt.stderr.write(n + "\n");
+    for (const n of session.notices) stderrNotice(rt.stderr, global.json, n);
     const ctx = await session.context();
     const info = {
       environment: ctx.environment,
@@ -50,10 +51,27 @@ export interface ListOptions {
   zones: readonly string[];
 }
 
+/** Every status a domain can have (the API's Domain.status). */
+export const DOMAIN_STATUSES = ["active", "expired", "pending", "suspended"] as const;
+
+/** --status and --zone name values that exist, or the invocation is a usage error (never "0 rows"). */
+function checkFilters(options: ListOptions): { status?: string; zone?: string } {
+  const status = options.status?.trim().toLowerCase();
+  if (status !== undefined && !(DOMAIN_STATUSES as readonly string[]).includes(status))
+    throw new UsageError(`--status takes one of ${DOMAIN_STATUSES.join(", ")}, got ${JSON.stringify(options.status)}.`);
+  const zone = options.zone?.trim().replace(/^\./, "").toLowerCase();
+  if (zone !== undefined && !options.zones.includes(zone))
+    throw new UsageError(
+      `--zone takes one of the zones ${options.zones.join(", ")} (--zones to change the list), got ${JSON.stringify(options.zone)}.`,
+    );
+  return { status, zone };
+}
+
 export async function runDomainsList(global: GlobalOptions, rt: Runtime, options: ListOptions): Promise<ExitCode> {
+  const { status, zone } = checkFilters(options);
   const session = await openSession(global, rt);
   try {
-    for (const n of session.notices) rt.stderr.write(n + "\n");
+    for (const n of session.notices) stderrNotice(rt.stderr, global.json, n);
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
     const printer = new RowPrinter<ListedDomain>(
       rt.stdout,
@@ -74,7 +92,6 @@ export async function runDomainsList(global: GlobalOptions, rt: Runtime, options
       { wide: global.wide === true, columns: terminalColumns(rt.stdout) },
     );
     const horizon = options.expiringWithinMs === undefined ? undefined : Date.now() + options.expiringWithinMs;
-    const zone = options.zone?.replace(/^\./, "").toLowerCase();
     let count = 0;
     let skipped = 0;
     // Every page, 100 per request; the pacer spaces them within the key's window.
@@ -85,8 +102,9 @@ export async function runDomainsList(global: GlobalOptions, rt: Runtime, options
         continue;
       }
       if (horizon !== undefined && Date.parse(d.expires_at) > horizon) continue;
-      if (options.status && d.status !== options.status) continue;
-      if (zone && zoneOf(d.name, [zone]) !== zone) continue;
+      if (status && d.status !== status) continue;
+      // Exact: the name's zone as the CLI's zone list reads it, so kz never includes com.kz.
+      if (zone && zoneOf(d.name.toLowerCase(), options.zones) !== zone) continue;
       count += 1;
       printer.push({
         uuid: d.uuid,
@@ -99,10 +117,12 @@ export async function runDomainsList(global: GlobalOptions, rt: Runtime, options
     }
     printer.end("no domain matches");
     if (skipped > 0)
-      rt.stderr.write(
-        `reseller: ${skipped} listed item(s) without a uuid, a name or a valid expires_at were skipped\n`,
+      stderrNotice(
+        rt.stderr,
+        global.json,
+        `${skipped} listed item(s) without a uuid, a name or a valid expires_at were skipped`,
       );
-    if (!mode.json) rt.stderr.write(`${count} domain(s)\n`);
+    if (!mode.json) stderrNotice(rt.stderr, global.json, `${count} domain(s)`);
     return EXIT.ok;
   } finally {
     await session.close();

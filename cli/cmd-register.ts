@@ -8,13 +8,13 @@ import { DomainLockedError, InvalidArgumentError, type CommandRecord } from "../
 import { UsageError } from "./errors";
 import type { ExitCode } from "./exit-codes";
 import {
-  countDataLines,
+  ensureFileHasData,
   ensureReadable,
   ensureStdinHasData,
   openInput,
+  peekHead,
   readCsv,
   readJsonLines,
-  sniffFormat,
   type RecordRow,
 } from "./input";
 import { finishJob, withJobSession, type Runtime } from "./job-session";
@@ -101,11 +101,59 @@ export function orderFromRecord(
   return { line: rec.line, body, key: `${REGISTER_KEY_PREFIX}${externalId}`, bytes: JSON.stringify(body) };
 }
 
+/** The columns of an order (docs/guides/cli.md): the first two on every row, the others optional. */
+const REQUIRED_COLUMNS = ["external_id", "domain"] as const;
+const OPTIONAL_COLUMNS = ["period", "nameservers"] as const;
+/** Accepted too: `action` (it can only be register). */
+const KNOWN_COLUMNS: ReadonlySet<string> = new Set([...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS, "action"]);
+const HEADER = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS].join(",");
+const ORDER_INPUT = `CSV with the header ${HEADER}, or JSON lines`;
+
+/**
+ * The first line of a CSV input must be its header and name the order's columns: a file of names, a
+ * header of other columns, or another delimiter would otherwise make every row "invalid" (or, with a
+ * header of unknown columns and no row, a job of 0 rows that "succeeds").
+ */
+export function checkHeader(firstLine: string, name: string): void {
+  const columns = firstLine
+    .split(",")
+    .map((c) =>
+      c
+        .trim()
+        .replace(/^"(.*)"$/, "$1")
+        .trim()
+        .toLowerCase(),
+    )
+    .filter((c) => c !== "");
+  const missing = REQUIRED_COLUMNS.filter((c) => !columns.includes(c));
+  const unknown = columns.filter((c) => !KNOWN_COLUMNS.has(c));
+  if (missing.length === 0 && unknown.length === 0) return;
+  const shown = firstLine.length > 80 ? `${firstLine.slice(0, 79)}…` : firstLine;
+  const problems = [
+    missing.length ? `it lacks ${missing.join(" and ")}` : "",
+    unknown.length ? `it names unknown column(s) ${unknown.map((c) => JSON.stringify(c)).join(", ")}` : "",
+  ].filter(Boolean);
+  const why =
+    !firstLine.includes(",") && /[\t;]/.test(firstLine)
+      ? `the delimiter must be a comma, and this line is separated by ${firstLine.includes("\t") ? "tabs" : "semicolons"}`
+      : problems.join("; ");
+  throw new UsageError(
+    `register: the first line of ${name} must be the CSV header ${HEADER} (external_id and domain required, period and nameservers optional, in any order), got ${JSON.stringify(
+      shown,
+    )}: ${why}. Or give JSON lines (--format jsonl). Nothing was sent.`,
+  );
+}
+
 function sameBody(record: CommandRecord, bytes: string): boolean {
   return record.body !== null && new TextDecoder().decode(record.body) === bytes;
 }
 
 export async function runRegister(global: GlobalOptions, rt: Runtime, options: RegisterOptions): Promise<ExitCode> {
+  // --no-quotes belongs to a dry run: without --dry-run it would be a real job the operator did not mean.
+  if (!options.quotes && !options.dryRun)
+    throw new UsageError(
+      "register: --no-quotes only goes with --dry-run (it skips the prices of a dry run); add --dry-run to see what would be sent, or drop --no-quotes to register for real. Nothing was sent.",
+    );
   let input = options.input;
   if (input === undefined) {
     if (rt.stdin.isTTY)
@@ -115,21 +163,28 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
   }
   const source = openInput(input, rt.stdin)!;
   await ensureReadable(source);
+  const lines = await ensureFileHasData(source, "register");
+  const head = await peekHead(source);
+  if (head.firstLine === null)
+    throw new UsageError(`register: ${source.name} is empty: give the orders (${ORDER_INPUT}); nothing was sent.`);
+  if (head.binary)
+    throw new UsageError(
+      `register: ${source.name} is not UTF-8 text (a spreadsheet, a zip or another binary file, or another encoding?): save the orders as ${ORDER_INPUT}; nothing was sent.`,
+    );
   const format =
     options.format ??
     (/\.csv$/i.test(input)
       ? "csv"
       : /\.(jsonl|ndjson|json)$/i.test(input)
         ? "jsonl"
-        : await sniffFormat(source.stream));
-  let total: number | undefined;
-  const counting = source.file
-    ? countDataLines(source.file).then((n) => (total = format === "csv" ? Math.max(0, n - 1) : n))
-    : undefined;
+        : head.firstLine.startsWith("{")
+          ? "jsonl"
+          : "csv");
+  if (format === "csv") checkHeader(head.firstLine, source.name);
+  const total = lines === undefined ? undefined : format === "csv" ? Math.max(0, lines - 1) : lines;
 
   return withJobSession(global, rt, "register", options.dryRun, async (env) => {
     const { session, io, sink } = env;
-    await counting;
     const quotes = new QuoteBook(session.client, options.zones);
     const tracker = new DuplicateTracker();
 

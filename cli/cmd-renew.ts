@@ -26,7 +26,7 @@ import {
 } from "./renewals";
 import { UsageError } from "./errors";
 import type { ExitCode } from "./exit-codes";
-import { countDataLines, dataLines, ensureReadable, ensureStdinHasData, openInput } from "./input";
+import { dataLines, ensureFileHasData, ensureReadable, ensureStdinHasData, openInput } from "./input";
 import { finishJob, notice, withJobSession, type Runtime } from "./job-session";
 import { runJob, type JobContext, type RowResult, type SourceItem } from "./jobs";
 import { describeOutcome, requestIdsOf, unsettledRow } from "./outcome-text";
@@ -61,6 +61,11 @@ interface RenewRow {
 }
 
 export async function runRenew(global: GlobalOptions, rt: Runtime, options: RenewOptions): Promise<ExitCode> {
+  // --no-quotes belongs to a dry run: without --dry-run it would be a real job the operator did not mean.
+  if (!options.quotes && !options.dryRun)
+    throw new UsageError(
+      "renew: --no-quotes only goes with --dry-run (it skips the prices of a dry run); add --dry-run to see what would be sent, or drop --no-quotes to renew for real. Nothing was sent.",
+    );
   let implicitStdin = false;
   if ((options.input === undefined) === (options.expiringWithinMs === undefined)) {
     if (options.input === undefined && !rt.stdin.isTTY) {
@@ -74,6 +79,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
   const source = options.input !== undefined ? openInput(options.input, rt.stdin) : undefined;
   if (source) await ensureReadable(source);
   if (source && implicitStdin) await ensureStdinHasData(source.stream, "renew");
+  const fileLines = source ? await ensureFileHasData(source, "renew") : undefined;
   return withJobSession(global, rt, "renew", options.dryRun, async (env) => {
     const { session, sink, io } = env;
     const quotes = new QuoteBook(session.client, options.zones);
@@ -105,7 +111,7 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       }
       // A file names domains: up to 100 names are resolved by one filtered lookup (a UUID by its own
       // GET, when its row starts), never by listing the account first.
-      if (source!.file) total = await countDataLines(source!.file);
+      total = fileLines;
       let batch: { line: number; rawName: string; name?: string; uuid?: string; period: number }[] = [];
       const flush = async function* (): AsyncGenerator<SourceItem<RenewRow>> {
         const names = batch.filter((b) => b.name !== undefined).map((b) => b.name!);

@@ -48,6 +48,10 @@ export function resolveCredentials(sources: CredentialSources): Credentials {
           mode & 0o007 ? "every user" : "the file's group"
         } (mode ${(mode & 0o777).toString(8)}): run \`chmod 600 ${sources.tokenFile}\`, then revoke the token if others may have read it.`,
       );
+    if (!token)
+      throw new UsageError(
+        `--token-file: ${sources.tokenFile} is empty: put the token in it (one line, \`chmod 600\`), or set RESELLER_API_TOKEN instead.`,
+      );
     tokenSource = `--token-file ${sources.tokenFile}`;
   } else {
     token = (sources.env.RESELLER_API_TOKEN ?? "").trim();

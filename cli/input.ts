@@ -6,7 +6,7 @@
 import { createReadStream, statSync } from "node:fs";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { parse as parseCsv } from "csv-parse";
 import { UsageError } from "./errors";
 
@@ -163,16 +163,77 @@ export async function* readCsv(stream: Readable): AsyncGenerator<RecordRow> {
   while (skipped.length > 0) yield skipped.shift()!;
 }
 
-/** Reads the first bytes to tell JSON lines (`{`) from CSV, then puts them back. */
-export async function sniffFormat(stream: Readable): Promise<"csv" | "jsonl"> {
-  for (;;) {
-    const chunk = stream.read() as Buffer | string | null;
-    if (chunk !== null) {
-      stream.unshift(chunk);
-      const text = chunk.toString().trimStart();
-      return text.startsWith("{") ? "jsonl" : "csv";
-    }
-    if (stream.readableEnded) return "csv";
-    await Promise.race([once(stream, "readable"), once(stream, "end")]);
+/**
+ * An input FILE with no line of data (empty, or only blank lines and `#` comments) is a usage error,
+ * like an empty stdin: a cron entry whose export came out empty must not "succeed" with 0 rows.
+ * Returns the file's data lines (the job's total), or undefined for stdin.
+ */
+export async function ensureFileHasData(source: InputSource, what: string): Promise<number | undefined> {
+  if (!source.file) return undefined;
+  const lines = await countDataLines(source.file);
+  if (lines === 0)
+    throw new UsageError(
+      `${what}: ${source.name} is empty (no line with data; blank lines and # comments do not count). Give a file with the rows; nothing was sent.`,
+    );
+  return lines;
+}
+
+/** The start of an input: its first line with data (or null: none), and whether it is not text. */
+export interface InputHead {
+  firstLine: string | null;
+  binary: boolean;
+}
+
+/** The first line that is not blank and not a `#` comment, once it is complete (or the input ended). */
+function firstDataLine(text: string, ended: boolean): string | null | undefined {
+  const lines = text.replace(/^\uFEFF/, "").split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i].trim();
+    if (line === "" || line.startsWith("#")) continue;
+    return i < lines.length - 1 || ended ? line : undefined;
   }
+  return ended ? null : undefined;
+}
+
+/**
+ * Reads the input's first line with data (at most `maxBytes`) and puts every byte back: the source's
+ * stream is replaced by one that replays them, then goes on with the rest, still streamed.
+ */
+export async function peekHead(source: InputSource, maxBytes = 64 * 1024): Promise<InputHead> {
+  const iterator = (source.stream as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let ended = false;
+  let line: string | null | undefined;
+  for (;;) {
+    line = firstDataLine(Buffer.concat(chunks).toString("utf8"), ended || size >= maxBytes);
+    if (line !== undefined) break;
+    const next = await iterator.next();
+    if (next.done) ended = true;
+    else {
+      const chunk = typeof next.value === "string" ? Buffer.from(next.value) : next.value;
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  }
+  const head = Buffer.concat(chunks);
+  source.stream = Readable.from(
+    (async function* () {
+      if (head.length > 0) yield head;
+      if (ended) return;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    })(),
+    { objectMode: false },
+  );
+  const sample = head.subarray(0, 8192);
+  const binary =
+    sample.includes(0) ||
+    (sample[0] === 0x50 && sample[1] === 0x4b && sample[2] === 0x03 && sample[3] === 0x04) ||
+    // invalid UTF-8 in the first bytes (a chunk may end inside a character: that one is allowed)
+    sample.toString("utf8").slice(0, -4).includes("\uFFFD");
+  return { firstLine: line, binary };
 }

@@ -13,6 +13,7 @@ import { createJobIo, printSummary, type JobIo, type JobOutcome, type JobSpec } 
 import { outputMode } from "./output";
 import { Progress, type ProgressSink } from "./progress";
 import type { QuoteBook } from "./quotes";
+import type { OutputRedactor } from "./redact";
 import { openSession, type ContextInfo, type GlobalOptions, type Session } from "./session";
 
 export interface Runtime {
@@ -25,6 +26,8 @@ export interface Runtime {
   clock?: Clock;
   /** The in-process emulator `--emulator` talks to (default: a fresh one with its test key), left open. */
   emulator?: Emulator;
+  /** The filter stdout and stderr are wrapped in (set by main.ts); the session adds its token to it. */
+  redactor?: OutputRedactor;
 }
 
 export interface JobEnv {

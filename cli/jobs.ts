@@ -241,7 +241,11 @@ export function printSummary(
     requests: c.requests,
     count429: c.count429,
     retries: c.retries,
-    unknownOutcomes: c.unknownOutcomes,
+    // Rows whose outcome is unknown: the same number as counts.unknown (and the live line's
+    // "unknown"), so the two can never disagree. Sends that ended unknown and were then settled by the
+    // client (a retry with the same key, a lookup) are counted apart, as unknownOutcomeEvents.
+    unknownOutcomes: outcome.counts.unknown ?? 0,
+    unknownOutcomeEvents: c.unknownOutcomeEvents,
     elapsedMs: Math.round(outcome.elapsedMs),
     interrupted: outcome.interrupted,
     stoppedByPolicy: outcome.stoppedByPolicy,

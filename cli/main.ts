@@ -15,6 +15,7 @@ import { UsageError } from "./errors";
 import { EXIT, type ExitCode } from "./exit-codes";
 import type { Runtime } from "./job-session";
 import { buildProgram } from "./program";
+import { OutputRedactor } from "./redact";
 import { routeWarnings } from "./warnings";
 
 /**
@@ -32,7 +33,8 @@ function reporter(argv: readonly string[], rt: Runtime) {
 }
 
 /** Runs one CLI invocation (argv without node and script) and returns its exit code. */
-export async function main(argv: readonly string[], rt: Runtime): Promise<ExitCode> {
+export async function main(argv: readonly string[], runtime: Runtime): Promise<ExitCode> {
+  const rt = redacting(runtime);
   let code: ExitCode = EXIT.ok;
   const report = reporter(argv, rt);
   const jsonErrors = !rt.stderr.isTTY || argv.includes("--json");
@@ -78,6 +80,17 @@ export async function main(argv: readonly string[], rt: Runtime): Promise<ExitCo
   }
 }
 
+/**
+ * A4: every write of this invocation goes through one filter (redact.ts): the token the session
+ * reads (registered by openSession), the one in the environment, and anything token-shaped.
+ */
+function redacting(rt: Runtime): Runtime {
+  if (rt.redactor) return rt;
+  const redactor = new OutputRedactor();
+  redactor.addToken(rt.env.RESELLER_API_TOKEN);
+  return { ...rt, stdout: redactor.wrap(rt.stdout), stderr: redactor.wrap(rt.stderr), redactor };
+}
+
 /** Any URL inside an unexpected error's message is printed redacted (userinfo, secret query values). */
 function redactUrlsIn(message: string): string {
   return message.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi, (url) => redactUrl(url));
@@ -94,14 +107,15 @@ function isEntry(): boolean {
 }
 
 if (isEntry()) {
-  routeWarnings(process, process.stderr);
-  const rt: Runtime = {
+  const rt = redacting({
     stdout: process.stdout,
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
     proc: process,
-  };
+  });
+  // The runtime's own warnings, and a crash below, go through the same filter as everything else.
+  routeWarnings(process, rt.stderr);
   main(process.argv.slice(2), rt).then(
     (code) => {
       // Writes to a pipe are asynchronous: let stdout and stderr drain (results, the summary event),
@@ -113,7 +127,7 @@ if (isEntry()) {
       process.stderr.write("", done);
     },
     (error: unknown) => {
-      process.stderr.write(`reseller: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      rt.stderr.write(`reseller: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exit(EXIT.failure);
     },
   );

@@ -205,3 +205,17 @@ export class RowPrinter<T> {
     this.out.write(this.buffered.length === 0 ? empty + "\n" : renderTable(this.buffered, this.columns, this.layout));
   }
 }
+
+/** stderr carries JSON events only: with --json, or whenever it is not a terminal (`2> events.jsonl`). */
+export function jsonStderr(json: boolean, stderr: { isTTY?: boolean }): boolean {
+  return json || !stderr.isTTY;
+}
+
+/**
+ * A line for the operator on stderr (where the journal is, --emulator, a count): plain text on a
+ * terminal, else one `{"type":"notice"}` event, as jobs print theirs — never a line `jq` trips over.
+ */
+export function stderrNotice(stderr: Writable & { isTTY?: boolean }, json: boolean, message: string): void {
+  if (jsonStderr(json, stderr)) stderr.write(jsonLine({ at: new Date().toISOString(), type: "notice", message }));
+  else stderr.write(message + "\n");
+}

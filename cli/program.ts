@@ -15,7 +15,7 @@ import {
   runRecover,
 } from "./cmd-journal";
 import { runCommandsPrune } from "./cmd-prune";
-import { runContext, runDomainsList } from "./cmd-read";
+import { DOMAIN_STATUSES, runContext, runDomainsList } from "./cmd-read";
 import { runRegister } from "./cmd-register";
 import { runRenew } from "./cmd-renew";
 import { CLI_DEFAULTS } from "./defaults";
@@ -127,7 +127,7 @@ export function buildProgram(
     .option("--emulator", "run against an in-process emulator with its default test key (no account needed)")
     .option(
       "--journal <file|url>",
-      "SQLite journal file or postgres:// URL (default: $XDG_STATE_HOME/reseller/journal.sqlite)",
+      "SQLite journal file, or a postgres:// or postgresql:// URL (default: $XDG_STATE_HOME/reseller/journal.sqlite)",
     )
     .addOption(
       new Option(
@@ -174,8 +174,8 @@ export function buildProgram(
     .command("list")
     .description("every domain, all pages; a table on a terminal, JSON lines with --json or when piped")
     .option("--expiring-within <duration>", "only domains expiring within this time, e.g. 30d")
-    .option("--status <status>", "only this status (active, expired)")
-    .option("--zone <zone>", "only this zone, e.g. kz")
+    .option("--status <status>", `only this status (${DOMAIN_STATUSES.join(", ")})`)
+    .option("--zone <zone>", "only this zone, exactly (kz is not com.kz); one of --zones")
     .action(async (o: Raw) =>
       setExit(
         await runDomainsList(globals(program), rt, {
@@ -218,7 +218,7 @@ export function buildProgram(
       .option("--expiring-within <duration>", "renew every domain expiring within this time, e.g. 30d")
       .option("--period <years>", "years to add, 1..10", String(CLI_DEFAULTS.job.period))
       .option("--no-wait", "stop at acceptance (202) instead of waiting for each operation")
-      .option("--no-quotes", "with --dry-run: do not ask for prices either")
+      .option("--no-quotes", "only with --dry-run: do not ask for prices either")
       .option(
         "--wait-timeout <duration>",
         "longest wait for one operation",
@@ -264,7 +264,7 @@ export function buildProgram(
         ]),
       )
       .option("--period <years>", "years when a row has none, 1..10", String(CLI_DEFAULTS.job.period))
-      .option("--no-quotes", "with --dry-run: do not ask for prices either"),
+      .option("--no-quotes", "only with --dry-run: do not ask for prices either"),
   ).action(async (file: string | undefined, o: Raw) =>
     setExit(
       await runRegister(globals(program), rt, {
@@ -280,7 +280,9 @@ export function buildProgram(
     ),
   );
 
-  const commands = program.command("commands").description("journalled commands (needs no token)");
+  const commands = program
+    .command("commands")
+    .description("journalled commands of an existing journal (needs no token; never creates one)");
   commands
     .command("list")
     .description("commands by state (default: every unsettled state)")
@@ -350,7 +352,9 @@ export function buildProgram(
 
   program
     .command("recover")
-    .description("settle what earlier runs left (by GET, or a resend with the same key and bytes); prints a summary")
+    .description(
+      "settle what earlier runs left (by GET, or a resend with the same key and bytes); prints a summary; exits 3 while commands of the key wait for a manual check",
+    )
     .action(async () => setExit(await runRecover(globals(program), rt)));
 
   for (const cmd of [program, ...program.commands, ...program.commands.flatMap((c) => c.commands)]) {

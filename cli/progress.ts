@@ -22,7 +22,12 @@ export interface Counters {
   byKind: Partial<Record<ResultKind, number>>;
   count429: number;
   retries: number;
-  unknownOutcomes: number;
+  /**
+   * Sends that ended without a known outcome (the client's `unknown-outcome` events), whether the
+   * client then settled them or not: a measure of trouble on the wire, not of rows. Rows whose
+   * outcome stayed unknown are `byKind.unknown`.
+   */
+  unknownOutcomeEvents: number;
   /** HTTP attempts sent during the job (every request costs one slot of the window). */
   requests: number;
 }
@@ -53,7 +58,7 @@ export class Progress {
     byKind: {},
     count429: 0,
     retries: 0,
-    unknownOutcomes: 0,
+    unknownOutcomeEvents: 0,
     requests: 0,
   };
   pause: Pause | undefined;
@@ -94,7 +99,7 @@ export class Progress {
           requestId: event.requestId,
         };
       case "unknown-outcome":
-        this.counters.unknownOutcomes += 1;
+        this.counters.unknownOutcomeEvents += 1;
         return {
           type: "unknown-outcome",
           operation: event.operationId,

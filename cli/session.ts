@@ -20,7 +20,7 @@ import { CLI_DEFAULTS } from "./defaults";
 import { ConnectionError, SetupError } from "./errors";
 import { dataRecordOf, recordOf, stringOf } from "./shape";
 import type { Runtime } from "./job-session";
-import { journalNotice, openJournal, type OpenedJournal } from "./stores";
+import { chooseJournal, journalNotice, openJournal, type OpenedJournal } from "./stores";
 
 export interface GlobalOptions {
   tokenFile?: string;
@@ -76,7 +76,7 @@ export interface Session {
 
 export async function openSession(
   options: GlobalOptions,
-  rt: Pick<Runtime, "env" | "clock" | "emulator">,
+  rt: Pick<Runtime, "env" | "clock" | "emulator" | "redactor">,
 ): Promise<Session> {
   const { env } = rt;
   const clock = rt.clock ?? systemClock;
@@ -85,12 +85,15 @@ export async function openSession(
   let fetchFn: ((input: Request) => Promise<Response>) | undefined;
   let closeEmulator: (() => Promise<void>) | undefined;
   const notices: string[] = [];
+  // A journal value that can never open is a usage error before credentials or the network.
+  chooseJournal(options.journal, env, options.emulator);
   if (options.emulator) {
     const { createEmulator } = await import("../emulator/public");
     const emulator = rt.emulator ?? createEmulator({ withDefaultKeys: true, windowMs: options.windowMs, clock });
     const key = emulator.control.keys().find((k) => k.environment === "test" && !k.revoked);
     if (!key) throw new SetupError("The in-process emulator has no test key.");
     token = key.token;
+    rt.redactor?.addToken(token);
     baseUrl = "http://127.0.0.1/api/reseller/v1";
     fetchFn = (input) => emulator.fetch(input);
     if (!rt.emulator) closeEmulator = () => emulator.close();
@@ -98,6 +101,7 @@ export async function openSession(
   } else {
     const credentials = resolveCredentials({ tokenFile: options.tokenFile, baseUrl: options.baseUrl, env });
     token = credentials.token;
+    rt.redactor?.addToken(token);
     baseUrl = credentials.baseUrl;
     if (credentials.warning) notices.push(credentials.warning);
     // The client refuses a bad URL (userinfo, query, http to a remote host) before any network.

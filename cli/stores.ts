@@ -3,11 +3,11 @@
  * --journal, or PostgreSQL for fleets (a postgres:// URL). The store modules are loaded on demand so
  * that a missing optional driver (pg; for SQLite see sqlite-open.ts) is a clear message, not a crash.
  */
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { redactUrl, type Journal } from "../src/index";
-import { SetupError } from "./errors";
+import { SetupError, UsageError } from "./errors";
 import { openFailure, openSqliteJournal, type SqliteDriverName } from "./sqlite-open";
 // Types only: the modules themselves load on demand, below.
 import type * as PgStore from "../stores/pg-journal";
@@ -35,6 +35,25 @@ function defaultJournalPath(env: NodeJS.ProcessEnv): string {
 
 function isPostgresUrl(value: string): boolean {
   return /^postgres(?:ql)?:\/\//i.test(value);
+}
+
+/**
+ * The journal this run uses: --journal, else RESELLER_JOURNAL (not with --emulator), else undefined
+ * (the default file, or memory with --emulator). A value shaped like `<scheme>://` that is not a
+ * postgres:// or postgresql:// URL is a usage error — never a file path: a typo such as
+ * `postgress://…` must not silently start a new, empty journal (a re-run would then renew again)
+ * nor create folders named after the URL and its password.
+ */
+export function chooseJournal(spec: string | undefined, env: NodeJS.ProcessEnv, memory: boolean): string | undefined {
+  const flag = spec?.trim();
+  const chosen = flag || (memory ? undefined : env.RESELLER_JOURNAL?.trim());
+  if (chosen && /^[a-z][a-z0-9+.-]*:\/\//i.test(chosen) && !isPostgresUrl(chosen)) {
+    const scheme = chosen.slice(0, chosen.indexOf(":"));
+    throw new UsageError(
+      `${flag ? "--journal" : "RESELLER_JOURNAL"}: ${redactUrl(chosen)} is a ${scheme}:// URL, which is no journal this CLI opens. Give a file path (SQLite) or a postgres:// or postgresql:// URL; nothing was created.`,
+    );
+  }
+  return chosen || undefined;
 }
 
 /** A driver's message may quote the connection string or its password: neither is printed. */
@@ -70,10 +89,12 @@ export async function openJournal(
   env: NodeJS.ProcessEnv,
   memory: boolean,
   sync: "full" | "normal" = "full",
+  /** Set by commands that only read (or prune) a journal: a SQLite file that does not exist is not created. */
+  existing?: { what: string },
 ): Promise<OpenedJournal> {
   // --emulator: a throwaway journal unless --journal names one explicitly (RESELLER_JOURNAL is the
   // real journal of real jobs; a test key's commands do not belong there).
-  const chosen = spec?.trim() || (memory ? undefined : env.RESELLER_JOURNAL?.trim());
+  const chosen = chooseJournal(spec, env, memory);
   if (!chosen && memory) {
     const { createMemoryJournal } = await import("../stores/memory-journal");
     return {
@@ -103,6 +124,12 @@ export async function openJournal(
     }
   }
   const file = resolve(chosen || defaultJournalPath(env));
+  if (existing && !existsSync(file))
+    throw new SetupError(
+      `No journal at ${file}: the file does not exist, so there is no command to ${existing.what}, and none was created. Check --journal or RESELLER_JOURNAL${
+        chosen ? "" : " (this is the default path, under XDG_STATE_HOME)"
+      }; renew, register and recover create the journal on their first run.`,
+    );
   let mod: typeof SqliteStore;
   try {
     mod = await import("../stores/sqlite-journal");

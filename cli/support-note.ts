@@ -4,6 +4,7 @@
  * which never holds the token or any x-sensitive-fields value (H2); nothing else is added.
  */
 import type { CommandRecord } from "../src/index";
+import { redactSecretShapes } from "./redact";
 import { isoOf, recordOf } from "./shape";
 
 /** Body fields that hold free text a person wrote (ticket messages): left out unless asked for (H2). */
@@ -14,7 +15,8 @@ const LEFT_OUT = "[free text left out; --include-text prints it]";
 /** A journalled request body as text, its free-text fields left out unless `includeText`. */
 export function bodyText(record: CommandRecord, includeText: boolean): string | null {
   if (!record.body) return null;
-  const raw = new TextDecoder().decode(record.body);
+  // Free text may hold what a person pasted into a ticket: a token, a webhook signing secret.
+  const raw = redactSecretShapes(new TextDecoder().decode(record.body));
   if (includeText) return raw;
   let parsed: unknown;
   try {

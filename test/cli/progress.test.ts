@@ -91,7 +91,7 @@ describe("the progress line", () => {
 
   it("the progress line's unknown count is the summary's (rows whose outcome is unknown)", () => {
     const p = setup({ t: 0 });
-    p.counters.unknownOutcomes = 4; // transient client events, later reconciled
+    p.counters.unknownOutcomeEvents = 4; // transient client events, later reconciled
     p.counters.byKind = { unknown: 1, done: 3 };
     expect(p.line()).toContain("unknown 1");
   });

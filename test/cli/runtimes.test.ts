@@ -50,6 +50,8 @@ async function commandsIn(file: string) {
   }
 }
 
+// Each case opens its journal with `--emulator --journal FILE recover`: a command that may send, so it
+// creates the journal (the `commands …` commands never create one).
 describe("the reseller bin on each runtime, without better-sqlite3", () => {
   it("G1: Bun journals through bun:sqlite by itself; the file opens anywhere", async () => {
     const file = join(tmp.dir, "bun.sqlite");
@@ -66,7 +68,7 @@ describe("the reseller bin on each runtime, without better-sqlite3", () => {
   it("G1: Node.js 22 falls back to its built-in node:sqlite", async () => {
     const file = join(tmp.dir, "node22.sqlite");
     const r = await runCli(
-      [bin, "--journal", file, "commands", "list", "--all"],
+      [bin, "--emulator", "--journal", file, "recover"],
       [],
       env(),
       undefined,
@@ -82,7 +84,18 @@ describe("the reseller bin on each runtime, without better-sqlite3", () => {
     const file = join(tmp.dir, "deno", "deno.sqlite");
     mkdirSync(join(tmp.dir, "deno"), { recursive: true });
     const denied = await runCli(
-      ["run", "--allow-env", "--allow-sys", "--allow-net", "--allow-read", bin, "--journal", file, "commands", "list"],
+      [
+        "run",
+        "--allow-env",
+        "--allow-sys",
+        "--allow-net",
+        "--allow-read",
+        bin,
+        "--emulator",
+        "--journal",
+        file,
+        "recover",
+      ],
       [],
       env(),
       undefined,
@@ -94,7 +107,7 @@ describe("the reseller bin on each runtime, without better-sqlite3", () => {
     expect(error.message).toContain(`--allow-write=${join(tmp.dir, "deno")}`);
     expect(error.message).not.toContain("--journal FILE");
     const allowed = await runCli(
-      ["run", "-A", bin, "--journal", file, "commands", "list"],
+      ["run", "-A", bin, "--emulator", "--journal", file, "recover"],
       [],
       env(),
       undefined,
@@ -107,7 +120,7 @@ describe("the reseller bin on each runtime, without better-sqlite3", () => {
 
   it("Node.js 20 has no SQLite of its own: exit 4 with what works (install better-sqlite3, a newer Node.js, Bun or Deno, PostgreSQL); no file made", async () => {
     const file = join(tmp.dir, "node20.sqlite");
-    const r = await runCli([bin, "--journal", file, "commands", "list"], [], env());
+    const r = await runCli([bin, "--emulator", "--journal", file, "recover"], [], env());
     expect(r.code).toBe(4);
     const [error] = jsonLines(r.stderr).filter((e) => e.type === "error");
     expect(error.code).toBe("cli_setup");

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulatorServer, type EmulatorServer } from "../../emulator/public";
+import { createSqliteJournal } from "../../stores/sqlite-journal";
 import { binEntries, repoRoot } from "../../docs/.vitepress/package-entries";
 import { allBlocks } from "./guide-blocks";
 
@@ -168,6 +169,8 @@ describe("J1: guide shell commands run", () => {
       const argv = translate(head.split(/\s+/))!;
       const cwd = mkdtempSync(join(tmpdir(), "guide-shell-"));
       try {
+        // The `commands` lines read a journal a job made before (they never create one): make it.
+        await createSqliteJournal({ filename: join(cwd, "journal.sqlite") }).close();
         const server = isServer(head);
         const ran = await runCommand(
           argv,

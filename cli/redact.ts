@@ -1,0 +1,70 @@
+/**
+ * A4: the one place every byte the CLI prints passes through. `main.ts` wraps stdout and stderr
+ * before any command runs; whatever a command writes — a result row quoting an input line, a JSON
+ * event, a support note, an error message — has the session's token, its 64-character secret part,
+ * anything shaped like a reseller token (`rsl_test_…`, `rsl_live_…`) and webhook signing secrets
+ * (`whsec_…`) replaced by "[REDACTED]", the marker the package uses everywhere else.
+ */
+import type { Writable } from "node:stream";
+
+export const REDACTED = "[REDACTED]";
+
+/** A reseller token, or the start of one (a truncated or mistyped token is still a secret). */
+const TOKEN_SHAPED = /rsl_(?:test|live)_[A-Za-z0-9]{8,}(?:\.[A-Za-z0-9_-]*)?/gi;
+/** A webhook signing secret. */
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9_+/=-]{8,}/g;
+
+/** Token-shaped strings and webhook signing secrets inside free text (a ticket a person wrote). */
+export function redactSecretShapes(text: string): string {
+  return text.replace(TOKEN_SHAPED, REDACTED).replace(WEBHOOK_SECRET, REDACTED);
+}
+
+/** The secret strings of this process (the token and its secret part), and the text filter. */
+export class OutputRedactor {
+  private readonly literals = new Set<string>();
+
+  /** Never print `token` (nor its secret part after the dot). */
+  addToken(token: string | undefined): void {
+    const t = token?.trim();
+    if (!t) return;
+    this.addLiteral(t);
+    const dot = t.lastIndexOf(".");
+    if (dot >= 0) this.addLiteral(t.slice(dot + 1));
+  }
+
+  private addLiteral(secret: string): void {
+    // Short strings would redact ordinary words; a token's parts are far longer.
+    if (secret.length >= 16) this.literals.add(secret);
+  }
+
+  text(input: string): string {
+    let out = input;
+    for (const s of this.literals) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    return redactSecretShapes(out);
+  }
+
+  /**
+   * `stream` with every write filtered (strings and buffers alike); everything else — isTTY,
+   * columns, drain events, writableNeedDrain — is the stream's own.
+   */
+  wrap<S extends Writable>(stream: S): S {
+    const text = (chunk: unknown): unknown => {
+      if (typeof chunk === "string") return this.text(chunk);
+      if (chunk instanceof Uint8Array) {
+        const s = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString("utf8");
+        const r = this.text(s);
+        return r === s ? chunk : Buffer.from(r, "utf8");
+      }
+      return chunk;
+    };
+    const write = (chunk: unknown, ...rest: unknown[]) =>
+      (stream.write as (c: unknown, ...r: unknown[]) => boolean)(text(chunk), ...rest);
+    return new Proxy(stream, {
+      get(target, prop) {
+        if (prop === "write") return write;
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+}
