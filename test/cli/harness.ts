@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createSqliteJournal } from "../../stores/sqlite-journal";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -210,4 +211,35 @@ export async function seedDomains(emu: EmulatorProcess, count: number, prefix: s
     );
   }
   return names;
+}
+
+/**
+ * A support ticket whose outcome could not be read, left in needs_manual_check in the SQLite journal
+ * `file` (as a run that gave up on it leaves it): what `commands list|notes|resolve` work on.
+ */
+export async function recordManualTicket(
+  file: string,
+  ticket: { id: string; idempotencyKey: string; body: unknown; reason: string; ageMs: number },
+): Promise<void> {
+  const journal = createSqliteJournal({ filename: file });
+  await journal.record({
+    id: ticket.id,
+    environment: "live",
+    apiKeyId: "A".repeat(24),
+    operationId: "tickets.create",
+    method: "POST",
+    path: "/tickets",
+    query: "",
+    body: new TextEncoder().encode(JSON.stringify(ticket.body)),
+    idempotencyKey: ticket.idempotencyKey,
+    fingerprint: "0".repeat(64),
+    externalId: null,
+    lockKey: null,
+    createdAt: Date.now() - ticket.ageMs,
+  });
+  for (const state of ["sending", "unknown", "reconciling"] as const) await journal.transition(ticket.id, state);
+  await journal.transition(ticket.id, "needs_manual_check", {
+    manualCheck: { reason: ticket.reason, requestIds: ["req-1"] },
+  });
+  await journal.close();
 }

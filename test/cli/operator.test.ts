@@ -12,8 +12,7 @@ import type { AddressInfo } from "node:net";
 import { createServer as createTlsServer, type Server as TlsServer } from "node:tls";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { REPO, buildBin, jsonLines, runCli, seedDomains, startEmulator, tempDir } from "./harness";
+import { REPO, buildBin, jsonLines, recordManualTicket, runCli, seedDomains, startEmulator, tempDir } from "./harness";
 
 const tmp = tempDir("reseller-cli-operator-");
 let bin: { bin: string; cleanup(): void };
@@ -217,33 +216,14 @@ describe("credentials never leak (issue 21)", () => {
 describe("closing a manual check (item 6)", () => {
   it("F4: commands list shows its age, notes exit 0 in plain words without free text, resolve closes it journalled and sends nothing", async () => {
     const file = join(tmp.dir, "manual.sqlite");
-    const journal = createSqliteJournal({ filename: file });
-    const now = Date.now();
     const id = "7a1b2c3d-0000-4000-8000-000000000001";
-    await journal.record({
+    await recordManualTicket(file, {
       id,
-      environment: "live",
-      apiKeyId: "A".repeat(24),
-      operationId: "tickets.create",
-      method: "POST",
-      path: "/tickets",
-      query: "",
-      body: new TextEncoder().encode(
-        JSON.stringify({ subject: "Passport AB1234567", message: "my passport is AB1234567" }),
-      ),
       idempotencyKey: "ticket-1",
-      fingerprint: "0".repeat(64),
-      externalId: null,
-      lockKey: null,
-      createdAt: now - 3 * 3_600_000,
+      body: { subject: "Passport AB1234567", message: "my passport is AB1234567" },
+      reason: "the server keeps answering 409 (D6): the first attempt is stuck",
+      ageMs: 3 * 3_600_000,
     });
-    await journal.transition(id, "sending");
-    await journal.transition(id, "unknown");
-    await journal.transition(id, "reconciling");
-    await journal.transition(id, "needs_manual_check", {
-      manualCheck: { reason: "the server keeps answering 409 (D6): the first attempt is stuck", requestIds: ["req-1"] },
-    });
-    await journal.close();
     const env = { RESELLER_JOURNAL: file };
     const list = await runCli(cmd, ["commands", "list", "--state", "needs_manual_check"], env);
     expect(list.code).toBe(0);

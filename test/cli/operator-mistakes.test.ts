@@ -1,5 +1,5 @@
 /**
- * The operator's third pass (cli/main.ts through `node --import tsx`, against `reseller-emulator` over
+ * Operator mistakes and leaks (cli/main.ts through `node --import tsx`, against `reseller-emulator` over
  * loopback, as a user runs it): a journal URL typo creates nothing, a token inside an input file or a
  * ticket's text is never printed back, a register header that names the wrong columns (or none) is a
  * usage error, `recover` exits 3 while manual checks wait, piped stderr is JSON only, domain filters
@@ -11,8 +11,16 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
-import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { REPO, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+import {
+  REPO,
+  jsonLines,
+  recordManualTicket,
+  runCli,
+  seedDomains,
+  startEmulator,
+  tempDir,
+  type EmulatorProcess,
+} from "./harness";
 
 /** The CLI from source with tsx loaded by path, so it runs from any working directory. */
 const CLI = [
@@ -37,7 +45,7 @@ const file = (name: string, text: string | Buffer) => {
   writeFileSync(path, text);
   return path;
 };
-/** The JSON events of stderr (item 5's test checks that there is nothing else). */
+/** The JSON events of stderr (the JSON-stderr test checks that there is nothing else). */
 const events = (stderr: string) =>
   jsonLines(
     stderr
@@ -54,7 +62,7 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-describe("item 1: a journal value with another URL scheme", () => {
+describe("a journal value with another URL scheme", () => {
   for (const url of ["postgress://app:Hunter2Pw@db.example/j", "pg://app:Hunter2Pw@db/j", "MySQL://u:Hunter2Pw@h/db"]) {
     it(`CLI: ${url.replace("Hunter2Pw", "…")} is a usage error naming the accepted forms, redacted, and creates nothing`, async () => {
       const cwd = tempDir("reseller-cli-cwd-");
@@ -88,7 +96,7 @@ describe("item 1: a journal value with another URL scheme", () => {
   }
 });
 
-describe("item 2: a token inside an input file", () => {
+describe("a token inside an input file", () => {
   it("A4: a token, its secret part or anything token-shaped inside an input file is never printed back", async () => {
     const secret = emu.token.split(".")[1];
     const other = `rsl_live_${"Q".repeat(24)}.${"z".repeat(64)}`;
@@ -122,7 +130,7 @@ describe("item 2: a token inside an input file", () => {
   });
 });
 
-describe("item 3: what register reads", () => {
+describe("what register reads", () => {
   const HEADER = "external_id,domain,period,nameservers";
   const usage = (r: { code: number | null; stderr: string }) => {
     expect(r.code, r.stderr).toBe(2);
@@ -187,7 +195,7 @@ describe("item 3: what register reads", () => {
   });
 });
 
-describe("items 4 and 12: a renewal stuck in processing", () => {
+describe("a renewal stuck in processing: recover's exit code and the summary's counters", () => {
   let j: string;
   let first: Awaited<ReturnType<typeof runCli>>;
   let second: Awaited<ReturnType<typeof runCli>>;
@@ -238,7 +246,7 @@ describe("items 4 and 12: a renewal stuck in processing", () => {
   });
 });
 
-describe("item 5: stderr is JSON lines when it is not a terminal", () => {
+describe("stderr is JSON lines when it is not a terminal", () => {
   it("CLI: context, domains list and recover (also with --emulator) print their notices as JSON events", async () => {
     const j = journal();
     for (const args of [
@@ -269,7 +277,7 @@ describe("item 5: stderr is JSON lines when it is not a terminal", () => {
   });
 });
 
-describe("items 6 and 7: domains list filters", () => {
+describe("domains list filters", () => {
   it("CLI: --zone kz lists .kz domains only, never .com.kz (the zones are separate, as in --zones)", async () => {
     const expires = new Date(Date.now() + 20 * 86_400_000).toISOString();
     for (const name of ["zonecheck.kz", "zonecheck.com.kz", "zonecheck.org.kz"])
@@ -307,7 +315,7 @@ describe("items 6 and 7: domains list filters", () => {
   });
 });
 
-describe("item 8: --no-quotes", () => {
+describe("--no-quotes", () => {
   it("CLI: renew (and register) --no-quotes without --dry-run is a usage error, and nothing is sent", async () => {
     const [name] = await seedDomains(emu, 1, "noquotes", 5);
     const before = (await emu.control<{ method: string; path: string }[]>("GET", "/requests")).length;
@@ -334,7 +342,7 @@ describe("item 8: --no-quotes", () => {
   });
 });
 
-describe("item 9: read-only journal commands on a journal file that does not exist", () => {
+describe("read-only journal commands on a journal file that does not exist", () => {
   it("CLI: commands list, show, notes, resolve and prune name the missing file (cli_setup) and create nothing; renew creates the journal", async () => {
     const dir = join(tmp.dir, "no-journal-here");
     const missing = join(dir, "journal.sqlite");
@@ -373,7 +381,7 @@ describe("item 9: read-only journal commands on a journal file that does not exi
   });
 });
 
-describe("item 10: an empty --token-file", () => {
+describe("an empty --token-file", () => {
   it("A4: an empty --token-file is a usage error that names the file and says it is empty", async () => {
     for (const [name, text] of [
       ["empty-token", ""],
@@ -395,35 +403,19 @@ describe("item 10: an empty --token-file", () => {
   });
 });
 
-describe("item 11: --include-text", () => {
+describe("--include-text", () => {
   it("A4: --include-text prints a ticket's text but never a webhook signing secret or a token typed into it", async () => {
     const j = journal();
     const whsec = `whsec_${"k".repeat(43)}`;
     const typed = `rsl_live_${"T".repeat(24)}.${"s".repeat(64)}`;
-    const journalDb = createSqliteJournal({ filename: j });
     const id = "c0000000-0000-4000-8000-0000000000aa";
-    await journalDb.record({
+    await recordManualTicket(j, {
       id,
-      environment: "live",
-      apiKeyId: "A".repeat(24),
-      operationId: "tickets.create",
-      method: "POST",
-      path: "/tickets",
-      query: "",
-      body: new TextEncoder().encode(JSON.stringify({ subject: "webhook help", message: "please help" })),
       idempotencyKey: "ticket-secret-1",
-      fingerprint: "0".repeat(64),
-      externalId: null,
-      lockKey: null,
-      createdAt: Date.now() - 3_600_000,
+      body: { subject: "webhook help", message: "please help" },
+      reason: "the ticket's outcome cannot be read",
+      ageMs: 3_600_000,
     });
-    await journalDb.transition(id, "sending");
-    await journalDb.transition(id, "unknown");
-    await journalDb.transition(id, "reconciling");
-    await journalDb.transition(id, "needs_manual_check", {
-      manualCheck: { reason: "the ticket's outcome cannot be read", requestIds: ["req-1"] },
-    });
-    await journalDb.close();
     // What a person typed into the ticket, as a journal written before the client refused tokens in
     // bodies holds it (the client now refuses to journal a token; a signing secret is plain text to it).
     const db = new Database(j);
