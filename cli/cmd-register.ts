@@ -114,7 +114,7 @@ const ORDER_INPUT = `CSV with the header ${HEADER}, or JSON lines`;
  * header of other columns, or another delimiter would otherwise make every row "invalid" (or, with a
  * header of unknown columns and no row, a job of 0 rows that "succeeds").
  */
-export function checkHeader(firstLine: string, name: string): void {
+function checkHeader(firstLine: string, name: string): void {
   const columns = firstLine
     .split(",")
     .map((c) =>

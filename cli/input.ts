@@ -89,7 +89,7 @@ export async function ensureReadable(source: InputSource): Promise<void> {
 }
 
 /** Counts lines with data (not blank, not a `#` comment) without keeping the file: the job's total. */
-export async function countDataLines(file: string): Promise<number> {
+async function countDataLines(file: string): Promise<number> {
   let count = 0;
   let atStart = true; // no non-blank byte seen yet on this line
   for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {

@@ -7,7 +7,7 @@
  */
 import type { Writable } from "node:stream";
 
-export const REDACTED = "[REDACTED]";
+const REDACTED = "[REDACTED]";
 
 /** A reseller token, or the start of one (a truncated or mistyped token is still a secret). */
 const TOKEN_SHAPED = /rsl_(?:test|live)_[A-Za-z0-9]{8,}(?:\.[A-Za-z0-9_-]*)?/gi;
