@@ -5,6 +5,7 @@
  * Ctrl-C behaviour of interrupt.ts. Rows never bypass the journal: `run` goes through the client.
  */
 import { once } from "node:events";
+import { readFileSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { WaitPoll } from "../src/index";
 import { formatDuration } from "./args";
@@ -249,7 +250,7 @@ export function printSummary(
     elapsedMs: Math.round(outcome.elapsedMs),
     interrupted: outcome.interrupted,
     stoppedByPolicy: outcome.stoppedByPolicy,
-    maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    maxRssBytes: peakRssBytes(),
   };
   if (!io.mode.ttyErr) {
     (sink ?? jsonSink(io.stderr, outcome.progress.now)).event(
@@ -280,4 +281,19 @@ export function printSummary(
   if (outcome.interrupted) io.stderr.write(`Interrupted. ${spec.resumeHint}\n`);
   if (outcome.stoppedByPolicy)
     io.stderr.write("Stopped by --on-error stop; rows after the failing one were not started.\n");
+}
+
+/**
+ * This process's peak resident memory. On Linux, `VmHWM` of /proc/self/status: getrusage's maxRSS
+ * (process.resourceUsage) carries over the peak of the process that forked this one, so a CLI started
+ * by a large parent (a job runner, a test) would report the parent's memory as its own.
+ */
+function peakRssBytes(): number {
+  try {
+    const kb = /^VmHWM:\s*(\d+)\s*kB/m.exec(readFileSync("/proc/self/status", "utf8"))?.[1];
+    if (kb !== undefined) return Number(kb) * 1024;
+  } catch {
+    // not Linux: getrusage is the best there is
+  }
+  return process.resourceUsage().maxRSS * 1024;
 }

@@ -6,7 +6,9 @@
  * are exact and checked, read-only journal commands never create a journal, and the summary's
  * counters agree.
  */
+import { execFile } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, writeFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -30,7 +32,7 @@ const CLI = [
 ];
 
 let emu: EmulatorProcess;
-const tmp = tempDir("reseller-cli-third-");
+const tmp = tempDir("reseller-cli-mistakes-");
 let n = 0;
 const journal = () => join(tmp.dir, `journal-${++n}.sqlite`);
 const env = (extra: Record<string, string> = {}) => ({
@@ -442,5 +444,27 @@ describe("--include-text", () => {
       expect(out).not.toContain("T".repeat(24));
       expect(out).not.toContain("s".repeat(64));
     }
+  });
+});
+
+describe("the summary's peak memory", () => {
+  it("CLI: maxRssBytes is the CLI's own peak, not the memory of the (large) process that started it", async () => {
+    const input = join(tmp.dir, "rss-names.txt");
+    writeFileSync(input, Array.from({ length: 200 }, (_, i) => `rss-${i}.kz`).join("\n") + "\n");
+    // A job runner holding 400 MB starts the CLI: getrusage would hand the child the runner's peak.
+    const parent = `
+      const hog = Buffer.alloc(400 * 1024 * 1024, 1);
+      const r = require("node:child_process").spawnSync(process.execPath, ${JSON.stringify([...CLI, "check", "--dry-run", "--file", input])}, { encoding: "utf8", cwd: ${JSON.stringify(REPO)} });
+      process.stdout.write(JSON.stringify({ parentRss: process.memoryUsage().rss, held: hog.length, status: r.status, stderr: r.stderr }));
+    `;
+    const { stdout: ran } = await promisify(execFile)(process.execPath, ["-e", parent], {
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const { parentRss, status, stderr } = JSON.parse(ran) as { parentRss: number; status: number; stderr: string };
+    expect(status, stderr).toBe(0);
+    const summary = jsonLines(stderr).find((e) => e.type === "summary")!;
+    expect(parentRss).toBeGreaterThan(400 * 1024 * 1024);
+    expect(summary.maxRssBytes as number).toBeGreaterThan(0);
+    expect(summary.maxRssBytes as number).toBeLessThan(parentRss / 2);
   });
 });
