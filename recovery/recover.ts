@@ -79,6 +79,8 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   const staleAfterMs = options.staleAfterMs ?? DEFAULT_RECOVER.staleAfterMs;
   const maxCommands = options.maxCommands ?? DEFAULT_RECOVER.maxCommands;
   const { leases, holders } = deps;
+  // Continuous recovery: accepted commands polled lately wait for their next check (F1), left out below.
+  const notDue = deps.schedule?.notDue(clock.now()) ?? [];
   const lease = leases?.lease;
   /**
    * The atomic half of "never take what a call of this process holds": in the same synchronous
@@ -103,8 +105,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         limit,
         unownedStaleAfterMs: staleAfterMs,
         // A first filter only; take() decides, after the claim, with what is held at that moment.
-        // Accepted commands polled lately wait for their next check (continuous recovery, F1).
-        excludeIds: [...leases.busy(), ...(holders?.busy() ?? []), ...(deps.schedule?.notDue(clock.now()) ?? [])],
+        excludeIds: [...leases.busy(), ...(holders?.busy() ?? []), ...notDue],
       });
       return take(claimed);
     };
@@ -125,9 +126,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   } else {
     // updatedAt and leaseUntil come from the journal's own clock (Date.now by default).
     const now = Date.now();
-    const notDue = new Set(deps.schedule?.notDue(clock.now()));
+    const skip = new Set(notDue);
     const isEligible = (r: CommandRecord) =>
-      !notDue.has(r.id) &&
+      !skip.has(r.id) &&
       r.apiKeyId === deps.apiKeyId &&
       r.environment === deps.environment &&
       !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's

@@ -7,7 +7,6 @@ import { assertAttemptMove, assertTransition, holdsLock, isTerminal, TERMINAL_ST
 import {
   DomainLockedError,
   InvalidTransitionError,
-  JournalClosedError,
   DuplicateCommandError,
   LeaseLostError,
   UnknownCommandError,
@@ -37,6 +36,7 @@ import {
   screenResolution,
   type JournalClock,
   newestFirst,
+  guardClosed,
 } from "./journal-common";
 
 export interface MemoryJournalOptions {
@@ -88,9 +88,6 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
 
   const keyOf = (apiKeyId: string, idem: string) => `${apiKeyId}\0${idem}`;
   const lockOf = (env: string, lockKey: string) => `${env}\0${lockKey}`;
-  const check = () => {
-    if (closed) throw new JournalClosedError();
-  };
   const must = (id: string) => {
     const r = byId.get(id);
     if (!r) throw new UnknownCommandError(id);
@@ -113,205 +110,195 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
     }
   };
 
-  return {
-    async record(command: NewCommand, lease?: Lease) {
-      check();
-      screenNewCommand(command);
-      if (lease) screenLease(lease);
-      const existing = byKey.get(keyOf(command.apiKeyId, command.idempotencyKey));
-      if (existing !== undefined || byId.has(command.id)) {
-        throw new DuplicateCommandError(command.apiKeyId, command.idempotencyKey, existing ?? command.id);
-      }
-      if (command.lockKey !== null) {
-        const holder = locks.get(lockOf(command.environment, command.lockKey));
-        if (holder !== undefined) throw new DomainLockedError(command.lockKey, holder);
-        locks.set(lockOf(command.environment, command.lockKey), command.id);
-      }
-      const rec: CommandRecord = {
-        ...command,
-        body: copyBytes(command.body),
-        bodyPruned: false,
-        state: "recorded",
-        updatedAt: command.createdAt,
-        owner: lease?.owner ?? null,
-        leaseUntil: lease ? clock.now() + lease.leaseMs : null,
-        attempts: [],
-        resources: {},
-        response: null,
-        reconciliation: null,
-        manualCheck: null,
-      };
-      byId.set(rec.id, rec);
-      byKey.set(keyOf(rec.apiKeyId, rec.idempotencyKey), rec.id);
-      seqOf.set(rec.id, seq++);
-      stateSet("recorded").add(rec.id);
-      if (isSensitiveRequest(rec)) sensitive.add(rec.id);
-      if (rec.lockKey !== null) {
-        const k = keyOf(rec.apiKeyId, rec.lockKey);
-        const list = byLockKey.get(k);
-        if (list) list.push(rec.id);
-        else byLockKey.set(k, [rec.id]);
-      }
-      return cloneRecord(rec);
-    },
+  return guardClosed(
+    {
+      async record(command: NewCommand, lease?: Lease) {
+        screenNewCommand(command);
+        if (lease) screenLease(lease);
+        const existing = byKey.get(keyOf(command.apiKeyId, command.idempotencyKey));
+        if (existing !== undefined || byId.has(command.id)) {
+          throw new DuplicateCommandError(command.apiKeyId, command.idempotencyKey, existing ?? command.id);
+        }
+        if (command.lockKey !== null) {
+          const holder = locks.get(lockOf(command.environment, command.lockKey));
+          if (holder !== undefined) throw new DomainLockedError(command.lockKey, holder);
+          locks.set(lockOf(command.environment, command.lockKey), command.id);
+        }
+        const rec: CommandRecord = {
+          ...command,
+          body: copyBytes(command.body),
+          bodyPruned: false,
+          state: "recorded",
+          updatedAt: command.createdAt,
+          owner: lease?.owner ?? null,
+          leaseUntil: lease ? clock.now() + lease.leaseMs : null,
+          attempts: [],
+          resources: {},
+          response: null,
+          reconciliation: null,
+          manualCheck: null,
+        };
+        byId.set(rec.id, rec);
+        byKey.set(keyOf(rec.apiKeyId, rec.idempotencyKey), rec.id);
+        seqOf.set(rec.id, seq++);
+        stateSet("recorded").add(rec.id);
+        if (isSensitiveRequest(rec)) sensitive.add(rec.id);
+        if (rec.lockKey !== null) {
+          const k = keyOf(rec.apiKeyId, rec.lockKey);
+          const list = byLockKey.get(k);
+          if (list) list.push(rec.id);
+          else byLockKey.set(k, [rec.id]);
+        }
+        return cloneRecord(rec);
+      },
 
-    async addAttempt(id: string, attempt: AttemptRecord, then, lease) {
-      check();
-      const rec = must(id);
-      fence(rec, lease);
-      const now = clock.now();
-      if (then) {
-        assertAttemptMove(rec.state, then.to);
-        const next = applyPatch(rec, then.patch);
-        Object.assign(rec, next);
-        setState(rec, then.to);
-        stamp(rec, then.to, lease, now);
+      async addAttempt(id: string, attempt: AttemptRecord, then, lease) {
+        const rec = must(id);
+        fence(rec, lease);
+        const now = clock.now();
+        if (then) {
+          assertAttemptMove(rec.state, then.to);
+          const next = applyPatch(rec, then.patch);
+          Object.assign(rec, next);
+          setState(rec, then.to);
+          stamp(rec, then.to, lease, now);
+          release(rec);
+        } else {
+          stamp(rec, rec.state, lease, now);
+        }
+        rec.attempts.push(cleanAttempt(attempt));
+        rec.updatedAt = now;
+      },
+
+      async transition(id: string, to: CommandState, patch?: CommandPatch, lease?: Lease) {
+        const rec = must(id);
+        fence(rec, lease);
+        assertTransition(rec.state, to);
+        const next = applyPatch(rec, patch); // computed fully before mutating: all or nothing (G3)
+        const now = clock.now();
+        Object.assign(rec, next, { updatedAt: now });
+        setState(rec, to);
+        stamp(rec, to, lease, now);
         release(rec);
-      } else {
-        stamp(rec, rec.state, lease, now);
-      }
-      rec.attempts.push(cleanAttempt(attempt));
-      rec.updatedAt = now;
-    },
+        return cloneRecord(rec);
+      },
 
-    async transition(id: string, to: CommandState, patch?: CommandPatch, lease?: Lease) {
-      check();
-      const rec = must(id);
-      fence(rec, lease);
-      assertTransition(rec.state, to);
-      const next = applyPatch(rec, patch); // computed fully before mutating: all or nothing (G3)
-      const now = clock.now();
-      Object.assign(rec, next, { updatedAt: now });
-      setState(rec, to);
-      stamp(rec, to, lease, now);
-      release(rec);
-      return cloneRecord(rec);
-    },
+      async renewLeases(lease: Lease, ids: readonly string[]) {
+        screenLease(lease);
+        const lost: string[] = [];
+        const until = clock.now() + lease.leaseMs;
+        for (const id of ids) {
+          const rec = byId.get(id);
+          if (rec?.owner !== lease.owner) lost.push(id);
+          else if (rec.leaseUntil !== null) rec.leaseUntil = until;
+        }
+        return lost;
+      },
 
-    async renewLeases(lease: Lease, ids: readonly string[]) {
-      check();
-      screenLease(lease);
-      const lost: string[] = [];
-      const until = clock.now() + lease.leaseMs;
-      for (const id of ids) {
-        const rec = byId.get(id);
-        if (rec?.owner !== lease.owner) lost.push(id);
-        else if (rec.leaseUntil !== null) rec.leaseUntil = until;
-      }
-      return lost;
-    },
+      async claim(request) {
+        screenLease(request);
+        const now = clock.now();
+        const out: CommandRecord[] = [];
+        for (const rec of inStates(request.states)) {
+          if (out.length >= request.limit) break;
+          if (!claimable(rec, request, now)) continue;
+          rec.owner = request.owner;
+          rec.leaseUntil = now + request.leaseMs;
+          out.push(cloneRecord(rec));
+        }
+        return out;
+      },
 
-    async claim(request) {
-      check();
-      screenLease(request);
-      const now = clock.now();
-      const out: CommandRecord[] = [];
-      for (const rec of inStates(request.states)) {
-        if (out.length >= request.limit) break;
-        if (!claimable(rec, request, now)) continue;
-        rec.owner = request.owner;
-        rec.leaseUntil = now + request.leaseMs;
-        out.push(cloneRecord(rec));
-      }
-      return out;
-    },
+      async get(id: string) {
+        const r = byId.get(id);
+        return r && cloneRecord(r);
+      },
 
-    async get(id: string) {
-      check();
-      const r = byId.get(id);
-      return r && cloneRecord(r);
-    },
+      async findByIdempotencyKey(apiKeyId: string, idempotencyKey: string) {
+        const id = byKey.get(keyOf(apiKeyId, idempotencyKey));
+        return id === undefined ? undefined : cloneRecord(byId.get(id)!);
+      },
 
-    async findByIdempotencyKey(apiKeyId: string, idempotencyKey: string) {
-      check();
-      const id = byKey.get(keyOf(apiKeyId, idempotencyKey));
-      return id === undefined ? undefined : cloneRecord(byId.get(id)!);
-    },
+      async listByState(states: readonly CommandState[], page?: StatePage) {
+        screenStatePage(page);
+        const all = inStates(states);
+        if (!page) return all.map(cloneRecord);
+        const after = page.after;
+        const afterSeq = after ? (seqOf.get(after.id) ?? Infinity) : -Infinity;
+        const from = after
+          ? all.findIndex(
+              (r) => r.createdAt > after.createdAt || (r.createdAt === after.createdAt && seqOf.get(r.id)! > afterSeq),
+            )
+          : 0;
+        return from < 0 ? [] : all.slice(from, from + page.limit).map(cloneRecord); // only the page is copied
+      },
 
-    async listByState(states: readonly CommandState[], page?: StatePage) {
-      check();
-      screenStatePage(page);
-      const all = inStates(states);
-      if (!page) return all.map(cloneRecord);
-      const after = page.after;
-      const afterSeq = after ? (seqOf.get(after.id) ?? Infinity) : -Infinity;
-      const from = after
-        ? all.findIndex(
-            (r) => r.createdAt > after.createdAt || (r.createdAt === after.createdAt && seqOf.get(r.id)! > afterSeq),
+      async prune(options) {
+        const { settledBefore, limit } = screenPrune(options);
+        const due = inStates(TERMINAL_STATES)
+          .filter((r) => r.updatedAt < settledBefore && (!r.bodyPruned || (r.response?.body ?? null) !== null))
+          .sort((a, b) => a.updatedAt - b.updatedAt);
+        const batch = limit === null ? due : due.slice(0, limit);
+        for (const rec of batch) {
+          rec.body = null;
+          rec.bodyPruned = true;
+          sensitive.delete(rec.id);
+          if (rec.response) rec.response = { status: rec.response.status, body: null };
+        }
+        return { pruned: batch.length };
+      },
+
+      async countByState(filter) {
+        const out: Partial<Record<CommandState, number>> = {};
+        for (const [state, ids] of byState) {
+          if (ids.size > 0 && (filter?.states === undefined || filter.states.includes(state))) out[state] = ids.size;
+        }
+        return out;
+      },
+
+      async latestByLockKey(apiKeyId, lockKey, opts) {
+        let best: CommandRecord | undefined;
+        for (const id of byLockKey.get(keyOf(apiKeyId, lockKey)) ?? []) {
+          const rec = byId.get(id)!;
+          if (opts?.since !== undefined && rec.createdAt < opts.since) continue;
+          if (!best || rec.createdAt >= best.createdAt) best = rec; // later insertion wins a tie
+        }
+        return best && cloneRecord(best);
+      },
+
+      async listCommands(filter) {
+        screenListFilter(filter);
+        const pool = filter.states ? inStates(filter.states) : [...byId.values()];
+        const { before } = filter;
+        return pool
+          .filter(
+            (r) =>
+              (filter.apiKeyId === undefined || r.apiKeyId === filter.apiKeyId) &&
+              (before === undefined ||
+                r.createdAt < before.createdAt ||
+                (r.createdAt === before.createdAt && r.id < before.id)),
           )
-        : 0;
-      return from < 0 ? [] : all.slice(from, from + page.limit).map(cloneRecord); // only the page is copied
-    },
+          .sort((a, b) => newestFirst(a.createdAt, a.id, b.createdAt, b.id))
+          .slice(0, filter.limit)
+          .map(cloneRecord);
+      },
 
-    async prune(options) {
-      check();
-      const { settledBefore, limit } = screenPrune(options);
-      const due = inStates(TERMINAL_STATES)
-        .filter((r) => r.updatedAt < settledBefore && (!r.bodyPruned || (r.response?.body ?? null) !== null))
-        .sort((a, b) => a.updatedAt - b.updatedAt);
-      const batch = limit === null ? due : due.slice(0, limit);
-      for (const rec of batch) {
-        rec.body = null;
-        rec.bodyPruned = true;
-        sensitive.delete(rec.id);
-        if (rec.response) rec.response = { status: rec.response.status, body: null };
-      }
-      return { pruned: batch.length };
-    },
+      async resolveManualCheck(id, resolution) {
+        const r = screenResolution(resolution);
+        const rec = must(id);
+        if (rec.state !== "needs_manual_check") throw new InvalidTransitionError(rec.state, r.as);
+        const next = applyPatch(rec, resolutionPatch(rec.manualCheck, r));
+        Object.assign(rec, next, { updatedAt: clock.now() });
+        setState(rec, r.as);
+        stamp(rec, r.as, undefined, rec.updatedAt);
+        release(rec);
+        return cloneRecord(rec);
+      },
 
-    async countByState(filter) {
-      check();
-      const out: Partial<Record<CommandState, number>> = {};
-      for (const [state, ids] of byState) {
-        if (ids.size > 0 && (filter?.states === undefined || filter.states.includes(state))) out[state] = ids.size;
-      }
-      return out;
+      async close() {
+        closed = true;
+      },
     },
-
-    async latestByLockKey(apiKeyId, lockKey, opts) {
-      check();
-      let best: CommandRecord | undefined;
-      for (const id of byLockKey.get(keyOf(apiKeyId, lockKey)) ?? []) {
-        const rec = byId.get(id)!;
-        if (opts?.since !== undefined && rec.createdAt < opts.since) continue;
-        if (!best || rec.createdAt >= best.createdAt) best = rec; // later insertion wins a tie
-      }
-      return best && cloneRecord(best);
-    },
-
-    async listCommands(filter) {
-      check();
-      screenListFilter(filter);
-      const pool = filter.states ? inStates(filter.states) : [...byId.values()];
-      const { before } = filter;
-      return pool
-        .filter(
-          (r) =>
-            (filter.apiKeyId === undefined || r.apiKeyId === filter.apiKeyId) &&
-            (before === undefined ||
-              r.createdAt < before.createdAt ||
-              (r.createdAt === before.createdAt && r.id < before.id)),
-        )
-        .sort((a, b) => newestFirst(a.createdAt, a.id, b.createdAt, b.id))
-        .slice(0, filter.limit)
-        .map(cloneRecord);
-    },
-
-    async resolveManualCheck(id, resolution) {
-      check();
-      const r = screenResolution(resolution);
-      const rec = must(id);
-      if (rec.state !== "needs_manual_check") throw new InvalidTransitionError(rec.state, r.as);
-      const next = applyPatch(rec, resolutionPatch(rec.manualCheck, r));
-      Object.assign(rec, next, { updatedAt: clock.now() });
-      setState(rec, r.as);
-      stamp(rec, r.as, undefined, rec.updatedAt);
-      release(rec);
-      return cloneRecord(rec);
-    },
-
-    async close() {
-      closed = true;
-    },
-  };
+    () => closed,
+  );
 }
