@@ -201,6 +201,23 @@ const TELEMETRY_EVENT_TYPES: ReadonlySet<ClientEvent["type"]> = new Set([
 ]);
 
 /**
+ * What a user's observer returned (onEvent, a logger's method, a telemetry hook), made harmless: a
+ * promise it returns may reject, and that rejection must neither end the process as unhandled nor
+ * change the call it observed (I7). Called on the result of every such callback.
+ */
+export function quietly(returned: unknown): void {
+  if (returned === null || typeof returned !== "object") return;
+  try {
+    const then = (returned as PromiseLike<unknown>).then;
+    if (typeof then === "function") then.call(returned, undefined, ignore);
+  } catch {
+    // a thenable whose `then` throws: nothing of it can reach the call
+  }
+}
+
+const ignore = (): void => undefined;
+
+/**
  * @param onEvent receives every event.
  * @param onTelemetryEvent receives only TELEMETRY_EVENT_TYPES.
  */
@@ -223,7 +240,7 @@ export function createEventSink(
       for (const handle of [onEvent, onTelemetryEvent]) {
         if (!handle || (handle === onTelemetryEvent && !TELEMETRY_EVENT_TYPES.has(event.type))) continue;
         try {
-          handle(redacted);
+          quietly(handle(redacted));
         } catch {
           // A broken logger must not change the outcome of a purchase.
         }

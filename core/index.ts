@@ -42,7 +42,7 @@ export {
   isTimeoutError,
 } from "./errors";
 export type { ResellerErrorCode } from "./errors";
-export { createEventSink } from "./events";
+export { createEventSink, quietly } from "./events";
 export type { ClientEvent, EventHandler, EventSink, PacingEvent, RecoveryEvent } from "./events";
 export type {
   AcceptedOutcome,

@@ -4,7 +4,7 @@
  * so a client without one does no extra work per call. Nothing passed here carries a body, the
  * token or a header value other than the ones listed: an integration cannot leak what it never sees.
  */
-import type { ClientEvent } from "./events";
+import { quietly, type ClientEvent } from "./events";
 import type { OutcomeKind } from "./outcome";
 import type { CommandState } from "./states";
 
@@ -69,6 +69,11 @@ export interface CommandEndInfo {
   /** Found by external_id after an unknown outcome (I4). */
   reconciled?: boolean;
   replayed?: boolean;
+  /**
+   * Answered without sending: from the journal (a settled command's key), joined to a call in flight
+   * in this process, or a command another worker holds (D5, G4).
+   */
+  localReplay?: "journal" | "joined" | "in_flight_elsewhere";
   /** reason "deadline" only: whether the call put an attempt on the wire (false: calling again is safe). */
   sent?: boolean;
   /** reason "deadline" only: the earliest time worth calling again (ms since the epoch), null when unknown. */
@@ -142,7 +147,7 @@ class GuardedAttempt implements AttemptTelemetry {
   constructor(private readonly inner: AttemptTelemetry) {}
   end(info: AttemptEndInfo): void {
     try {
-      this.inner.end(info);
+      quietly(this.inner.end(info));
     } catch {
       // Telemetry must never change the outcome of a purchase (as with a broken logger).
     }
@@ -154,14 +159,14 @@ class GuardedCommand implements CommandTelemetry {
   constructor(private readonly inner: CommandTelemetry) {}
   slot(ms: number, reason?: Exclude<WaitKind, "backoff">): void {
     try {
-      this.inner.slot(ms, reason);
+      quietly(this.inner.slot(ms, reason));
     } catch {
       // see GuardedAttempt
     }
   }
   backoff(ms: number, reason: string): void {
     try {
-      this.inner.backoff(ms, reason);
+      quietly(this.inner.backoff(ms, reason));
     } catch {
       // see GuardedAttempt
     }
@@ -175,7 +180,7 @@ class GuardedCommand implements CommandTelemetry {
   }
   end(info: CommandEndInfo): void {
     try {
-      this.inner.end(info);
+      quietly(this.inner.end(info));
     } catch {
       // see GuardedAttempt
     }

@@ -7,11 +7,11 @@
 import type { ChainStep, StepParams } from "./chain";
 import type { OperationMeta } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
-import type { CallContext } from "../runner";
+import { observeAnswer, type CallContext } from "../runner";
 import { InvalidArgumentError } from "../core";
 import { SensitiveDataError, commandFingerprint, isDuplicateCommandError } from "../journal";
 import type { CallHold, CommandHolders, CommandRecord, CommandState, Journal, LeaseKeeper } from "../journal";
-import type { EventSink, Outcome } from "../core";
+import type { ClientTelemetry, EventSink, Outcome } from "../core";
 import {
   REPLAYED_STATES,
   journalUnreachable,
@@ -34,6 +34,8 @@ export interface IdempotencyOptions {
   holders?: CommandHolders;
   /** Where local replays are reported (I7). */
   events?: EventSink;
+  /** A call answered locally is a command to telemetry too: one span, one outcome (I7). */
+  telemetry?: ClientTelemetry;
   generateKey?: () => string;
   /** The client's token and its secret part: a command holding either is never journalled (A4, H2). */
   secrets?: readonly string[];
@@ -122,6 +124,7 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): ChainS
       idempotencyKey: ctx.sentIdempotencyKey,
       commandId: outcome.commandId,
     });
+    if (options.events) observeAnswer({ events: options.events, telemetry: options.telemetry }, ctx, outcome, source);
     return responseOf(outcome);
   }
 

@@ -17,6 +17,8 @@ export interface Instruments {
   /** Counts one finished command (an asynchronous counter: no SDK work per command, see below). */
   outcome(operationId: string, kind: string, reason: string | undefined): void;
   pacerWait: Histogram;
+  /** A command sends again after a 429's pause: counted when the repeat starts, never for one the deadline stopped. */
+  rateLimitedRetry(operationId: string): void;
   /** Adds one client's observable views (called by bind()). */
   observe(source: TelemetrySource, clientName: string): void;
   /** Retries, 429s, recovery results, deadlines and proxy anomalies, from the client's (redacted) events. */
@@ -178,6 +180,9 @@ function createInstruments(meter: Meter): Instruments {
       }
     },
     pacerWait,
+    rateLimitedRetry(operationId) {
+      retries.add(1, { [ATTR.operationId]: operationId, [ATTR.retryReason]: "rate_limited" });
+    },
     observe(source, clientName) {
       const attrs = { [ATTR.environment]: source.environment, [ATTR.clientName]: clientName };
       bound.push({ source, key: `${source.environment}\n${clientName}`, attrs });
@@ -188,7 +193,6 @@ function createInstruments(meter: Meter): Instruments {
           retries.add(1, { [ATTR.operationId]: event.operationId, [ATTR.retryReason]: retryReason(event.reason) });
           break;
         case "pause":
-          retries.add(1, { [ATTR.operationId]: event.operationId, [ATTR.retryReason]: "rate_limited" });
           rateLimited.add(1, { [ATTR.operationId]: event.operationId, [ATTR.rateLimitSource]: event.source });
           break;
         case "recovery":

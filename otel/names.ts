@@ -34,6 +34,8 @@ export const ATTR = {
   errorCode: "reseller.error.code",
   reconciled: "reseller.reconciled",
   replayed: "reseller.replayed",
+  /** Answered without sending: `journal`, `joined` or `in_flight_elsewhere` (D5, G4). */
+  localReplay: "reseller.local_replay",
   statusClass: "reseller.status_class",
   retryReason: "reseller.retry.reason",
   rateLimitSource: "reseller.rate_limit.source",
@@ -62,7 +64,7 @@ export const METRIC = {
    * (2xx, 4xx, 5xx, none when no response came), is the request count: no separate counter to pay for.
    */
   requestDuration: "http.client.request.duration",
-  /** Counter, {retry}: retries by reason (429 pauses included, reason `rate_limited`). */
+  /** Counter, {retry}: retries by reason, counted when the repeat starts (a repeat after a 429 pause: reason `rate_limited`). */
   retries: "reseller.client.retries",
   /** Counter, {response}: 429 answers, by source (the API's limiter or a proxy). */
   rateLimited: "reseller.client.rate_limited",

@@ -179,6 +179,8 @@ function commandAttributes(info: CommandStartInfo) {
 class CommandSpan implements CommandTelemetry {
   private readonly ctx: Context;
   private rateLimitedIds?: string[];
+  /** The last attempt got a 429: the next one to start is a retry after its pause (I7: counted only if it starts). */
+  private pausedBy429 = false;
 
   constructor(
     private readonly shared: Shared,
@@ -207,6 +209,7 @@ class CommandSpan implements CommandTelemetry {
   /** One of this command's attempts got a 429 with this X-Request-ID: a proxy anomaly may name it next. */
   rateLimited(requestId: string): void {
     (this.rateLimitedIds ??= []).push(requestId);
+    this.pausedBy429 = true;
     this.shared.spans.byRequestId.set(requestId, this);
   }
 
@@ -229,6 +232,10 @@ class CommandSpan implements CommandTelemetry {
       attributes[HTTP.serverPort] = source.serverPort;
     }
     if (a.attempt > 1) attributes[HTTP.resendCount] = a.attempt - 1;
+    if (this.pausedBy429) {
+      this.pausedBy429 = false;
+      this.shared.instruments.rateLimitedRetry(this.info.operationId);
+    }
     const span = this.shared.tracer.startSpan(
       `${a.method} ${template}`,
       { kind: SpanKind.CLIENT, attributes },
@@ -253,6 +260,7 @@ class CommandSpan implements CommandTelemetry {
     if (e.errorCode !== undefined) span.setAttribute(ATTR.errorCode, e.errorCode);
     if (e.reconciled) span.setAttribute(ATTR.reconciled, true);
     if (e.replayed) span.setAttribute(ATTR.replayed, true);
+    if (e.localReplay) span.setAttribute(ATTR.localReplay, e.localReplay);
     if (e.reason === "deadline") this.deadline(e);
     if (this.rateLimitedIds) for (const id of this.rateLimitedIds) this.shared.spans.byRequestId.delete(id);
     if (e.thrown) {

@@ -17,7 +17,7 @@ import {
   type WriteOptions,
 } from "../journal";
 import { operationRoles } from "../generated/operations";
-import { DEFAULT_RECOVER, operationResourceOf, RequestAbortedError } from "../core";
+import { DEFAULT_RECOVER, operationResourceOf, quietly, RequestAbortedError } from "../core";
 import { listDomainOperations, lookupOrderByExternalId } from "./lookups";
 import {
   RECOVERABLE_STATES,
@@ -67,7 +67,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
   };
   const emit = (e: RecoveryEvent) => {
     try {
-      options.onEvent?.(redactor.value(e));
+      quietly(options.onEvent?.(redactor.value(e)));
     } catch {
       // a broken logger must not change what recovery does
     }

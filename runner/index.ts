@@ -8,6 +8,6 @@ export type { RetryBudget, RetryBudgetOptions } from "./retry-budget";
 export { decide } from "./retry-policy";
 export type { AttemptResult } from "./retry-policy";
 export type { RunnerDeps } from "./runner-types";
-export { runCommand } from "./run-command";
+export { observeAnswer, runCommand } from "./run-command";
 export { sendAttempt } from "./transport";
 export type { AttemptRequest, AttemptTransport } from "./transport";

@@ -4,7 +4,8 @@
  * a telemetry command scope and ends with one `outcome` event (I7). Either way one Command
  * (command.ts) carries the command through the loop.
  */
-import type { CommandEndInfo, Outcome } from "../core";
+import type { ClientEvent, CommandEndInfo, Outcome } from "../core";
+import type { CallContext } from "./call-context";
 import { runAttemptLoop } from "./attempt-loop";
 import { Command, type CommandInput } from "./command";
 import type { RunnerDeps, RunResult } from "./runner-types";
@@ -34,23 +35,49 @@ async function runObserved(deps: RunnerDeps, input: CommandInput): Promise<RunRe
     telemetry?.end({ requestIds: [], thrown: { name: e.name, message: deps.redactor.text(e.message) } });
     throw error;
   }
-  const end = endInfo(result.outcome);
-  telemetry?.end(end);
-  if (deps.events.enabled) {
-    deps.events.emit({
-      type: "outcome",
-      operationId: op.operationId,
-      kind: result.outcome.kind,
-      status: end.status,
-      reason: end.reason,
-      errorCode: end.errorCode,
-      reconciled: end.reconciled,
-      idempotencyKey: ctx.sentIdempotencyKey,
-      commandId: ctx.commandId,
-      requestIds: end.requestIds,
-    });
-  }
+  telemetry?.end(endInfo(result.outcome));
+  if (deps.events.enabled) deps.events.emit(outcomeEvent(ctx, result.outcome));
   return result;
+}
+
+/**
+ * A call answered without sending anything (a local replay from the journal, a call joined to one in
+ * flight, a command another worker holds): it is observed as a command all the same (I7) — one
+ * command scope, marked with where its answer came from, and one `outcome` event.
+ */
+export function observeAnswer(
+  deps: Pick<RunnerDeps, "telemetry" | "events">,
+  ctx: CallContext,
+  outcome: Outcome,
+  source: NonNullable<CommandEndInfo["localReplay"]>,
+): void {
+  const { op } = ctx;
+  deps.telemetry
+    ?.startCommand({
+      operationId: op.operationId,
+      method: op.method,
+      pathTemplate: op.path,
+      idempotencyKey: ctx.sentIdempotencyKey,
+      commandId: outcome.commandId,
+    })
+    .end({ ...endInfo(outcome), localReplay: source });
+  if (deps.events.enabled) deps.events.emit(outcomeEvent(ctx, outcome));
+}
+
+function outcomeEvent(ctx: CallContext, outcome: Outcome): ClientEvent {
+  const end = endInfo(outcome);
+  return {
+    type: "outcome",
+    operationId: ctx.op.operationId,
+    kind: outcome.kind,
+    status: end.status,
+    reason: end.reason,
+    errorCode: end.errorCode,
+    reconciled: end.reconciled,
+    idempotencyKey: ctx.sentIdempotencyKey,
+    commandId: ctx.commandId ?? outcome.commandId,
+    requestIds: end.requestIds,
+  };
 }
 
 function endInfo(outcome: Outcome): CommandEndInfo {

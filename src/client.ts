@@ -12,7 +12,7 @@ import type { Clock } from "../runtime/clock";
 import { chainMiddleware, createAttemptLoopMiddleware } from "../middleware";
 import type { CallOptions } from "../runner";
 import { InvalidOptionsError } from "../core";
-import { createEventSink, guardTelemetry } from "../core";
+import { createEventSink, guardTelemetry, quietly } from "../core";
 import { bindTelemetry, eventHandlerOf } from "./observers";
 import { createIdempotencyMiddleware } from "../middleware";
 import { createLanguageMiddleware, validateLanguage } from "../middleware";
@@ -144,6 +144,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
       leases: fleet?.leases,
       holders,
       events,
+      telemetry,
       secrets: [options.token, credential.secret],
     }),
     createLanguageMiddleware(options.language),
@@ -260,7 +261,7 @@ export function createResellerClient(options: ResellerClientOptions): ResellerCl
               ...recoverOptions,
               onEvent: (event) => {
                 events.emit({ type: "recovery", event });
-                recoverOptions?.onEvent?.(event);
+                quietly(recoverOptions?.onEvent?.(event));
               },
             }
           : recoverOptions,

@@ -4,7 +4,7 @@
  * first, fields second). Events are redacted before they get here (A4, H2), and every line carries
  * the ids a support ticket quotes: operation, Idempotency-Key, command id and X-Request-IDs.
  */
-import type { ClientEvent, EventHandler, PacingEvent, RecoveryEvent } from "../core";
+import { quietly, type ClientEvent, type EventHandler, type PacingEvent, type RecoveryEvent } from "../core";
 
 /** A log method: console's `(message, fields)` or pino's `(fields, message)`. */
 export type LogMethod = (...args: unknown[]) => void;
@@ -51,8 +51,8 @@ export function createLogHandler(logger: Logger): EventHandler {
     const method = logger[line.level];
     if (typeof method !== "function") return; // e.g. a logger without debug
     const fields = clean(line.fields);
-    if (objectFirst) method.call(logger, fields, line.msg);
-    else method.call(logger, line.msg, fields);
+    // A logger that ships lines may return a promise: its rejection is the logger's, not the call's (I7).
+    quietly(objectFirst ? method.call(logger, fields, line.msg) : method.call(logger, line.msg, fields));
   };
 }
 

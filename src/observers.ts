@@ -2,7 +2,7 @@
  * Who observes a client: onEvent, the `logger` and the `telemetry` option. Built once per client;
  * with none of them, the event sink is disabled and the runner skips every observation (I7).
  */
-import type { ClientTelemetry, EventHandler } from "../core";
+import { quietly, type ClientTelemetry, type EventHandler } from "../core";
 import { LOCK_HOLDING_STATES, type CommandState, type Journal } from "../journal";
 import type { Pacer } from "../pacing";
 import type { RetryBudget } from "../runner";
@@ -24,7 +24,7 @@ function lazyLogHandler(logger: Logger): { handle: EventHandler; ready: Promise<
     pending = undefined;
     for (const event of queued) {
       try {
-        handle(event);
+        handle(event); // a log handler: the logger's own result is made quiet in logging.ts
       } catch {
         // As for a live event: a broken logger never changes an outcome.
       }
@@ -57,7 +57,7 @@ function fanOut(handlers: EventHandler[]): EventHandler {
   return (event) => {
     for (const handle of handlers) {
       try {
-        handle(event);
+        quietly(handle(event));
       } catch {
         // One broken sink must not silence the others, nor change the outcome of a purchase.
       }

@@ -13,7 +13,7 @@
  */
 import type { Redis, RedisOptions } from "ioredis";
 import { loadPeer } from "./optional-peer";
-import { InvalidOptionsError, StoreUnavailableError } from "../core";
+import { InvalidOptionsError, quietly, StoreUnavailableError } from "../core";
 import {
   applyConfirm,
   applyObserve,
@@ -130,7 +130,14 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
   const timeoutMs = options.failover?.commandTimeoutMs ?? 1000;
   const retryMs = options.failover?.retryIntervalMs ?? 1000;
   const grace = options.ttlGraceMs ?? 3_600_000;
-  const onEvent = options.onEvent ?? (() => undefined);
+  // The user's handler observes the store; a throw or a rejection of it must not change the pacing (I7).
+  const onEvent = (event: RedisWindowStoreEvent): void => {
+    try {
+      quietly(options.onEvent?.(event));
+    } catch {
+      // see above
+    }
+  };
 
   const driver = loadPeer("ioredis", "reseller-api/stores/redis") as typeof Redis & { default?: typeof Redis };
   const RedisClient = driver.default ?? driver;

@@ -206,6 +206,37 @@ describe("otel: metrics after a scripted sequence", () => {
     expect(METRIC.requestDuration).toBe(METRIC_HTTP_CLIENT_REQUEST_DURATION);
   });
 
+  it("I7: a 429 whose pause would pass the call's deadline counts as a 429, not as a retry (none was made)", async () => {
+    const { kit, h, client } = instrumented();
+    h.emulator.control.addFault({ method: "GET", path: "/domains", kind: "proxy_429_date", retry_after_seconds: 3600 });
+    const listed = await client.domains.list({ query: { per_page: 5 } }, { deadlineMs: 60_000 });
+    expect(listed.kind === "unknown" && listed.reason).toBe("deadline");
+    expect(listed.attempts.map((a) => a.status)).toEqual([429]);
+    h.emulator.control.addFault({ method: "GET", path: "/domains", kind: "rate_limit_no_header" });
+    const later = await client.domains.list({ query: { per_page: 5 } }, { deadlineMs: Number.POSITIVE_INFINITY });
+    expect(later.kind).toBe("succeeded"); // waits out the hour, gets a 429, pauses, then sends again
+    const all = await kit.metrics();
+    expect(total(metric(all, METRIC.rateLimited))).toBe(2);
+    expect(total(metric(all, METRIC.retries), { [ATTR.retryReason]: "rate_limited" })).toBe(1);
+  });
+
+  it("I7/G4: a call answered from the journal is a command too — one span marked reseller.local_replay, one outcome, no attempt", async () => {
+    const { kit, h, client } = instrumented();
+    const args = { domainUuid: h.domainUuid, body: { period: 1 } };
+    const first = await client.domains.renew(args, { idempotencyKey: "otel-replay-1" });
+    expect(first.kind).toBe("accepted");
+    const again = await client.domains.renew(args, { idempotencyKey: "otel-replay-1" });
+    expect(again.kind === "accepted" && again.localReplay?.source).toBe("journal");
+    const commands = byOperation(kit.spans(), "domains.renew");
+    expect(commands).toHaveLength(2);
+    expect(commands.map((c) => attr(c, ATTR.localReplay))).toEqual([undefined, "journal"]);
+    expect(attemptsOf(kit.spans(), commands[1])).toHaveLength(0);
+    expect(attr(commands[1], ATTR.outcomeKind)).toBe("accepted");
+    const all = await kit.metrics();
+    expect(total(metric(all, METRIC.outcomes), { [ATTR.operationId]: "domains.renew" })).toBe(2);
+    expect(h.emulator.control.effects().filter((e) => e.kind === "domain.renew")).toHaveLength(1);
+  });
+
   it("C12/C3: the pacer-wait histogram records the attempts that waited, the 429 pauses under retry_after", async () => {
     const { kit } = await scripted();
     const all = await kit.metrics();

@@ -105,6 +105,51 @@ describe("logger option", () => {
     expect(seen).toEqual(["attempt", "outcome"]);
   });
 
+  it("I7: a logger, onEvent or recover() onEvent that returns a rejected promise changes no outcome and ends nothing unhandled", async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on("unhandledRejection", onUnhandled);
+    try {
+      // A logger that ships its lines and returns the shipper's promise, down for the day.
+      const down = async () => {
+        throw new Error("log shipper down");
+      };
+      const h = setup();
+      const journal = createMemoryJournal();
+      const client = h.makeClient({ logger: { info: down, warn: down, error: down, debug: down }, onEvent: down, journal });
+      h.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "error_503_before" });
+      const renewed = await client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { idempotencyKey: "async-logger-1" });
+      expect(renewed.kind).toBe("accepted");
+      expect(renewed.attempts.map((a) => a.status)).toEqual([503, 202]);
+      h.emulator.control.addFault({ method: "POST", path: "/webhooks", kind: "reset_after" });
+      const hook = await client.webhooks.create({ body: { url: "https://hooks.example/c", events: ["operation.completed"] } });
+      expect(hook.kind).toBe("unknown");
+      const summary = await client.recover({ onEvent: down });
+      expect(summary.examined).toBeGreaterThan(0);
+      await new Promise((resolve) => setImmediate(resolve)); // rejections are reported after a macrotask
+      expect(unhandled).toEqual([]);
+      expect(h.emulator.control.effects().filter((e) => e.kind === "domain.renew")).toHaveLength(1);
+    } finally {
+      process.off("unhandledRejection", onUnhandled);
+    }
+  });
+
+  it("I7/G4: a call answered from the journal writes its reseller.outcome line like a sent one", async () => {
+    const { logger, lines } = pinoCapture();
+    const h = setup();
+    const client = h.makeClient({ logger, journal: createMemoryJournal() });
+    const args = { domainUuid: h.domainUuid, body: { period: 1 } };
+    await client.domains.renew(args, { idempotencyKey: "log-replay-1" });
+    const again = await client.domains.renew(args, { idempotencyKey: "log-replay-1" });
+    expect(again.localReplay?.source).toBe("journal");
+    const outcomes = lines.filter((l) => l.event === "reseller.outcome");
+    expect(outcomes.map((l) => [l.operationId, l.kind, l.idempotencyKey])).toEqual([
+      ["domains.renew", "accepted", "log-replay-1"],
+      ["domains.renew", "accepted", "log-replay-1"],
+    ]);
+    expect(lines.filter((l) => l.event === "reseller.local_replay")).toHaveLength(1);
+  });
+
   it("a logger without info/warn/error is refused at start-up with the fix", () => {
     const h = setup();
     expect(() => h.makeClient({ logger: { info: () => undefined } as never })).toThrow(InvalidOptionsError);
