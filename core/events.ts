@@ -179,7 +179,8 @@ export type ClientEvent =
   /** Fleet mode: a heartbeat could not reach the journal; leases run out unless a later one succeeds. */
   | { type: "lease-renew-failed"; workerId: string; commands: number; error: unknown };
 
-export type EventHandler = (event: ClientEvent) => void;
+/** Whatever it returns is ignored; a promise it returns (a handler that ships events) may reject: that is dropped, never the call's. */
+export type EventHandler = (event: ClientEvent) => unknown;
 
 export interface EventSink {
   /** Someone wants every event (onEvent, a logger): per-attempt events are built only then. */
@@ -208,8 +209,8 @@ const TELEMETRY_EVENT_TYPES: ReadonlySet<ClientEvent["type"]> = new Set([
 export function quietly(returned: unknown): void {
   if (returned === null || typeof returned !== "object") return;
   try {
-    const then = (returned as PromiseLike<unknown>).then;
-    if (typeof then === "function") then.call(returned, undefined, ignore);
+    const thenable = returned as Partial<PromiseLike<unknown>>;
+    if (typeof thenable.then === "function") void thenable.then(undefined, ignore);
   } catch {
     // a thenable whose `then` throws: nothing of it can reach the call
   }

@@ -4,7 +4,7 @@
  * so a client without one does no extra work per call. Nothing passed here carries a body, the
  * token or a header value other than the ones listed: an integration cannot leak what it never sees.
  */
-import { quietly, type ClientEvent } from "./events";
+import type { ClientEvent } from "./events";
 import type { OutcomeKind } from "./outcome";
 import type { CommandState } from "./states";
 
@@ -147,7 +147,7 @@ class GuardedAttempt implements AttemptTelemetry {
   constructor(private readonly inner: AttemptTelemetry) {}
   end(info: AttemptEndInfo): void {
     try {
-      quietly(this.inner.end(info));
+      this.inner.end(info);
     } catch {
       // Telemetry must never change the outcome of a purchase (as with a broken logger).
     }
@@ -159,14 +159,14 @@ class GuardedCommand implements CommandTelemetry {
   constructor(private readonly inner: CommandTelemetry) {}
   slot(ms: number, reason?: Exclude<WaitKind, "backoff">): void {
     try {
-      quietly(this.inner.slot(ms, reason));
+      this.inner.slot(ms, reason);
     } catch {
       // see GuardedAttempt
     }
   }
   backoff(ms: number, reason: string): void {
     try {
-      quietly(this.inner.backoff(ms, reason));
+      this.inner.backoff(ms, reason);
     } catch {
       // see GuardedAttempt
     }
@@ -180,7 +180,7 @@ class GuardedCommand implements CommandTelemetry {
   }
   end(info: CommandEndInfo): void {
     try {
-      quietly(this.inner.end(info));
+      this.inner.end(info);
     } catch {
       // see GuardedAttempt
     }

@@ -58,7 +58,7 @@ export interface RecoverOptions {
   pauseAfter429Ms?: number;
   /** Stop early; commands not yet examined are left as they are. */
   signal?: AbortSignal;
-  onEvent?: (event: RecoveryEvent) => void;
+  onEvent?: (event: RecoveryEvent) => unknown;
 }
 
 export interface RecoveryTransition {

@@ -7,7 +7,8 @@
 import { quietly, type ClientEvent, type EventHandler, type PacingEvent, type RecoveryEvent } from "../core";
 
 /** A log method: console's `(message, fields)` or pino's `(fields, message)`. */
-export type LogMethod = (...args: unknown[]) => void;
+/** Whatever it returns is ignored; a promise it returns (a logger that ships lines) may reject: that is dropped, never the call's. */
+export type LogMethod = (...args: unknown[]) => unknown;
 
 /** What the `logger` option takes: `console`, a pino logger, or any object with these methods. */
 export interface Logger {

@@ -50,7 +50,7 @@ export interface RedisWindowStoreOptions {
   };
   /** Extra lifetime of a key after every time in it has passed (default 1 h). */
   ttlGraceMs?: number;
-  onEvent?: (event: RedisWindowStoreEvent) => void;
+  onEvent?: (event: RedisWindowStoreEvent) => unknown;
 }
 
 type Reply = string[];
