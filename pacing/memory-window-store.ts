@@ -15,6 +15,8 @@ export interface WindowRecord {
   windowEnd: number | null;
   count: number;
   limit: number;
+  /** `limit` was learned from the server by some pacer of the key (ReserveParams.limitAssumed). */
+  limitLearned: boolean;
   /** windowMs and guardMs the open window was opened with (for confirmWindowStart). */
   windowMs: number;
   guardMs: number;
@@ -61,6 +63,7 @@ export function emptyRecord(): WindowRecord {
     windowEnd: null,
     count: 0,
     limit: 0,
+    limitLearned: false,
     windowMs: 0,
     guardMs: 0,
     endGuardMs: 0,
@@ -87,6 +90,7 @@ export function toSnapshot(r: WindowRecord, now: number): WindowSnapshot {
     windowEnd: r.open ? r.windowEnd : null,
     count: r.open ? r.count : 0,
     limit: r.limit,
+    limitLearned: r.limitLearned,
     nextSlotAt: r.nextSlotAt,
     pausedUntil: r.pausedUntil > 0 && r.pausedUntil > now ? r.pausedUntil : null,
   };
@@ -166,8 +170,28 @@ function endGuardOf(p: ReserveParams): number {
   return p.endGuardMs !== undefined && Number.isFinite(p.endGuardMs) && p.endGuardMs >= 0 ? p.endGuardMs : p.guardMs;
 }
 
+/**
+ * The params a reservation runs with (C1, A5): a pacer that only assumes its limit gets the one
+ * another pacer of the key learned — the count cap and the spacing of the real limit, so a second
+ * client or a restarted process on a low-limit key never sends past it.
+ */
+function inForce(r: WindowRecord, p: ReserveParams): ReserveParams {
+  if (!p.limitAssumed || !r.limitLearned || r.limit < 1 || r.limit === p.limit) return p;
+  const spacingMs = Math.max(0, Math.floor((p.windowMs - p.guardMs) / r.limit));
+  return { ...p, limit: r.limit, spacingMs, burst: Math.min(p.burst ?? 1, r.limit) };
+}
+
+/** The limit the record keeps: a learned one always; an assumed one only until a learned one came. */
+function keepLimit(r: WindowRecord, p: ReserveParams): void {
+  if (!p.limitAssumed) {
+    r.limit = p.limit;
+    r.limitLearned = true;
+  } else if (!r.limitLearned) r.limit = p.limit;
+}
+
 /** WindowStore.reserve, as a pure transition. Mutates and returns `r`. */
-export function applyReserve(r: WindowRecord, p: ReserveParams): ReserveDecision {
+export function applyReserve(r: WindowRecord, asked: ReserveParams): ReserveDecision {
+  const p = inForce(r, asked);
   const { now } = p;
   // 1. C12: a 429 pause refuses every send of the key.
   if (now < r.pausedUntil) {
@@ -176,7 +200,7 @@ export function applyReserve(r: WindowRecord, p: ReserveParams): ReserveDecision
   const g = grantAt(r, p);
   if (g !== null) return commitGrant(r, p, g);
   // 6. Full (or past the safe send interval): wait for the confirmed end, or poll for it.
-  r.limit = p.limit;
+  keepLimit(r, p);
   const retryAt =
     r.windowEnd !== null ? Math.max(r.windowEnd, now) : Math.min(now + pollMs(p.spacingMs), unconfirmedDeadline(r));
   return { granted: false, retryAt: Math.max(retryAt, now), state: toSnapshot(r, now) };
@@ -204,7 +228,7 @@ function commitGrant(r: WindowRecord, p: ReserveParams, g: GrantPlan): ReserveDe
     r.count += 1;
     if (g.straddles) r.straddleRoom -= 1;
   }
-  r.limit = p.limit;
+  keepLimit(r, p);
   r.nextSlotAt = Math.max(r.nextSlotAt, t) + p.spacingMs;
   const windowId = g.straddles ? straddlerWindowId(r.seq) : String(r.seq);
   return { granted: true, sendAt: t, windowId, ord: r.ord, state: toSnapshot(r, p.now) };
@@ -214,7 +238,8 @@ function commitGrant(r: WindowRecord, p: ReserveParams, g: GrantPlan): ReserveDe
  * reserve() only when it would grant a send at `p.now` exactly (no pause, spacing or allowance due);
  * otherwise null and nothing changes. The in-process pacer's fast path.
  */
-function applyReserveNow(r: WindowRecord, p: ReserveParams): ReserveDecision | null {
+function applyReserveNow(r: WindowRecord, asked: ReserveParams): ReserveDecision | null {
+  const p = inForce(r, asked);
   if (p.now < r.pausedUntil) return null;
   const g = grantAt(r, p);
   return g !== null && g.t === p.now ? commitGrant(r, p, g) : null;
@@ -276,6 +301,13 @@ export class MemoryWindowStore implements WindowStore {
    */
   reserveNowSync(key: string, params: ReserveParams): ReserveDecision | null {
     return applyReserveNow(this.record(key), params);
+  }
+
+  /** A pacer learned the key's limit (A5, C10): pacers that only assume one reserve with it (ReserveParams.limitAssumed). */
+  learnLimitSync(key: string, limit: number): void {
+    const r = this.record(key);
+    r.limit = limit;
+    r.limitLearned = true;
   }
 
   refundSync(key: string, windowId: string): WindowSnapshot {

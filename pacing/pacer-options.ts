@@ -16,7 +16,11 @@ export function screenPacerOptions(o: PacerOptions): void {
     if (v !== undefined && (typeof v !== "number" || !ok(v))) throw bad(name, fix, v);
   };
   num("windowMs", (v) => Number.isFinite(v) && v > 0, "must be the server window in ms, > 0");
-  num("initialLimit", (v) => Number.isInteger(v) && v >= 1, "must be a whole number of requests per window ≥ 1");
+  num(
+    "initialLimit",
+    (v) => Number.isInteger(v) && v >= 1 && v <= 10_000,
+    "must be a whole number of requests per window from 1 to 10000 (C1: the server's range)",
+  );
   num("maxConcurrency", (v) => Number.isInteger(v) && v >= 1, "must be a whole number ≥ 1");
   num("burst", (v) => Number.isInteger(v) && v >= 1, "must be a whole number ≥ 1");
   num("guardMs", (v) => Number.isFinite(v) && v >= 0, "must be a finite number of ms ≥ 0");

@@ -21,6 +21,8 @@ export interface KeyState {
   inFlight: number;
   pumping: boolean;
   limit: number;
+  /** `limit` came from the server (A5, C10, or another pacer of the key through the store), not initialLimit. */
+  limitLearned: boolean;
   view: WindowSnapshot | null;
   /** Local mirror of the pause, so a grant sleeping towards its sendAt notices a fresh 429. */
   pausedUntil: number;
@@ -63,10 +65,20 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
   }
 
   function learn(apiKeyId: string, s: KeyState, limit: number): void {
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT || limit === s.limit) return;
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return;
+    const first = !s.limitLearned;
+    s.limitLearned = true;
+    // Other clients of the key in this process reserve with it from their next send on (C1, A5).
+    if (memory && (first || limit !== s.limit)) memory.learnLimitSync(apiKeyId, limit);
+    if (limit === s.limit) return;
     s.limit = limit;
     emit({ type: "limit-learned", apiKeyId, limit });
     wake(s); // a higher limit may free a slot now
+  }
+
+  /** A limit another pacer of the key learned, handed back by the store: ours while we only assume one. */
+  function adopt(apiKeyId: string, s: KeyState, state: WindowSnapshot): void {
+    if (!s.limitLearned && state.limitLearned === true && state.limit >= 1) learn(apiKeyId, s, state.limit);
   }
 
   function storeFailed(apiKeyId: string, s: KeyState, error: unknown): void {
@@ -171,5 +183,5 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
     }
   }
 
-  return { guardFor, learn, storeFailed, makeTicket };
+  return { guardFor, learn, adopt, storeFailed, makeTicket };
 }

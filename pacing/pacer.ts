@@ -46,7 +46,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     }
   };
   const keys = new Map<string, KeyState>();
-  const { guardFor, learn, storeFailed, makeTicket } = createWindowAccounting({
+  const { guardFor, learn, adopt, storeFailed, makeTicket } = createWindowAccounting({
     store,
     memory,
     clock,
@@ -65,6 +65,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         inFlight: 0,
         pumping: false,
         limit: initialLimit,
+        limitLearned: false,
         view: null,
         pausedUntil: 0,
         rtts: [],
@@ -148,7 +149,16 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
         let d: ReserveDecision;
         try {
-          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, burst: burstFor(s), endGuardMs, now };
+          const params = {
+            limit: s.limit,
+            windowMs,
+            spacingMs,
+            guardMs: guard,
+            burst: burstFor(s),
+            endGuardMs,
+            now,
+            limitAssumed: !s.limitLearned,
+          };
           d = memory ? memory.reserveSync(apiKeyId, params) : await store.reserve(apiKeyId, params);
         } catch (e) {
           // The store is down: fail the head request rather than send unpaced.
@@ -159,6 +169,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           continue;
         }
         s.view = d.state;
+        adopt(apiKeyId, s, d.state);
         if (!d.granted) {
           const at = sendableAt(d);
           s.blockedUntil = at;
@@ -234,10 +245,20 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         if (now >= s.pausedUntil) {
           const guard = guardFor(s);
           const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
-          const params = { limit: s.limit, windowMs, spacingMs, guardMs: guard, burst: burstFor(s), endGuardMs, now };
+          const params = {
+            limit: s.limit,
+            windowMs,
+            spacingMs,
+            guardMs: guard,
+            burst: burstFor(s),
+            endGuardMs,
+            now,
+            limitAssumed: !s.limitLearned,
+          };
           const d = memory.reserveNowSync(apiKeyId, params);
           if (d?.granted) {
             s.view = d.state;
+            adopt(apiKeyId, s, d.state);
             s.inFlight += 1;
             return Promise.resolve(makeTicket(apiKeyId, s, d, 0));
           }

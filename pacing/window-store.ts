@@ -63,6 +63,13 @@ export interface ReserveParams {
   readonly burst?: number;
   /** The caller's current time. */
   readonly now: number;
+  /**
+   * True while `limit` is only the pacer's assumption (`initialLimit`: no answer has taught it the
+   * key's limit yet, A5/C10). The store then uses the limit another pacer of the key learned, when
+   * it holds one, and hands it back in the snapshot (`limitLearned`) for the pacer to adopt.
+   * Absent or false: `limit` was learned, and the store keeps it as the key's.
+   */
+  readonly limitAssumed?: boolean;
 }
 
 /** The store's view of one key after an operation; the pacer mirrors it for `snapshot()`. */
@@ -77,6 +84,8 @@ export interface WindowSnapshot {
   readonly count: number;
   /** The limit in force for the open window (last `limit` passed to reserve; 0 when never set). */
   readonly limit: number;
+  /** `limit` is one a pacer learned from the server (not an assumption): a new pacer adopts it. */
+  readonly limitLearned?: boolean;
   /** Earliest time the next send may go out (even spacing); 0 when never set. */
   readonly nextSlotAt: number;
   /** End of the current 429 pause, or null when no pause is in force at the time of the call. */

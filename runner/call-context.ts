@@ -16,26 +16,26 @@ export interface CallOptions {
    * characters, sent as Idempotency-Key on writes). Writes only.
    * @default a random UUID
    */
-  idempotencyKey?: string;
+  idempotencyKey?: string | undefined;
   /** Caller cancellation. A write that may already have been sent ends as `unknown`; otherwise it throws. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Per-attempt timeout for this call, ms.
    * @default the client's `timeoutMs` (DEFAULT_CALL.timeoutMs, 30 000)
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Bound on this whole call, ms: pacer waits, 429 pauses, backoff and attempts; `Infinity` for none.
    * When waiting would pass it, the call returns at once as `unknown` with reason "deadline", `sent`
    * and `retryAt`.
    * @default the client's `deadlineMs` (DEFAULT_CALL.deadlineMs, 60 000)
    */
-  deadlineMs?: number;
+  deadlineMs?: number | undefined;
   /**
    * `X-Language` of this call's error messages: ru, en or kk, a regional suffix allowed (E6).
    * @default the client's `language`
    */
-  language?: string;
+  language?: string | undefined;
 }
 
 export interface CallContext extends CallOptions {

@@ -15,29 +15,29 @@ import type { CommandHolders, Journal, LeaseKeeper } from "../journal";
 import type { OperationResource, Outcome } from "../core";
 
 export interface WaitOptions {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   /**
    * Give up at this time (ms since epoch, on the client's clock).
    * @default now + DEFAULT_WAIT.deadlineMs (15 minutes)
    */
-  deadline?: number;
+  deadline?: number | undefined;
   /**
    * Never poll more often than this, ms.
    * @default DEFAULT_WAIT.minIntervalMs (2000)
    */
-  minIntervalMs?: number;
+  minIntervalMs?: number | undefined;
   /**
    * Longest pause between polls when the server gives no `next_check_at`, ms.
    * @default DEFAULT_WAIT.maxIntervalMs (60 000)
    */
-  maxIntervalMs?: number;
+  maxIntervalMs?: number | undefined;
   /** The journal command that started the operation (outcome.commandId): moved to completed/failed (I5). */
-  commandId?: string;
+  commandId?: string | undefined;
   /**
    * Called after every poll with what it read and when the wait polls next — for a progress display
    * ("checking again in 12 s"). It cannot change the wait; a callback that throws is ignored.
    */
-  onPoll?: (poll: WaitPoll) => void;
+  onPoll?: ((poll: WaitPoll) => void) | undefined;
 }
 
 /** One poll of a wait, as `WaitOptions.onPoll` receives it. */

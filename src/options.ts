@@ -258,6 +258,16 @@ export function checkOptions(options: ResellerClientOptions): void {
   positive("pacing.windowMs", options.pacing?.windowMs);
   positive("pacing.maxConcurrency", options.pacing?.maxConcurrency, true);
   positive("pacing.initialLimit", options.pacing?.initialLimit, true);
+  if (options.pacing?.initialLimit !== undefined && options.pacing.initialLimit > 10_000)
+    throw new InvalidOptionsError(
+      "pacing.initialLimit must be at most 10000 (C1: a key's limit is 1..10000 per window).",
+      "pacing.initialLimit",
+    );
+  if (options.pacer !== undefined && options.pacing !== undefined)
+    throw new InvalidOptionsError(
+      "pacing and pacer cannot both be given: a pacer brings its own window, limit, concurrency and store — pass those to createPacer(…) and drop pacing.",
+      "pacing",
+    );
   if (options.recoverOnStart !== undefined && options.recoverOnStart !== false) {
     if (options.recoverOnStart !== true && typeof options.recoverOnStart !== "object")
       throw new InvalidOptionsError("recoverOnStart must be a boolean or recover() options.", "recoverOnStart");

@@ -7,7 +7,7 @@
  * Every script replies with the record after the operation:
  *   { flag, at, open, seq, windowStart, windowEnd|"", count, limit, windowMs, guardMs, nextSlotAt, pausedUntil,
  *     ord, firstOrd, trusted, endGuardMs, peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt,
- *     straddleUntil, straddleRoom }
+ *     straddleUntil, straddleRoom, limitLearned }
  * numbers formatted with %.17g so fractional spacing survives exactly.
  */
 
@@ -17,7 +17,7 @@ local function num(s) if s == false or s == nil or s == '' then return nil end r
 local function f(x) if x == nil then return '' end return string.format('%.17g', x) end
 local function load()
   local h = redis.call('HMGET', H, 'open', 'ws', 'we', 'count', 'limit', 'wms', 'gms', 'next', 'paused', 'lastNow',
-    'ord', 'ford', 'trust', 'egms', 'pku', 'pka', 'pks', 'pru', 'pra', 'prs', 'su', 'sr')
+    'ord', 'ford', 'trust', 'egms', 'pku', 'pka', 'pks', 'pru', 'pra', 'prs', 'su', 'sr', 'll')
   return {
     open = h[1] == '1', ws = num(h[2]) or 0, we = num(h[3]), count = num(h[4]) or 0, limit = num(h[5]) or 0,
     wms = num(h[6]) or 0, gms = num(h[7]) or 0, next = num(h[8]) or 0, paused = num(h[9]) or 0,
@@ -25,7 +25,7 @@ local function load()
     egms = num(h[14]) or num(h[7]) or 0,
     pku = num(h[15]) or -1, pka = num(h[16]) or 0, pks = num(h[17]) or 0,
     pru = num(h[18]) or -1, pra = num(h[19]) or 0, prs = num(h[20]) or 0,
-    su = num(h[21]) or 0, sr = num(h[22]) or 0,
+    su = num(h[21]) or 0, sr = num(h[22]) or 0, ll = h[23] == '1',
     seq = num(redis.call('GET', SEQ)) or 0,
   }
 end
@@ -37,7 +37,7 @@ local function save(r, now, grace)
     'lastNow', f(r.lastNow), 'ord', f(r.ord), 'ford', f(r.ford),
     'trust', r.trust and '1' or '0', 'egms', f(r.egms),
     'pku', f(r.pku), 'pka', f(r.pka), 'pks', f(r.pks), 'pru', f(r.pru), 'pra', f(r.pra), 'prs', f(r.prs),
-    'su', f(r.su), 'sr', f(r.sr))
+    'su', f(r.su), 'sr', f(r.sr), 'll', r.ll and '1' or '0')
   local last = math.max(r.paused, r.next)
   if r.open then last = math.max(last, r.we or (r.ws + 2 * r.wms + r.gms)) end
   local ttl = math.floor(math.max(last - r.lastNow, 0) + grace)
@@ -47,7 +47,7 @@ end
 local function reply(r, flag, at)
   return { tostring(flag), f(at), r.open and '1' or '0', f(r.seq), f(r.ws), f(r.we), f(r.count), f(r.limit),
     f(r.wms), f(r.gms), f(r.next), f(r.paused), f(r.ord), f(r.ford), r.trust and '1' or '0', f(r.egms),
-    f(r.pku), f(r.pka), f(r.pks), f(r.pru), f(r.pra), f(r.prs), f(r.su), f(r.sr) }
+    f(r.pku), f(r.pka), f(r.pks), f(r.pru), f(r.pra), f(r.prs), f(r.su), f(r.sr), r.ll and '1' or '0' }
 end
 local function current(r, id) return r.open and f(r.seq) == id end
 local function straddler(r, id) return r.open and f(r.seq) .. 's' == id end
@@ -55,7 +55,8 @@ local function resetPeaks(r) r.pku = -1; r.pka = 0; r.pks = 0; r.pru = -1; r.pra
 `;
 
 /**
- * ARGV: limit, windowMs, spacingMs, guardMs, now, graceMs, burst, endGuardMs ("" = guardMs). flag 1 = granted (at = sendAt),
+ * ARGV: limit, windowMs, spacingMs, guardMs, now, graceMs, burst, endGuardMs ("" = guardMs), limitAssumed ("1": the
+ * pacer's limit is only its assumption, so a limit another pacer learned is used). flag 1 = granted (at = sendAt),
  * 2 = granted to a straddler (its windowId is straddlerWindowId(seq)), 0 = refused (at = retryAt). The grant's ordinal is the reply's `ord`.
  */
 export const RESERVE_LUA = `${PRELUDE}
@@ -64,7 +65,16 @@ local limit, wms, spacing, gms, now, grace, burst =
   math.max(1, math.floor(tonumber(ARGV[7]) or 1))
 local egms = num(ARGV[8])
 if egms == nil or egms < 0 then egms = gms end
+local assumed = ARGV[9] == '1'
 local r = load()
+if assumed and r.ll and r.limit >= 1 and r.limit ~= limit then
+  limit = r.limit
+  spacing = math.max(0, math.floor((wms - gms) / limit))
+  burst = math.min(burst, limit)
+end
+local function keepLimit()
+  if not assumed then r.limit = limit; r.ll = true elseif not r.ll then r.limit = limit end
+end
 if now < r.paused then return reply(r, 0, r.paused) end
 local t0 = math.max(now, r.next)
 local t = t0
@@ -99,13 +109,13 @@ if grant then
     r.count = r.count + 1
     if straddles then r.sr = r.sr - 1 end
   end
-  r.limit = limit
+  keepLimit()
   r.next = math.max(r.next, t) + spacing
   save(r, now, grace)
   if straddles then return reply(r, 2, t) end
   return reply(r, 1, t)
 end
-r.limit = limit
+keepLimit()
 local retry
 if r.we ~= nil then retry = math.max(r.we, now)
 else retry = math.min(now + math.max(1, math.min(spacing, 250)), deadline) end

@@ -68,7 +68,8 @@ const num = (s: string | undefined) => (s === undefined || s === "" ? null : Num
 /** The reply of every script → the same WindowRecord the memory store keeps. */
 function parseReply(r: Reply): { flag: number; at: number | null; record: WindowRecord } {
   const [flag, at, open, seq, ws, we, count, limit, wms, gms, next, paused, ord, firstOrd, trusted, egms] = r;
-  const [peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt, straddleUntil, straddleRoom] = r.slice(16);
+  const [peakUsed, peakAt, peakSentAt, priorUsed, priorAt, priorSentAt, straddleUntil, straddleRoom, limitLearned] =
+    r.slice(16);
   return {
     flag: Number(flag),
     at: num(at),
@@ -79,6 +80,7 @@ function parseReply(r: Reply): { flag: number; at: number | null; record: Window
       windowEnd: num(we),
       count: num(count) ?? 0,
       limit: num(limit) ?? 0,
+      limitLearned: limitLearned === "1",
       windowMs: num(wms) ?? 0,
       guardMs: num(gms) ?? 0,
       endGuardMs: num(egms) ?? num(gms) ?? 0,
@@ -326,6 +328,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
           grace,
           p.burst ?? 1,
           p.endGuardMs ?? "",
+          p.limitAssumed ? "1" : "",
         ),
       );
       if (reply) {
@@ -337,7 +340,10 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
         return { granted: true, sendAt: at!, windowId, ord: record.ord, state: snapshot };
       }
       // Local pacing at `share` of the limit, spaced so no window-length interval holds more (I3).
-      const localLimit = Math.max(1, Math.floor(p.limit * share));
+      // A limit another process learned (the last Redis record seen) beats this process's assumption.
+      const known = lastKnown.get(key);
+      const limit = p.limitAssumed && known?.limitLearned && known.limit >= 1 ? known.limit : p.limit;
+      const localLimit = Math.max(1, Math.floor(limit * share));
       const spacingMs = Math.max(p.spacingMs / share, (p.windowMs + p.guardMs) / localLimit);
       const r = localRecord(key);
       if (!blocked.has(key)) {

@@ -48,9 +48,35 @@ function missing(driver: Exclude<SqliteDriver, "auto">, rt: RuntimeInfo): Missin
 
 type Opener = (filename: string, busyTimeoutMs: number) => Database.Database;
 
+/**
+ * better-sqlite3 loads its native addon at the first open, so a build made for another Node.js (an
+ * upgrade without `npm rebuild`) or never made (`--ignore-scripts`) would fail only then, with a raw
+ * dlopen or "bindings file" error and an empty journal file left behind. An in-memory open first
+ * turns that into a MissingDependencyError before anything is created.
+ */
+function loadBetterSqlite3(rt: RuntimeInfo): typeof Database {
+  const Driver = loadPeer("better-sqlite3", FEATURE, missing("better-sqlite3", rt)) as typeof Database;
+  try {
+    new Driver(":memory:").close();
+  } catch (error) {
+    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    const builtinToo =
+      rt.name === "node" && atLeast(rt.version, 22, 5)
+        ? " Or uninstall it: this Node.js has node:sqlite, which the journal then uses."
+        : "";
+    throw new MissingDependencyError(
+      "better-sqlite3",
+      FEATURE,
+      `better-sqlite3 is installed, but its native build does not load in this Node.js (${rt.version}): ${why}. ` +
+        `Rebuild it for this Node.js: npm rebuild better-sqlite3 (needed after a Node.js upgrade, or an install with --ignore-scripts).${builtinToo}`,
+    );
+  }
+  return Driver;
+}
+
 function betterSqlite3(rt: RuntimeInfo): Opener {
   if (rt.name === "bun" || rt.name === "deno") throw missing("better-sqlite3", rt);
-  const Driver = loadPeer("better-sqlite3", FEATURE, missing("better-sqlite3", rt)) as typeof Database;
+  const Driver = loadBetterSqlite3(rt);
   return (filename, busyTimeoutMs) => new Driver(filename, { timeout: busyTimeoutMs });
 }
 
@@ -80,9 +106,11 @@ export function pickSqliteDriver(rt: RuntimeInfo = detectRuntime()): Exclude<Sql
   if (rt.name === "deno") return "node:sqlite";
   if (rt.name === "node" && atLeast(rt.version, 22, 5)) {
     try {
-      loadPeer("better-sqlite3", FEATURE);
+      loadBetterSqlite3(rt);
       return "better-sqlite3";
     } catch (error) {
+      // Not installed, or installed with a native build this Node.js cannot load: the built-in SQLite
+      // reads and writes the same files.
       if (error instanceof MissingDependencyError && builtin("node:sqlite") !== undefined) return "node:sqlite";
       throw error;
     }

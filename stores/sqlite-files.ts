@@ -86,8 +86,9 @@ export function privateSidecars(filename: string): void {
 }
 
 /**
- * After a prune: gives the freed pages back to the file system (new journals use auto_vacuum =
- * INCREMENTAL; an older file keeps its size until `VACUUM`) and checkpoints the WAL with TRUNCATE, so
+ * After a prune: gives the pages left entirely free back to the file system (auto_vacuum =
+ * INCREMENTAL; space freed inside pages that keep rows is reused, and only `VACUUM` shrinks the file
+ * by it — data-at-rest guide) and checkpoints the WAL with TRUNCATE, so
  * the pruned bodies' old page images leave the -wal too. Best effort: a reader still holding an old
  * snapshot makes the checkpoint stop early; the next prune or close finishes it.
  */
@@ -112,6 +113,15 @@ export function openFailure(filename: string, error: unknown): unknown {
     SQLITE_NOTADB: `it is not a SQLite database (another file?): pass the journal's own file, or a new filename`,
     SQLITE_CANTOPEN: `SQLite cannot open it (a missing folder or no permission): check the path and its folder`,
   };
+  // Deno without --allow-read/--allow-write for the folder (Deno.errors.NotCapable; PermissionDenied before Deno 2).
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === "NotCapable" || name === "PermissionDenied") {
+    const dir = dirname(filename);
+    return new InvalidOptionsError(
+      `The journal ${filename} cannot be opened: Deno was not given access to its folder. Run with --allow-read=${dir} --allow-write=${dir} (SQLite also writes the -wal and -shm files beside it), or pass a filename in a folder it may use.`,
+      "filename",
+    );
+  }
   if (typeof code !== "string" || !Object.hasOwn(fix, code)) return error;
   return new InvalidOptionsError(`The journal ${filename} cannot be opened (${code}): ${fix[code]}.`, "filename");
 }

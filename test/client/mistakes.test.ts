@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError, LiveOnlyError, MissingDependencyError, isMissingDependencyError } from "../../src/index";
 import { loadPeer } from "../../stores/optional-peer";
+import { createPacer } from "../../pacing";
 import { setup } from "./harness";
 
 describe("mistakes that say the fix", () => {
@@ -22,6 +23,39 @@ describe("mistakes that say the fix", () => {
     expect((error as Error).message).toContain("must end with the API base path /api/reseller/v1");
     expect((error as Error).message).toContain(`use ${fix}.`);
     expect(h.captured).toHaveLength(0);
+  });
+
+  it("C1: pacing.initialLimit above 10000, and createPacer's, is refused with the server's range", () => {
+    const h = setup();
+    const thrown = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return e as InvalidOptionsError;
+      }
+      throw new Error("nothing thrown");
+    };
+    const client = thrown(() => h.makeClient({ pacing: { initialLimit: 20_000 } }));
+    expect(client).toBeInstanceOf(InvalidOptionsError);
+    expect(client.option).toBe("pacing.initialLimit");
+    expect(client.message).toMatch(/at most 10000/);
+    const pacer = thrown(() => createPacer({ initialLimit: 20_000 }));
+    expect(pacer).toBeInstanceOf(InvalidOptionsError);
+    expect(pacer.message).toMatch(/from 1 to 10000/);
+    expect(h.captured).toHaveLength(0);
+  });
+
+  it("C2: pacing and pacer together are refused (the pacer's own options win silently otherwise), naming where they go", () => {
+    const h = setup();
+    let error: unknown;
+    try {
+      h.makeClient({ pacing: { windowMs: 2000, maxConcurrency: 1 }, pacer: createPacer() });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as InvalidOptionsError).option).toBe("pacing");
+    expect((error as Error).message).toMatch(/pass those to createPacer/);
   });
 
   it("A1: a baseUrl with the base path and a trailing slash works", async () => {

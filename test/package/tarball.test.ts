@@ -132,7 +132,8 @@ describe("the packed package, installed into an empty project", () => {
 
   for (const [version, tsc] of Object.entries(TSC)) {
     for (const resolution of ["nodenext", "bundler"] as const) {
-      it(`the quickstart and every entry type-check with TypeScript ${version}, strict, ${resolution} resolution, no @types of optional peers`, async () => {
+      // exactOptionalPropertyTypes with bundler resolution: an app that passes `outcome.commandId` (string | undefined) on.
+      it(`the quickstart and every entry type-check with TypeScript ${version}, strict${resolution === "bundler" ? " + exactOptionalPropertyTypes" : ""}, ${resolution} resolution, no @types of optional peers`, async () => {
         const module = resolution === "nodenext" ? "nodenext" : "preserve";
         const config = `tsconfig.${version}.${resolution}.json`;
         writeFileSync(
@@ -140,6 +141,7 @@ describe("the packed package, installed into an empty project", () => {
           JSON.stringify({
             compilerOptions: {
               strict: true,
+              exactOptionalPropertyTypes: resolution === "bundler",
               module,
               moduleResolution: resolution,
               target: "es2022",

@@ -15,7 +15,7 @@ import { ROOT, runtimeBinary, type RuntimeKey } from "./binaries";
 import { spawnLogged, stopProcess } from "../support/process";
 
 /** Bundles `entry` into `outfile` as a user's bundler would (ESM, the package's source inlined). */
-async function bundle(entry: string, outfile: string, platform: "node" | "neutral"): Promise<void> {
+export async function bundle(entry: string, outfile: string, platform: "node" | "neutral"): Promise<void> {
   await build({
     entryPoints: [join(ROOT, entry)],
     outfile,
@@ -42,7 +42,7 @@ export async function startSmokeEmulator(dir: string): Promise<EmulatorServer> {
 }
 
 /** The last line of stdout as JSON; the whole output in the error when there is none. */
-function lastJson(stdout: string, context: string): Record<string, unknown> {
+export function lastJson(stdout: string, context: string): Record<string, unknown> {
   const line = stdout.trim().split("\n").at(-1) ?? "";
   try {
     return JSON.parse(line) as Record<string, unknown>;
@@ -51,9 +51,9 @@ function lastJson(stdout: string, context: string): Record<string, unknown> {
   }
 }
 
-type Argv = (bin: string, script: string) => string[];
+export type Argv = (bin: string, script: string) => string[];
 
-function runWith(
+export function runWith(
   key: RuntimeKey,
   argv: Argv,
   dir: string,

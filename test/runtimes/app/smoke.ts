@@ -5,7 +5,8 @@
  *  - quickstart: the README quickstart's main() verbatim (context, list, a journalled renew, a 202
  *    wait), then prints one JSON line with what it said and which SQLite it used;
  *  - crash: renews the second domain with a long timeout; the test SIGKILLs it mid-request;
- *  - recover: a new process on the same journal runs recover() and prints the command's state.
+ *  - recover: a new process on the same journal runs recover() and prints the command's state;
+ *  - no-access: opens a journal in `locked/`, which the runtime may not write; prints the error.
  */
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
@@ -58,6 +59,16 @@ async function run(): Promise<unknown> {
       const after = await journal.findByIdempotencyKey(apiKeyId, CRASH_KEY);
       await journal.close();
       return { before, after: after?.state, attempts: after?.attempts.length, driver: pickSqliteDriver() };
+    }
+    case "no-access": {
+      // Run without write access to `locked/`: the journal must say which permission to grant.
+      try {
+        createSqliteJournal({ filename: join(dir, "locked", "journal.sqlite") });
+        return { error: "opened without write access" };
+      } catch (e) {
+        const x = e as { name?: string; code?: string; option?: string; message?: string };
+        return { name: x.name, code: x.code, option: x.option, message: x.message };
+      }
     }
     default:
       return { error: `unknown RESELLER_SMOKE_MODE ${String(mode)}` };
