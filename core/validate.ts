@@ -106,6 +106,9 @@ function suggestedBase(origin: string, path: string): string {
   const family = `/${segments.slice(0, -1).join("/")}/`; // "/api/reseller/": another version after it
   const at = path.indexOf(family);
   if (at >= 0) return origin + path.slice(0, at) + API_BASE_PATH;
+  const root = `/${segments[0]}/`; // "/api/": another API or version after it (…/api/v2)
+  const r = path.lastIndexOf(root);
+  if (r >= 0) return origin + path.slice(0, r) + API_BASE_PATH;
   for (let n = segments.length - 1; n > 0; n--) {
     const cut = `/${segments.slice(0, n).join("/")}`;
     if (path.endsWith(cut)) return origin + path.slice(0, -cut.length) + API_BASE_PATH;

@@ -5,6 +5,7 @@ import { readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { currentParentage, onParentExit } from "./parent-watch";
+import { isEmulatorControlError } from "./control-error";
 import { startEmulatorServer, type EmulatorServerOptions } from "./server";
 import type { EmulatorSeed } from "./types";
 
@@ -25,7 +26,8 @@ Options:
   --help                 show this help
 
 SIGTERM / SIGINT stop the server and exit 0. So does the exit of the process that started it (a
-shell job, npx, a test runner), unless --keep-alive is given.`;
+shell job, npx, a test runner), unless --keep-alive is given. Exit status 2: a bad option, seed
+file, address or port, reported in one line on stderr; 1: an unexpected failure.`;
 
 export class UsageError extends Error {
   override name = "UsageError";
@@ -143,7 +145,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 
   // A non-loopback --host: serveEmulator() prints the warning (for the CLI and for code alike).
-  const server = await startEmulatorServer({ ...serverOptions, seed, withDefaultKeys: seed === undefined });
+  let server: Awaited<ReturnType<typeof startEmulatorServer>>;
+  try {
+    server = await startEmulatorServer({ ...serverOptions, seed, withDefaultKeys: seed === undefined });
+  } catch (error) {
+    // A refused seed entry or an address it cannot bind: the user's input, so one line and no stack.
+    if (!isEmulatorControlError(error)) throw error;
+    const message =
+      seedFile !== undefined && error.message.startsWith("seed.")
+        ? `--seed ${seedFile}: ${error.message.slice("seed.".length)}`
+        : error.message;
+    process.stderr.write(`reseller-emulator: ${message}\n`);
+    return 2;
+  }
   const keys = server.emulator.control.keys().map((key) => ({
     token: key.token,
     environment: key.environment,

@@ -81,7 +81,10 @@ function keyInfo(state: State, key: ApiKey): KeyInfo {
 
 export function createKey(state: State, input: SeedKey): CreatedKey {
   if (input.environment !== "test" && input.environment !== "live")
-    throw new EmulatorControlError(422, "environment must be test or live.");
+    throw new EmulatorControlError(
+      422,
+      `environment must be test or live, got ${JSON.stringify(input.environment) ?? "nothing"}.`,
+    );
   const random = state.config.random;
   const fixed = input.token ? parseToken(input.token) : null;
   if (input.token && fixed?.environment !== input.environment)

@@ -1,7 +1,8 @@
 // Fault injection: each fault matches method + spec path template, fires `times` times with
 // `probability` (drawn from options.random), and is applied at the stage its kind describes.
+import { operationList } from "../generated/operations";
 import { ApiError, envelope, type ApiResult } from "./errors";
-import type { State } from "./state";
+import { BASE_PATH, type State } from "./state";
 import type { FaultInfo, FaultInput, FaultKind } from "./types";
 
 export const FAULT_KINDS: readonly FaultKind[] = [
@@ -39,13 +40,86 @@ export const AFTER_KINDS = new Set<FaultKind>([
 /** Faults shaped like the limiter's own 429 (no hit, C6). */
 export const LIMITER_KINDS = new Set<FaultKind>(["retry_after_zero", "rate_limit_no_header"]);
 
+/** Every method a fault can name for each spec path template (HEAD requests match GET faults). */
+const TEMPLATE_METHODS = new Map<string, string[]>();
+for (const op of operationList) TEMPLATE_METHODS.set(op.path, [...(TEMPLATE_METHODS.get(op.path) ?? []), op.method]);
+const ALL_METHODS = [...new Set(operationList.map((op) => op.method))];
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/**
+ * The template a mistaken fault path most likely meant: the same path without the base path, a
+ * trailing slash or a query; a template whose parameters are spelt differently or filled in with a
+ * concrete id ("/domains/{id}/renew", "/domains/5f0c…/renew"); else the nearest by edit distance.
+ */
+function closestTemplate(path: string, method?: string): string {
+  let rest = path.trim().split(/[?#]/)[0];
+  if (rest.startsWith(BASE_PATH + "/") || rest === BASE_PATH) rest = rest.slice(BASE_PATH.length);
+  rest = "/" + rest.split("/").filter(Boolean).join("/");
+  const templates = [...TEMPLATE_METHODS.keys()];
+  const actual = rest.split("/").filter(Boolean);
+  const shaped = templates
+    .map((t) => ({ t, segments: t.split("/").filter(Boolean) }))
+    .filter(
+      ({ segments }) =>
+        segments.length === actual.length &&
+        segments.every((s, i) => s === actual[i] || (s.startsWith("{") && !/^[a-z-]+$/.test(actual[i] ?? ""))),
+    )
+    .sort(
+      (a, b) =>
+        Number(TEMPLATE_METHODS.get(b.t)!.includes(method ?? "")) -
+          Number(TEMPLATE_METHODS.get(a.t)!.includes(method ?? "")) ||
+        b.segments.filter((s) => !s.startsWith("{")).length - a.segments.filter((s) => !s.startsWith("{")).length,
+    );
+  if (shaped.length > 0) return shaped[0].t;
+  const shape = (p: string) => p.toLowerCase().replace(/\{[^}]*\}/g, "{}");
+  return templates.map((t) => ({ t, d: editDistance(shape(rest), shape(t)) })).sort((a, b) => a.d - b.d)[0].t;
+}
+
+/**
+ * A fault fires only on a request whose method and spec path template equal its own, so a path that
+ * is not a template (or a method the template does not have) would never fire: refuse it, naming
+ * the template that was most likely meant.
+ */
+function checkTarget(method: string, path: string): void {
+  if (path !== "*" && !TEMPLATE_METHODS.has(path)) {
+    const near = closestTemplate(path, method);
+    throw new Error(
+      `path ${JSON.stringify(path)} is not a path template of the spec, so the fault would never fire: ` +
+        `did you mean ${near}? ` +
+        `A fault path is a template relative to ${BASE_PATH}, spelt as in the spec, or "*" for any.`,
+    );
+  }
+  if (method === "*") return;
+  const allowed = path === "*" ? ALL_METHODS : TEMPLATE_METHODS.get(path)!;
+  if (allowed.includes(method)) return;
+  const hint = method === "HEAD" ? " A HEAD request matches a GET fault: use GET." : "";
+  throw new Error(
+    `method ${method} is not an operation of ${path === "*" ? "any path" : path}, so the fault would never fire: ` +
+      `use ${allowed.join(", ")} or "*".${hint}`,
+  );
+}
+
 export function addFault(state: State, input: FaultInput): FaultInfo {
-  if (!FAULT_KINDS.includes(input.kind)) throw new Error(`Unknown fault kind: ${input.kind}`);
+  if (input === null || typeof input !== "object") throw new Error("A fault needs method, path and kind.");
+  if (!FAULT_KINDS.includes(input.kind))
+    throw new Error(`Unknown fault kind: ${JSON.stringify(input.kind) ?? "none"}. Kinds: ${FAULT_KINDS.join(", ")}.`);
   if (typeof input.method !== "string" || typeof input.path !== "string")
     throw new Error("A fault needs method and path.");
+  const method = input.method.toUpperCase();
+  checkTarget(method, input.path);
   const fault: FaultInfo = {
     id: `fault-${++state.faultSeq}`,
-    method: input.method.toUpperCase(),
+    method,
     path: input.path,
     kind: input.kind,
     times: input.times ?? 1,

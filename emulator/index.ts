@@ -31,8 +31,20 @@ export { BASE_PATH, CONTROL_PATH } from "./state";
 const DEFAULT_DOMAINS = ["example.kz", "example.com.kz", "shop.kz"];
 
 function applySeed(state: State, seed: EmulatorSeed | undefined, withDefaultKeys: boolean): void {
-  for (const key of seed?.keys ?? []) createKey(state, key);
-  for (const domain of seed?.domains ?? []) createDomain(state, domain);
+  // A seed entry that is refused says which one it is (`seed.keys[2]: …`): a seed file may hold many.
+  const entry = <T>(list: "keys" | "domains", items: readonly T[] | undefined, create: (item: T) => unknown) =>
+    (items ?? []).forEach((item, i) => {
+      try {
+        if (item === null || typeof item !== "object" || Array.isArray(item))
+          throw new EmulatorControlError(422, `must be an object, got ${JSON.stringify(item)}.`);
+        create(item);
+      } catch (error) {
+        if (!(error instanceof EmulatorControlError)) throw error;
+        throw new EmulatorControlError(error.status, `seed.${list}[${i}]: ${error.message}`);
+      }
+    });
+  entry("keys", seed?.keys, (key) => createKey(state, key));
+  entry("domains", seed?.domains, (domain) => createDomain(state, domain));
   if (!withDefaultKeys) return;
   const test = createKey(state, { environment: "test" });
   const live = createKey(state, { environment: "live", reseller_uuid: test.reseller_uuid });

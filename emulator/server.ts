@@ -117,6 +117,25 @@ function expandIPv6(addr: string): number[] | null {
   return groups;
 }
 
+/** Why listen() failed, and the fix that fits the cause: the address, the port, or the name. */
+function listenErrorMessage(host: string, port: number, error: NodeJS.ErrnoException): string {
+  const where = `Cannot listen on ${host}:${port} (${error.code ?? error.message})`;
+  switch (error.code) {
+    case "EADDRNOTAVAIL":
+      return `${where}: ${host} is not an address of this machine: use 127.0.0.1 (the default), or an address one of its interfaces has.`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+    case "EAI_NONAME":
+      return `${where}: the host name ${host} does not resolve: use 127.0.0.1 (the default), or an address of this machine.`;
+    case "EADDRINUSE":
+      return `${where}: port ${port} is taken: pass another port, or 0 for a free one.`;
+    case "EACCES":
+      return `${where}: not allowed to bind port ${port}: pass a port above 1023, or 0 for a free one.`;
+    default:
+      return `${where}: pass another port, or 0 for a free one.`;
+  }
+}
+
 export interface ServeOptions {
   host?: string;
   port?: number;
@@ -197,12 +216,7 @@ export async function serveEmulator(handler: EmulatorHandler, options: ServeOpti
     );
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException) =>
-      reject(
-        new EmulatorControlError(
-          500,
-          `Cannot listen on ${host}:${wanted} (${error.code ?? error.message}): pass another port, or 0 for a free one.`,
-        ),
-      );
+      reject(new EmulatorControlError(500, listenErrorMessage(host, wanted, error)));
     server.once("error", onError);
     server.listen(wanted, host, () => {
       server.off("error", onError);

@@ -10,6 +10,8 @@ describe("mistakes that say the fix", () => {
     ["http://127.0.0.1:8080", "http://127.0.0.1:8080/api/reseller/v1"],
     ["https://reseller.example.kz/", "https://reseller.example.kz/api/reseller/v1"],
     ["https://reseller.example.kz/api", "https://reseller.example.kz/api/reseller/v1"],
+    ["https://reseller.example.kz/api/v2", "https://reseller.example.kz/api/reseller/v1"],
+    ["https://reseller.example.kz/billing/api/v1/", "https://reseller.example.kz/billing/api/reseller/v1"],
   ])("A1: baseUrl %s without the API base path is refused, naming the URL to use; nothing is sent", (baseUrl, fix) => {
     const h = setup();
     let error: unknown;
