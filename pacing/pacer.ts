@@ -12,7 +12,7 @@ import { screenPacerOptions } from "./pacer-options";
 import { noWaitEnds, reasonFor, WaitQueue, type Waiter } from "./pacer-queue";
 import type { Pacer, PacerOptions, PacingPriority, PacingTicket } from "./pacer-types";
 import { createWindowAccounting, wake, type KeyState } from "./pacer-window";
-import type { ReserveDecision } from "./window-store";
+import type { ReserveDecision, ReserveParams } from "./window-store";
 
 export type { Pacer, PacerOptions, PacingPriority, PacingSnapshot, PacingTicket, ReleaseResult } from "./pacer-types";
 
@@ -103,7 +103,24 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     return Math.min(burst, s.limit);
   }
 
-  /** Last resort if the pump itself breaks: nobody may wait forever. */
+  /** What one reservation for `s` asks the store, at `now`. */
+  function paramsFor(s: KeyState, now: number): ReserveParams {
+    const guard = guardFor(s);
+    return {
+      limit: s.limit,
+      windowMs,
+      // C8: spread evenly. Whole ms keep every time an integer (Date.now(), Redis numbers); the
+      // per-window count, not the spacing, is what enforces the limit.
+      spacingMs: Math.max(0, Math.floor((windowMs - guard) / s.limit)),
+      guardMs: guard,
+      burst: burstFor(s),
+      endGuardMs,
+      now,
+      limitAssumed: !s.limitLearned, // A5: a limit another pacer of the key learned is used instead
+    };
+  }
+
+    /** Last resort if the pump itself breaks: nobody may wait forever. */
   function failAll(s: KeyState, error: unknown): void {
     for (const w of s.queue.drain()) {
       w.cleanup();
@@ -142,23 +159,10 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           s.waitEnds.retry_after = clock.now();
           continue;
         }
-        const now = clock.now();
-        // C8: spread evenly. Whole ms keep every time an integer (Date.now(), Redis numbers); the
-        // per-window count, not the spacing, is what enforces the limit.
-        const guard = guardFor(s);
-        const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
+        const params = paramsFor(s, clock.now());
+        const guard = params.guardMs;
         let d: ReserveDecision;
         try {
-          const params = {
-            limit: s.limit,
-            windowMs,
-            spacingMs,
-            guardMs: guard,
-            burst: burstFor(s),
-            endGuardMs,
-            now,
-            limitAssumed: !s.limitLearned,
-          };
           d = memory ? memory.reserveSync(apiKeyId, params) : await store.reserve(apiKeyId, params);
         } catch (e) {
           // The store is down: fail the head request rather than send unpaced.
@@ -243,19 +247,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         // what the pump would decide for a lone waiter, without the queue, the pump or a promise chain.
         const now = clock.now();
         if (now >= s.pausedUntil) {
-          const guard = guardFor(s);
-          const spacingMs = Math.max(0, Math.floor((windowMs - guard) / s.limit));
-          const params = {
-            limit: s.limit,
-            windowMs,
-            spacingMs,
-            guardMs: guard,
-            burst: burstFor(s),
-            endGuardMs,
-            now,
-            limitAssumed: !s.limitLearned,
-          };
-          const d = memory.reserveNowSync(apiKeyId, params);
+          const d = memory.reserveNowSync(apiKeyId, paramsFor(s, now));
           if (d?.granted) {
             s.view = d.state;
             adopt(apiKeyId, s, d.state);
