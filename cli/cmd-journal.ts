@@ -3,6 +3,7 @@
  * earlier runs left). Records are printed as journalled: the journal never holds a token or an
  * x-sensitive-fields value (H2), so neither does this output.
  */
+import type { Writable } from "node:stream";
 import type { CommandRecord, CommandState } from "../src/index";
 import { UsageError } from "./errors";
 import { EXIT, type ExitCode } from "./exit-codes";
@@ -85,15 +86,60 @@ function keyIdFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   return /^rsl_(?:test|live)_([A-Za-z0-9]{24})\./.exec(env.RESELLER_API_TOKEN?.trim() ?? "")?.[1];
 }
 
-/** Rows `commands list` prints at most (newest first). */
-const LIST_LIMIT = 1000;
+/** Rows `commands list` prints unless --limit says otherwise (newest first): a terminal stays usable. */
+export const LIST_DEFAULT_LIMIT = 100;
+
+export interface CommandsListOptions {
+  states: readonly CommandState[];
+  /** Rows at most, newest first; 0 = every row (streamed page by page, never all in memory). */
+  limit: number;
+  /** Only commands created before this one (command id or Idempotency-Key) or this ISO 8601 time. */
+  before?: string;
+}
+
+const LIMIT_FIX = "e.g. --limit 500, or --limit 0 for every row";
+
+/** --limit: a whole number of rows; 0 lists every row. */
+export function parseLimit(raw: string): number {
+  const value = /^\s*\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value))
+    throw new UsageError(`--limit takes a whole number of rows (${LIMIT_FIX}), got ${JSON.stringify(raw)}.`);
+  return value;
+}
+
+/** A date (UTC midnight) or a date and time with Z or an offset: never a time in an unstated zone. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2}))?$/i;
+
+const BEFORE_FIX =
+  "give the command id the previous page ended with (its summary's nextBefore, or the hint after a cut list), or an ISO 8601 time such as 2026-01-31 or 2026-01-31T12:00:00Z";
+
+/** Where --before starts the listing: the journal's (createdAt, id) position of a command, or a time. */
+async function beforePosition(
+  queries: JournalQueries,
+  raw: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ createdAt: number; id: string; label: string }> {
+  const value = raw.trim();
+  if (ISO_TIME.test(value)) {
+    const at = Date.parse(value);
+    if (!Number.isFinite(at))
+      throw new UsageError(`--before: ${JSON.stringify(raw)} is not a valid time; ${BEFORE_FIX}.`);
+    // id "" sorts before every id: the page holds commands created strictly before `at`.
+    return { createdAt: at, id: "", label: new Date(at).toISOString() };
+  }
+  const record = value ? await queries.find(value, keyIdFromEnv(env)) : undefined;
+  if (!record) throw new UsageError(`--before: no command ${JSON.stringify(raw)} in this journal; ${BEFORE_FIX}.`);
+  return { createdAt: record.createdAt, id: record.id, label: record.id };
+}
 
 export async function runCommandsList(
   global: GlobalOptions,
   rt: Runtime,
-  states: readonly CommandState[],
+  options: CommandsListOptions,
 ): Promise<ExitCode> {
+  const { states } = options;
   return withJournal(global, rt, "list", async (queries) => {
+    const from = options.before === undefined ? undefined : await beforePosition(queries, options.before, rt.env);
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
     const now = Date.now();
     const printer = new RowPrinter<CommandRecord>(
@@ -111,20 +157,69 @@ export async function runCommandsList(
       (r) => ({ ...plain(r), age_s: Math.max(0, Math.round((now - r.updatedAt) / 1000)) }),
       { wide: global.wide === true, columns: terminalColumns(rt.stdout) },
     );
-    const records = await queries.list(states, LIST_LIMIT);
-    for (const r of records) printer.push(r);
-    printer.end(`no command in ${states.join(", ")}`);
-    if (!mode.json) {
-      const manual = records.filter((r) => r.state === "needs_manual_check");
-      const oldest = manual.reduce((m, r) => Math.min(m, r.updatedAt), now);
-      stderrNotice(
-        rt.stderr,
-        global.json,
-        `${records.length} command(s)${records.length >= LIST_LIMIT ? ` (the newest ${LIST_LIMIT})` : ""}${
-          manual.length
-            ? `; ${manual.length} need a manual check, the oldest for ${formatDuration(now - oldest)}: reseller commands notes, then reseller commands resolve ID --as completed|failed --note "…"`
+    const counts = await queries.countByState(states);
+    const total = states.reduce((n, s) => n + (counts[s] ?? 0), 0);
+    const limit = options.limit === 0 ? Number.POSITIVE_INFINITY : options.limit;
+    let shown = 0;
+    let cut = false;
+    let last: CommandRecord | undefined;
+    let manual = 0;
+    let oldestManual = now;
+    const out = rt.stdout as Writable;
+    // Page by page from the journal (one row past the limit tells whether more exist): memory holds
+    // one page, whatever the journal's size — except a table on a terminal, which needs its rows.
+    for await (const r of queries.stream(
+      { states, before: from && { createdAt: from.createdAt, id: from.id } },
+      Number.isFinite(limit) ? limit + 1 : undefined,
+    )) {
+      if (shown >= limit) {
+        cut = true;
+        break;
+      }
+      printer.push(r);
+      shown += 1;
+      last = r;
+      if (r.state === "needs_manual_check") {
+        manual += 1;
+        oldestManual = Math.min(oldestManual, r.updatedAt);
+      }
+      if (out.writableNeedDrain) await new Promise((resolve) => out.once("drain", resolve));
+    }
+    const named = states.length === ALL_STATES.length ? "any state" : states.join(", ");
+    const where = `${named}${from ? ` created before ${from.label}` : ""}`;
+    printer.end(`no command in ${where}`);
+    const nextBefore = cut && last ? last.id : null;
+    // Every one in the journal (the count), not only the ones this page shows.
+    const manualTotal = counts.needs_manual_check ?? 0;
+    const cutText = `${shown} of ${total} command(s) in ${named} shown (the newest${
+      from ? ` created before ${from.label}` : ""
+    }); more exist: the same command with --before ${nextBefore} lists the next page, --limit 0 lists every one`;
+    if (jsonStderr(global.json, rt.stderr)) {
+      if (cut) stderrNotice(rt.stderr, true, `cut at --limit ${options.limit}: ${cutText}`);
+      rt.stderr.write(
+        jsonLine({
+          at: new Date().toISOString(),
+          type: "summary",
+          job: "commands list",
+          states,
+          before: from?.label ?? null,
+          limit: options.limit === 0 ? null : options.limit,
+          rows: shown,
+          total,
+          truncated: cut,
+          nextBefore,
+          needsManualCheck: manualTotal,
+        }),
+      );
+    } else {
+      rt.stderr.write(
+        `${cut ? cutText : `${shown} command(s) in ${where}`}${
+          manualTotal
+            ? `; ${manualTotal} need a manual check${
+                manual === manualTotal ? `, the oldest for ${formatDuration(now - oldestManual)}` : ""
+              }: reseller commands notes, then reseller commands resolve ID --as completed|failed --note "…"`
             : ""
-        }`,
+        }\n`,
       );
     }
     return EXIT.ok;

@@ -1,4 +1,7 @@
-/** `reseller context` and `reseller domains list`: read-only commands (no journal writes, no recovery). */
+/**
+ * `reseller context` and `reseller domains list`: read-only commands. They open no journal at all
+ * (no file, no folder, no connection) and run no recovery; `context` names where jobs journal.
+ */
 import type { Writable } from "node:stream";
 import type { ExitCode } from "./exit-codes";
 import { UsageError } from "./errors";
@@ -10,7 +13,7 @@ import { zoneOf } from "./rows";
 import { listedDomainOf, type ListedDomain } from "./shape";
 
 export async function runContext(global: GlobalOptions, rt: Runtime): Promise<ExitCode> {
-  const session = await openSession(global, rt);
+  const session = await openSession(global, rt, "none");
   try {
     for (const n of session.notices) stderrNotice(rt.stderr, global.json, n);
     const ctx = await session.context();
@@ -69,7 +72,7 @@ function checkFilters(options: ListOptions): { status?: string; zone?: string } 
 
 export async function runDomainsList(global: GlobalOptions, rt: Runtime, options: ListOptions): Promise<ExitCode> {
   const { status, zone } = checkFilters(options);
-  const session = await openSession(global, rt);
+  const session = await openSession(global, rt, "none");
   try {
     for (const n of session.notices) stderrNotice(rt.stderr, global.json, n);
     const mode = outputMode(global.json, rt.stdout, rt.stderr);

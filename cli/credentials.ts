@@ -60,3 +60,21 @@ export function resolveCredentials(sources: CredentialSources): Credentials {
   if (!token) throw new UsageError(`No API token. ${TOKEN_ADVICE} Or try everything with --emulator.`);
   return { token, baseUrl, tokenSource, warning };
 }
+
+/**
+ * A4: the token in --token-file, read only so that output can redact it (and its secret part) in
+ * every command — also those that never use it (`check --dry-run`, the `commands` commands) and
+ * before it is checked. Best effort: a regular file of at most 64 KiB, else undefined (the command
+ * itself then reports the file, if it reads it at all). Whether the file may be used is decided
+ * by resolveCredentials, not here.
+ */
+export function tokenForRedaction(tokenFile: string | undefined): string | undefined {
+  if (tokenFile === undefined) return undefined;
+  try {
+    const st = statSync(tokenFile);
+    if (!st.isFile() || st.size > 65_536) return undefined;
+    return readFileSync(tokenFile, "utf8").trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

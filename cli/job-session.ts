@@ -84,7 +84,8 @@ export async function withJobSession(
   dryRun: boolean,
   body: (env: JobEnv) => Promise<ExitCode>,
 ): Promise<ExitCode> {
-  const session = await openSession(global, rt);
+  // A dry run opens the journal only if it exists (else an empty in-memory one): it creates no file.
+  const session = await openSession(global, rt, dryRun ? "dry-run" : "write");
   // Ctrl-C before the first row (context, recovery): stop recovering, say how to resume; twice: exit now.
   const setup = new AbortController();
   const onSetupInterrupt = () => {

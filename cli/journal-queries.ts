@@ -14,6 +14,8 @@ import {
 
 /** Rows per page when streaming the journal (memory stays bounded by one page). */
 const PAGE = 500;
+/** The most rows one listCommands() call returns. */
+const MAX_PAGE = 1000;
 
 export class JournalQueries {
   constructor(private readonly j: Journal) {}
@@ -23,21 +25,24 @@ export class JournalQueries {
     return this.j.latestByLockKey(apiKeyId, lockKey);
   }
 
-  /** Commands newest first, streamed page by page. */
-  async *stream(filter: { apiKeyId?: string; states?: readonly CommandState[] }): AsyncGenerator<CommandRecord> {
-    let before: { createdAt: number; id: string } | undefined;
+  /**
+   * Commands newest first, streamed page by page (`pageSize` rows per query, at most the journal's
+   * 1,000); with `before`, only the ones older than that position (a command's createdAt and id).
+   */
+  async *stream(
+    filter: { apiKeyId?: string; states?: readonly CommandState[]; before?: { createdAt: number; id: string } },
+    pageSize = PAGE,
+  ): AsyncGenerator<CommandRecord> {
+    const { before: start, ...rest } = filter;
+    const limit = Math.max(1, Math.min(MAX_PAGE, pageSize));
+    let before = start;
     for (;;) {
-      const page = await this.j.listCommands({ ...filter, limit: PAGE, before });
+      const page = await this.j.listCommands({ ...rest, limit, before });
       yield* page;
-      if (page.length < PAGE) return;
+      if (page.length < limit) return;
       const last = page[page.length - 1];
       before = { createdAt: last.createdAt, id: last.id };
     }
-  }
-
-  /** Up to `limit` commands in `states`, newest first. */
-  list(states: readonly CommandState[], limit: number): Promise<CommandRecord[]> {
-    return this.j.listCommands({ states, limit });
   }
 
   /**
@@ -72,9 +77,9 @@ export class JournalQueries {
     return this.j.prune({ settledBefore });
   }
 
-  /** Commands in each state (one COUNT … GROUP BY). */
-  countByState(): Promise<Partial<Record<CommandState, number>>> {
-    return this.j.countByState();
+  /** Commands in each state, or in each of `states` only (one COUNT … GROUP BY). */
+  countByState(states?: readonly CommandState[]): Promise<Partial<Record<CommandState, number>>> {
+    return this.j.countByState(states ? { states } : undefined);
   }
 
   /** Closes a needs_manual_check command with the operator's words (journalled; sends nothing). */

@@ -7,6 +7,8 @@ import { Command, Option } from "commander";
 import { parseChoice, parseDuration, parseInteger } from "./args";
 import { runCheck } from "./cmd-check";
 import {
+  LIST_DEFAULT_LIMIT,
+  parseLimit,
   parseStates,
   runCommandsList,
   runCommandsNotes,
@@ -18,6 +20,7 @@ import { runCommandsPrune } from "./cmd-prune";
 import { DOMAIN_STATUSES, runContext, runDomainsList } from "./cmd-read";
 import { runRegister } from "./cmd-register";
 import { runRenew } from "./cmd-renew";
+import { tokenForRedaction } from "./credentials";
 import { CLI_DEFAULTS } from "./defaults";
 import { EXIT_CODE_HELP, type ExitCode } from "./exit-codes";
 import type { Runtime } from "./job-session";
@@ -162,7 +165,12 @@ export function buildProgram(
     .option("--wide", "tables at full width (default: fit the terminal, truncating or stacking columns)")
     .option("--no-color", "no colours (also NO_COLOR=1; colours are only ever used on a terminal)")
     .addHelpText("after", `\n${TRY_IT}\n\n${CREDENTIALS_HELP}\n\n${EXIT_CODE_HELP}\n`)
-    .showHelpAfterError("(add --help for usage)");
+    .showHelpAfterError("(add --help for usage)")
+    // A4: before any command runs, the --token-file token is one of the strings output never shows —
+    // also in commands that never read it (check --dry-run, the `commands` commands).
+    .hook("preAction", () =>
+      rt.redactor?.addToken(tokenForRedaction(program.opts<Raw>().tokenFile as string | undefined)),
+    );
 
   program
     .command("context")
@@ -285,11 +293,26 @@ export function buildProgram(
     .description("journalled commands of an existing journal (needs no token; never creates one)");
   commands
     .command("list")
-    .description("commands by state (default: every unsettled state)")
+    .description("commands by state, newest first (default: every unsettled state, the newest 100)")
     .option("--state <states>", "comma-separated states, e.g. needs_manual_check,unknown")
     .option("--all", "every state, settled ones too")
+    .option("--limit <n>", "rows at most, newest first; 0 = every row", String(LIST_DEFAULT_LIMIT))
+    .option(
+      "--before <id|time>",
+      "next page: only commands created before this command id (the last row shown) or ISO time (2026-01-31T00:00:00Z)",
+    )
+    .addHelpText(
+      "after",
+      '\nA list cut by --limit says so on stderr: on a terminal, how many exist and the --before ID of\nthe next page; as JSON (--json, or stderr not a terminal), a {"type":"notice"} line, and every\nlist ends with a {"type":"summary"} line: rows, total, truncated, nextBefore.',
+    )
     .action(async (o: Raw) =>
-      setExit(await runCommandsList(globals(program), rt, parseStates(o.state as string | undefined, o.all === true))),
+      setExit(
+        await runCommandsList(globals(program), rt, {
+          states: parseStates(o.state as string | undefined, o.all === true),
+          limit: parseLimit(text(o.limit)),
+          before: o.before === undefined ? undefined : text(o.before),
+        }),
+      ),
     );
   commands
     .command("show")

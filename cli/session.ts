@@ -20,7 +20,7 @@ import { CLI_DEFAULTS } from "./defaults";
 import { ConnectionError, SetupError } from "./errors";
 import { dataRecordOf, recordOf, stringOf } from "./shape";
 import type { Runtime } from "./job-session";
-import { chooseJournal, journalNotice, openJournal, type OpenedJournal } from "./stores";
+import { chooseJournal, describeJournal, journalNotice, openJournal, type OpenedJournal } from "./stores";
 
 export interface GlobalOptions {
   tokenFile?: string;
@@ -74,10 +74,31 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/**
+ * A session of a command that journals nothing (`context`, `domains list`): the same credentials,
+ * client and first call, but no journal is opened — no file, no folder, no connection.
+ */
+export type ReadSession = Omit<Session, "journal" | "journalKind" | "recover">;
+
+/**
+ * How a command uses the journal: "write" opens (and creates) it; "dry-run" opens it when it exists,
+ * else an empty in-memory one (no file); "none" opens nothing (a read-only command).
+ */
+export type JournalUse = "write" | "dry-run" | "none";
+
+type SessionRuntime = Pick<Runtime, "env" | "clock" | "emulator" | "redactor">;
+
 export async function openSession(
   options: GlobalOptions,
-  rt: Pick<Runtime, "env" | "clock" | "emulator" | "redactor">,
-): Promise<Session> {
+  rt: SessionRuntime,
+  use?: "write" | "dry-run",
+): Promise<Session>;
+export async function openSession(options: GlobalOptions, rt: SessionRuntime, use: "none"): Promise<ReadSession>;
+export async function openSession(
+  options: GlobalOptions,
+  rt: SessionRuntime,
+  use: JournalUse = "write",
+): Promise<Session | ReadSession> {
   const { env } = rt;
   const clock = rt.clock ?? systemClock;
   let token: string;
@@ -108,8 +129,21 @@ export async function openSession(
     checkClientOptions(baseUrl, token);
     await probeConnection(baseUrl, options.connectTimeoutMs);
   }
-  const opened = await openJournal(options.journal, env, options.emulator, options.journalSync);
-  notices.push(journalNotice(opened));
+  let opened: OpenedJournal | undefined;
+  if (use === "none") {
+    // Short enough for an 80-column terminal; `context` prints where jobs journal.
+    notices.push("journal: none (this command only reads)");
+  } else {
+    opened = await openJournal(
+      options.journal,
+      env,
+      options.emulator,
+      options.journalSync,
+      use === "dry-run" ? { dryRun: true } : undefined,
+    );
+    notices.push(journalNotice(opened));
+  }
+  const journalLabel = opened?.label ?? describeJournal(options.journal, env, options.emulator);
   let listener: ((event: ClientEvent) => void) | undefined;
   let client: ResellerClient;
   try {
@@ -118,21 +152,20 @@ export async function openSession(
       token,
       fetch: fetchFn,
       clock,
-      journal: opened.journal,
+      journal: opened?.journal,
       timeoutMs: options.requestTimeoutMs,
       pacing: { windowMs: options.windowMs },
       onEvent: (event) => listener?.(event),
     });
   } catch (error) {
-    await opened.journal.close();
+    await opened?.journal.close();
+    await closeEmulator?.().catch(() => undefined);
     throw error;
   }
   const { publicKeyId, environment } = client.credential;
-  return {
+  const session: ReadSession = {
     client,
-    journal: opened.journal,
-    journalLabel: opened.label,
-    journalKind: opened.kind,
+    journalLabel,
     apiKeyId: publicKeyId,
     environment,
     windowMs: options.windowMs,
@@ -168,12 +201,18 @@ export async function openSession(
         language: stringOf(data?.language) ?? null,
       };
     },
+    async close() {
+      await opened?.journal.close().catch(() => undefined);
+      await closeEmulator?.().catch(() => undefined);
+    },
+  };
+  if (!opened) return session;
+  return {
+    ...session,
+    journal: opened.journal,
+    journalKind: opened.kind,
     recover(onEvent, signal) {
       return client.recover({ onEvent, signal, staleAfterMs: options.recoverOlderThanMs });
-    },
-    async close() {
-      await opened.journal.close().catch(() => undefined);
-      await closeEmulator?.().catch(() => undefined);
     },
   };
 }

@@ -27,6 +27,19 @@ export function journalNotice(opened: OpenedJournal): string {
   return `journal: ${opened.label}${opened.driver ? ` (${opened.driver})` : ""}`;
 }
 
+const MEMORY_LABEL = "memory (ends with this process, like the in-process emulator)";
+
+/**
+ * Where the journal of this invocation is, without opening it (nor creating a file or a folder):
+ * for commands that journal nothing (`context`, `domains list`), which name it but never touch it.
+ */
+export function describeJournal(spec: string | undefined, env: NodeJS.ProcessEnv, memory: boolean): string {
+  const chosen = chooseJournal(spec, env, memory);
+  if (!chosen && memory) return MEMORY_LABEL;
+  if (chosen && isPostgresUrl(chosen)) return redactUrl(chosen);
+  return resolve(chosen || defaultJournalPath(env));
+}
+
 /** `$XDG_STATE_HOME/reseller/journal.sqlite`, else `~/.local/state/reseller/journal.sqlite`. */
 function defaultJournalPath(env: NodeJS.ProcessEnv): string {
   const state = env.XDG_STATE_HOME?.trim() || join(homedir(), ".local", "state");
@@ -89,8 +102,12 @@ export async function openJournal(
   env: NodeJS.ProcessEnv,
   memory: boolean,
   sync: "full" | "normal" = "full",
-  /** Set by commands that only read (or prune) a journal: a SQLite file that does not exist is not created. */
-  existing?: { what: string },
+  /**
+   * Set by commands that only read (or prune) a journal: a SQLite file that does not exist is not
+   * created — `{ what }`: a set-up error naming it; `{ dryRun: true }`: an empty in-memory journal
+   * instead (a dry run looks commands up but never needs a new file).
+   */
+  existing?: { what: string } | { dryRun: true },
 ): Promise<OpenedJournal> {
   // --emulator: a throwaway journal unless --journal names one explicitly (RESELLER_JOURNAL is the
   // real journal of real jobs; a test key's commands do not belong there).
@@ -99,7 +116,7 @@ export async function openJournal(
     const { createMemoryJournal } = await import("../stores/memory-journal");
     return {
       journal: createMemoryJournal(),
-      label: "memory (ends with this process, like the in-process emulator)",
+      label: MEMORY_LABEL,
       kind: "memory",
     };
   }
@@ -124,10 +141,22 @@ export async function openJournal(
     }
   }
   const file = resolve(chosen || defaultJournalPath(env));
-  if (existing && !existsSync(file))
+  if (existing && "dryRun" in existing && !existsSync(file)) {
+    const { createMemoryJournal } = await import("../stores/memory-journal");
+    return {
+      journal: createMemoryJournal(),
+      label: `${file} does not exist yet: this dry run looks commands up in an empty in-memory journal and creates no file`,
+      kind: "memory",
+    };
+  }
+  if (existing && "what" in existing && !existsSync(file))
     throw new SetupError(
       `No journal at ${file}: the file does not exist, so there is no command to ${existing.what}, and none was created. Check --journal or RESELLER_JOURNAL${
-        chosen ? "" : " (this is the default path, under XDG_STATE_HOME)"
+        chosen
+          ? ""
+          : env.XDG_STATE_HOME?.trim()
+            ? " (this is the default path, under XDG_STATE_HOME)"
+            : " (this is the default path, under ~/.local/state: XDG_STATE_HOME is not set)"
       }; renew, register and recover create the journal on their first run.`,
     );
   let mod: typeof SqliteStore;

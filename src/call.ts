@@ -12,6 +12,7 @@ import { InvalidArgumentError, ResellerClientError, validateIdempotencyKey, type
 import { validateLanguage, type Chain } from "../middleware";
 import type { Pacer, PacingPriority } from "../pacing";
 import { isDeadline } from "./options";
+import { checkArgumentNames } from "./options-shape";
 
 export type Call = (
   operationId: OperationId,
@@ -51,6 +52,7 @@ function paramsOf(pathParams: readonly string[], args: Record<string, unknown> |
 /** Per-call options are checked before the journal sees the command (nothing recorded, nothing sent). */
 function checkCallOptions(operationId: OperationId, callOptions: CallOptions): void {
   const op = operationTable[operationId];
+  checkArgumentNames(callOptions, "call");
   if (callOptions.idempotencyKey !== undefined) validateIdempotencyKey(callOptions.idempotencyKey);
   if (callOptions.language !== undefined) validateLanguage(callOptions.language);
   if (

@@ -13,6 +13,7 @@ import { DEFAULT_FLEET, DEFAULT_WAIT, operationResourceOf, RequestAbortedError }
 import { isLeaseLostError } from "../journal";
 import type { CommandHolders, Journal, LeaseKeeper } from "../journal";
 import type { OperationResource, Outcome } from "../core";
+import { checkArgumentNames } from "./options-shape";
 
 export interface WaitOptions {
   signal?: AbortSignal | undefined;
@@ -81,6 +82,7 @@ export async function waitForOperation(
   options: WaitOptions = {},
   jr?: WaitJournal,
 ): Promise<WaitResult> {
+  checkArgumentNames(options, "wait");
   const id = options.commandId;
   if (!jr || !id) return poll(false);
   const { leases, holders } = jr;

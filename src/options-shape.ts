@@ -5,9 +5,10 @@
  */
 import { JOURNAL_METHODS } from "../journal";
 import type { Pacer, WindowStore } from "../pacing";
-import type { RetryBudgetOptions } from "../runner";
-import { InvalidOptionsError } from "../core";
+import type { CallOptions, RetryBudgetOptions } from "../runner";
+import { InvalidArgumentError, InvalidOptionsError } from "../core";
 import type { FleetOptions, ResellerClientOptions } from "./options";
+import type { WaitOptions } from "./operations-wait";
 
 type Names<T> = { readonly [K in keyof Required<T>]: true };
 
@@ -79,19 +80,46 @@ function distance(a: string, b: string): number {
   return prev[b.length];
 }
 
+/** "x is not an option: did you mean y? (known: …)" for a name `known` lacks. */
+function unknownName(name: string, known: Readonly<Record<string, true>>, prefix: string): string {
+  const near = Object.keys(known)
+    .map((k) => ({ k, d: distance(name.toLowerCase(), k.toLowerCase()) }))
+    .filter(({ d }) => d <= 2)
+    .sort((x, y) => x.d - y.d)[0];
+  return (
+    `${prefix}${name} is not an option${near ? `: did you mean ${prefix}${near.k}?` : ""} ` +
+    `(known: ${Object.keys(known).join(", ")})`
+  );
+}
+
 function checkNames(value: unknown, known: Readonly<Record<string, true>>, prefix: string): void {
   if (value === null || typeof value !== "object") return; // the type checks report it
   for (const name of Object.keys(value)) {
-    if (Object.hasOwn(known, name)) continue;
-    const near = Object.keys(known)
-      .map((k) => ({ k, d: distance(name.toLowerCase(), k.toLowerCase()) }))
-      .filter(({ d }) => d <= 2)
-      .sort((x, y) => x.d - y.d)[0];
-    throw new InvalidOptionsError(
-      `${prefix}${name} is not an option${near ? `: did you mean ${prefix}${near.k}?` : ""} ` +
-        `(known: ${Object.keys(known).join(", ")}). Nothing was created.`,
-      `${prefix}${name}`,
-    );
+    if (!Object.hasOwn(known, name))
+      throw new InvalidOptionsError(`${unknownName(name, known, prefix)}. Nothing was created.`, `${prefix}${name}`);
+  }
+}
+
+const CALL: Names<CallOptions> = { idempotencyKey: true, signal: true, timeoutMs: true, deadlineMs: true, language: true };
+const WAIT: Names<WaitOptions> = {
+  signal: true,
+  deadline: true,
+  minIntervalMs: true,
+  maxIntervalMs: true,
+  commandId: true,
+  onPoll: true,
+};
+
+/**
+ * A call's or a wait's options (built in a variable, TypeScript does not check their names): a
+ * misspelt `idempotencykey` would send with a fresh random key — a second purchase when the app
+ * retries "with the same key" (D2) — so it is refused before anything is recorded or sent.
+ */
+export function checkArgumentNames(value: object, of: "call" | "wait"): void {
+  const known = of === "call" ? CALL : WAIT;
+  for (const name in value) {
+    if (!Object.hasOwn(known, name))
+      throw new InvalidArgumentError(`${unknownName(name, known, "")}. Nothing was sent.`, name);
   }
 }
 

@@ -1,6 +1,12 @@
 // A new user's mistakes fail before anything is sent, with a typed error whose message says the fix.
 import { describe, expect, it } from "vitest";
-import { InvalidOptionsError, LiveOnlyError, MissingDependencyError, isMissingDependencyError } from "../../src/index";
+import {
+  InvalidArgumentError,
+  InvalidOptionsError,
+  LiveOnlyError,
+  MissingDependencyError,
+  isMissingDependencyError,
+} from "../../src/index";
 import { loadPeer } from "../../stores/optional-peer";
 import { createPacer } from "../../pacing";
 import { setup } from "./harness";
@@ -58,6 +64,26 @@ describe("mistakes that say the fix", () => {
     expect(error).toBeInstanceOf(InvalidOptionsError);
     expect((error as InvalidOptionsError).option).toBe("pacing");
     expect((error as Error).message).toMatch(/pass those to createPacer/);
+  });
+
+  it("D2: a misspelt call option (idempotencykey, built in a variable) is refused, naming the option — never a fresh random key", async () => {
+    const h = setup();
+    const client = h.makeClient(); // no journal: a fresh key on the retry would be a second order
+    const callOptions = { idempotencykey: "order-crm-7", deadlineMs: 20_000 };
+    const body = { external_id: "crm-7", action: "register", domain: "typo-key.kz", period: 1 };
+    for (let i = 0; i < 2; i++) {
+      const error = await client.orders.create({ body } as never, callOptions as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect((error as InvalidArgumentError).argument).toBe("idempotencykey");
+      expect((error as Error).message).toMatch(/idempotencykey is not an option: did you mean idempotencyKey\?/);
+    }
+    expect(h.captured).toHaveLength(0);
+    const wait = await client.operations
+      .wait("00000000-0000-4000-8000-000000000000", { timeoutMs: 10 } as never)
+      .catch((e: unknown) => e);
+    expect(wait).toBeInstanceOf(InvalidArgumentError);
+    expect((wait as Error).message).toMatch(/timeoutMs is not an option .*known: signal, deadline/);
+    expect(h.captured).toHaveLength(0);
   });
 
   it("A1: a baseUrl with the base path and a trailing slash works", async () => {

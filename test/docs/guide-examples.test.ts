@@ -129,9 +129,7 @@ const drivers: Record<string, (value: unknown) => Promise<void>> = {
     const journal = createMemoryJournal();
     const c = createResellerClient({ baseUrl: server.baseUrl, token, journal, fleet: { workerId: "pod-7" } });
     server.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "reset_after" });
-    const out = await c.domains.renew({ domainUuid: domainOf(token).uuid, body: { period: 1 } }, {
-      retry: undefined,
-    } as never);
+    const out = await c.domains.renew({ domainUuid: domainOf(token).uuid, body: { period: 1 } });
     await c.close();
     const list = await (fn as (j: typeof journal, w: string) => Promise<{ id: string }[]>)(journal, "pod-7");
     expect(list.map((r) => r.id)).toContain(out.commandId);
