@@ -95,10 +95,29 @@ function readErrorMembers(spec: Spec): ErrorMember[] {
     const typeName = `${name.endsWith("Error") ? name : `${name}Error`}Body`;
     return { code, typeName, guardName: `is${name}`, shape, pointer: at };
   });
+  requireErrorStatuses(spec, list, members);
   const codes = members.map((m) => m.code);
   const duplicate = codes.find((code, i) => codes.indexOf(code) !== i);
   if (duplicate) throw new SpecError(pointer, `code ${duplicate} appears twice`);
   return members;
+}
+
+/**
+ * E4: once a spec ties codes to statuses (`x-error-statuses` on a member), every member must: a new
+ * code without it would sit in no per-status envelope and no `ApiErrorByStatus` entry. (A spec that
+ * declares none, like the generator fixtures, gets the status map from its envelopes alone.)
+ */
+function requireErrorStatuses(spec: Spec, list: readonly unknown[], members: readonly ErrorMember[]): void {
+  const declares = list.map((raw, i) => spec.deref(raw, members[i].pointer)["x-error-statuses"] !== undefined);
+  if (!declares.includes(true)) return;
+  const i = declares.indexOf(false);
+  if (i < 0) return;
+  const { code, pointer } = members[i];
+  throw new SpecError(
+    pointer,
+    `E4: the ApiError member for ${code} has no x-error-statuses; every other member lists the statuses that carry its code. ` +
+      `Fix: add x-error-statuses: [<status>, …] to it, a per-status envelope (${pascalCase(code)}Envelope) naming it, and $ref that envelope from those responses (docs/guides/regenerating.md).`,
+  );
 }
 
 /** Properties every member has (other than code/details): the fallback member keeps and checks them. */

@@ -45,7 +45,16 @@ export interface SchemaWorker {
 /** Starts the worker now so its module loading overlaps with the caller's work. */
 export function startSchemaWorker(): SchemaWorker {
   const openapiTypescript = createRequire(import.meta.url).resolve("openapi-typescript");
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { openapiTypescript } });
+  // stdout/stderr: true keeps openapi-typescript's own logging (a Redocly "✘ …" line before it throws)
+  // out of the generator's output; its error comes back as the message below, named once.
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { openapiTypescript },
+    stdout: true,
+    stderr: true,
+  });
+  worker.stdout.resume();
+  worker.stderr.resume();
   const result = new Promise<string>((resolve, reject) => {
     worker.once("message", (message: { text?: string; error?: string }) => {
       if (typeof message.text === "string") resolve(message.text);

@@ -5,6 +5,7 @@
  * The spec must keep the two in step, so the generator refuses a HEAD that differs from its GET in
  * anything but the body.
  */
+import { checkExtensions } from "./extensions";
 import { isObject, SpecError, type Json, type Spec } from "./spec";
 
 interface GetFacts {
@@ -12,6 +13,9 @@ interface GetFacts {
   readonly scopes: readonly string[];
   /** `in:name` of every parameter the GET takes. */
   readonly params: readonly string[];
+  /** The statuses its responses list, sorted. */
+  readonly statuses: readonly string[];
+  readonly deprecated: boolean;
 }
 
 type ReadScopes = (spec: Spec, op: Json, pointer: string) => string[];
@@ -30,10 +34,13 @@ export function readHead(
   const pointer = `${itemPointer}/head`;
   if (get === null) throw new SpecError(pointer, "a HEAD needs a GET on the same path (it is that GET without a body)");
   const head = spec.deref(item.head, pointer);
+  checkExtensions(head, [], pointer, "a HEAD (it takes its GET's extensions; put them on the GET)");
   const want = `${get.operationId}Head`;
   if (head.operationId !== want)
     throw new SpecError(`${pointer}/operationId`, `expected ${want}, got ${JSON.stringify(head.operationId)}`);
   if (head.requestBody !== undefined) throw new SpecError(`${pointer}/requestBody`, "a HEAD takes no body");
+  if ((head.deprecated === true) !== get.deprecated)
+    throw new SpecError(`${pointer}/deprecated`, `deprecated must equal the GET's (${String(get.deprecated)})`);
   const scopes = readScopes(spec, head, pointer);
   if (scopes.join(" ") !== get.scopes.join(" "))
     throw new SpecError(`${pointer}/security`, `scopes must equal the GET's (${get.scopes.join(", ") || "none"})`);
@@ -42,6 +49,17 @@ export function readHead(
   if (params.join(" ") !== getParams.join(" "))
     throw new SpecError(`${pointer}/parameters`, `parameters must equal the GET's (${getParams.join(", ")})`);
   if (!isObject(head.responses)) throw new SpecError(`${pointer}/responses`, "a HEAD needs responses");
+  // The same statuses as the GET, less the router's 405 (a path with a GET answers HEAD, E4/E5).
+  const statuses = Object.keys(head.responses).sort();
+  const getStatuses = get.statuses.filter((s) => s !== "405");
+  if (statuses.join(" ") !== getStatuses.join(" ")) {
+    const missing = getStatuses.filter((s) => !statuses.includes(s));
+    const extra = statuses.filter((s) => !getStatuses.includes(s));
+    throw new SpecError(
+      `${pointer}/responses`,
+      `the statuses must equal the GET's less 405 (${getStatuses.join(", ")})${missing.length ? `; missing ${missing.join(", ")}` : ""}${extra.length ? `; not the GET's ${extra.join(", ")}` : ""}`,
+    );
+  }
   for (const [status, raw] of Object.entries(head.responses)) {
     const response = spec.deref(raw, `${pointer}/responses/${status}`);
     if (response.content !== undefined)

@@ -26,6 +26,9 @@ export async function generateFiles(specPath: string): Promise<Record<string, st
   try {
     const spec = loadSpec(specPath);
     const schema = schemaWorker.emit(spec);
+    // Awaited below; if an emitter throws first, close() ends the worker and this rejects unawaited,
+    // which must not become an unhandled rejection (a stack trace after the real, named error).
+    schema.catch(() => undefined);
     const [{ readOperations }, { emitOperations }, { emitErrors }, { emitClient }] = await Promise.all([
       import("./model"),
       import("./emit-operations"),
@@ -65,14 +68,20 @@ and fails when this folder differs from what is committed.
 | \`client.ts\` | \`emit-client.ts\` | \`OperationArgs\`, \`OperationData\`, \`ResourceFacade\`, \`createFacade\` |
 `;
 
+/** Default spec and output folder of the repository. */
+export const DEFAULT_SPEC = fileURLToPath(new URL("../spec/openapi.yaml", import.meta.url));
+export const DEFAULT_OUT = fileURLToPath(new URL("../generated", import.meta.url));
+
 /** Generates and writes the files; unchanged files are not rewritten. Returns the paths written. */
 export async function generate(options: GenerateOptions = {}): Promise<string[]> {
   // Defaults are relative to the repository, explicit paths to the working directory.
-  const specPath = options.spec
-    ? resolve(options.spec)
-    : fileURLToPath(new URL("../spec/openapi.yaml", import.meta.url));
-  const outDir = options.out ? resolve(options.out) : fileURLToPath(new URL("../generated", import.meta.url));
-  const files = await generateFiles(specPath);
+  const specPath = options.spec ? resolve(options.spec) : DEFAULT_SPEC;
+  const outDir = options.out ? resolve(options.out) : DEFAULT_OUT;
+  return writeFiles(outDir, await generateFiles(specPath));
+}
+
+/** Writes generated files into `outDir`; unchanged files are not rewritten. Returns the paths written. */
+export function writeFiles(outDir: string, files: Record<string, string>): string[] {
   mkdirSync(outDir, { recursive: true });
   const written: string[] = [];
   for (const [name, text] of Object.entries(files)) {
@@ -90,7 +99,7 @@ export async function generate(options: GenerateOptions = {}): Promise<string[]>
   return written;
 }
 
-function parseArgs(argv: readonly string[]): GenerateOptions {
+export function parseArgs(argv: readonly string[]): GenerateOptions {
   const options: { spec?: string; out?: string } = {};
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];

@@ -3,6 +3,8 @@
  * methods in path-item order). emit-operations and emit-client both read it, so the table and the
  * facade can never disagree about an operation.
  */
+import { checkOperationContract } from "./cross-checks";
+import { checkExtensions, checkOperationExtensions, checkRequestBodyExtensions, SCHEMA_EXTENSIONS } from "./extensions";
 import { readHead } from "./head";
 import { readRoleMarks, resolveRoles, type RoleMarks } from "./roles";
 import { isObject, SpecError, type Json, type Spec } from "./spec";
@@ -16,6 +18,11 @@ interface ParamModel {
   readonly name: string;
   readonly required: boolean;
   readonly description: string | undefined;
+}
+
+/** A path parameter plus whether its schema is `format: uuid` (A9). */
+interface PathParamModel extends ParamModel {
+  readonly uuid: boolean;
 }
 
 interface ResponseModel {
@@ -38,7 +45,7 @@ export interface OperationModel {
   readonly pointer: string;
   readonly summary: string | undefined;
   readonly description: string | undefined;
-  readonly pathParams: readonly ParamModel[];
+  readonly pathParams: readonly PathParamModel[];
   readonly queryParams: readonly ParamModel[];
   readonly scopes: readonly string[];
   readonly idempotencyRequired: boolean;
@@ -81,6 +88,7 @@ export function readOperations(spec: Spec): OperationModel[] {
   for (const [path, rawItem] of Object.entries(paths)) {
     const itemPointer = `#/paths/${pointerSegment(path)}`;
     const item = spec.deref(rawItem, itemPointer);
+    checkExtensions(item, [], itemPointer, "a path item");
     for (const methodKey of Object.keys(item)) {
       if (!(HTTP_METHODS as readonly string[]).includes(methodKey)) continue;
       const op = readOperation(
@@ -97,8 +105,28 @@ export function readOperations(spec: Spec): OperationModel[] {
     if (item.head !== undefined && item.get === undefined)
       readHead(spec, item, itemPointer, null, readScopes, paramKeys);
   }
+  checkSchemaExtensions(spec);
   resolveRoles(result); // throws on a duplicated, missing or misplaced role
   return result;
+}
+
+/** The extensions of components/schemas: only x-enum-const and x-error-statuses are read there. */
+function checkSchemaExtensions(spec: Spec): void {
+  const schemas = isObject(spec.doc.components) ? spec.doc.components.schemas : undefined;
+  if (!isObject(schemas)) return;
+  for (const [name, schema] of Object.entries(schemas)) {
+    if (!isObject(schema)) continue;
+    const at = `#/components/schemas/${pointerSegment(name)}`;
+    checkExtensions(schema, SCHEMA_EXTENSIONS, at, "a components/schemas entry");
+    const statuses = schema["x-error-statuses"];
+    if (
+      statuses !== undefined &&
+      (!Array.isArray(statuses) ||
+        statuses.length === 0 ||
+        !statuses.every((s) => (Number.isInteger(s) && s >= 400 && s <= 599) || s === "4XX" || s === "5XX"))
+    )
+      throw new SpecError(`${at}/x-error-statuses`, "E4: expected a non-empty list of 4xx/5xx statuses, e.g. [409]");
+  }
 }
 
 function readOperation(
@@ -114,8 +142,9 @@ function readOperation(
     throw new SpecError(pointer, `operationId must look like "resource.action", got ${JSON.stringify(operationId)}`);
   }
   const [resource, action] = operationId.split(".") as [string, string];
+  checkOperationExtensions(op, pointer);
   const params = readParameters(spec, item, op, pointer);
-  return {
+  const model: OperationModel = {
     operationId,
     resource,
     action,
@@ -146,11 +175,24 @@ function readOperation(
         spec,
         item,
         pointer.slice(0, pointer.lastIndexOf("/")),
-        { operationId, scopes: readScopes(spec, op, pointer), params: paramKeys(spec, item, op, pointer) },
+        {
+          operationId,
+          scopes: readScopes(spec, op, pointer),
+          params: paramKeys(spec, item, op, pointer),
+          statuses: statusesOf(op),
+          deprecated: op.deprecated === true,
+        },
         readScopes,
         paramKeys,
       ),
   };
+  checkOperationContract(spec, op, model);
+  return model;
+}
+
+/** The statuses an operation's responses list, sorted (a HEAD must list the same as its GET). */
+function statusesOf(op: Json): string[] {
+  return isObject(op.responses) ? Object.keys(op.responses).sort() : [];
 }
 
 /** `in:name` of every parameter an operation takes (path-item ones included). */
@@ -161,6 +203,8 @@ function paramKeys(spec: Spec, item: Json, op: Json, pointer: string): string[] 
 interface ResolvedParam {
   readonly in: string;
   readonly model: ParamModel;
+  /** The parameter schema says `format: uuid`. */
+  readonly uuid: boolean;
 }
 
 /** Path-item parameters merged with operation parameters; the operation wins on (name, in). */
@@ -175,8 +219,10 @@ function readParameters(spec: Spec, item: Json, op: Json, pointer: string): Reso
       if (typeof param.name !== "string" || typeof param.in !== "string") {
         throw new SpecError(at, "a parameter needs `name` and `in`");
       }
+      const schema = isObject(param.schema) ? spec.deref(param.schema, `${at}/schema`) : {};
       merged.set(`${param.in}:${param.name}`, {
         in: param.in,
+        uuid: schema.format === "uuid",
         model: {
           name: param.name,
           required: param.required === true,
@@ -191,8 +237,8 @@ function readParameters(spec: Spec, item: Json, op: Json, pointer: string): Reso
 }
 
 /** Path params in template order; every `{name}` must be declared and vice versa. */
-function readPathParams(path: string, params: readonly ResolvedParam[], pointer: string): ParamModel[] {
-  const declared = params.filter((p) => p.in === "path").map((p) => p.model);
+function readPathParams(path: string, params: readonly ResolvedParam[], pointer: string): PathParamModel[] {
+  const declared = params.filter((p) => p.in === "path").map((p) => ({ ...p.model, uuid: p.uuid }));
   const names = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
   for (const p of declared) {
     if (!names.includes(p.name)) throw new SpecError(pointer, `path parameter ${p.name} is not in ${path}`);
@@ -230,6 +276,7 @@ function readBody(spec: Spec, op: Json, pointer: string): OperationModel["body"]
   // A2: the API takes JSON bodies only; anything else would need a transport this SDK does not have.
   if (!("application/json" in content))
     throw new SpecError(`${pointer}/requestBody`, "only application/json request bodies are supported");
+  checkRequestBodyExtensions(body, `${pointer}/requestBody`);
   return {
     required: body.required === true,
     json: true,
@@ -241,8 +288,9 @@ function readSuccesses(spec: Spec, op: Json, pointer: string): ResponseModel[] {
   if (!isObject(op.responses)) throw new SpecError(`${pointer}/responses`, "an operation needs responses");
   const result: ResponseModel[] = [];
   for (const [status, raw] of Object.entries(op.responses)) {
-    if (!/^2\d\d$/.test(status)) continue;
     const response = spec.deref(raw, `${pointer}/responses/${status}`);
+    checkExtensions(response, [], `${pointer}/responses/${status}`, "a response");
+    if (!/^2\d\d$/.test(status)) continue;
     const content = isObject(response.content) ? response.content : {};
     result.push({ status, json: "application/json" in content });
   }

@@ -14,6 +14,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { validateExamples } from "openapi-examples-validator";
 import { parse } from "yaml";
+import { checkSensitiveFields } from "./cross-checks";
+import { readOperations } from "./model";
+import { createSpec, isObject, SpecError } from "./spec";
 
 export interface SpecValidation {
   /** Meta-schema problems (empty when the document is valid OpenAPI 3.1). */
@@ -22,6 +25,11 @@ export interface SpecValidation {
   readonly exampleErrors: readonly string[];
   readonly examplesTotal: number;
   readonly examplesWithoutSchema: number;
+  /**
+   * The generator's own cross-checks that need the whole document (H2: x-sensitive-fields against
+   * the response bodies). The model's checks run when it emits, so they are not repeated here.
+   */
+  readonly contractErrors: readonly string[];
 }
 
 type Doc = Record<string, unknown>;
@@ -43,7 +51,30 @@ export async function schemaErrorsOf(doc: Doc): Promise<string[]> {
   return (structural.errors ?? []).map((e) => `${e.instancePath || "/"}: ${e.message ?? e.keyword}`);
 }
 
-/** Runs both validators over one spec file. */
+/** H2 across operations; [] when the model itself fails (the emit step reports that). */
+export function contractErrorsOf(file: string, doc: Doc): string[] {
+  const spec = createSpec(file, structuredClone(doc));
+  let ops;
+  try {
+    ops = readOperations(spec);
+  } catch (error) {
+    if (error instanceof SpecError) return [];
+    throw error;
+  }
+  const paths = isObject(spec.doc.paths) ? spec.doc.paths : {};
+  try {
+    checkSensitiveFields(
+      spec,
+      ops.map((op) => ({ ...op, raw: spec.deref(spec.deref(paths[op.path], op.pointer)[op.methodKey], op.pointer) })),
+    );
+  } catch (error) {
+    if (error instanceof SpecError) return [error.message];
+    throw error;
+  }
+  return [];
+}
+
+/** Runs both validators and the contract cross-checks over one spec file. */
 export async function validateSpec(file: string): Promise<SpecValidation> {
   const doc = readDoc(file);
   const schemaErrors = await schemaErrorsOf(doc);
@@ -56,6 +87,7 @@ export async function validateSpec(file: string): Promise<SpecValidation> {
     return `${where || "(spec)"}: ${e.message ?? e.type ?? "invalid"}`;
   });
   return {
+    contractErrors: contractErrorsOf(file, doc),
     schemaErrors,
     exampleErrors,
     examplesTotal: examples.statistics.examplesTotal,
@@ -76,6 +108,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
       const problems = [
         ...result.schemaErrors.map((e) => `openapi-schema-validator: ${e}`),
         ...result.exampleErrors.map((e) => `openapi-examples-validator: ${e}`),
+        ...result.contractErrors.map((e) => `generator cross-check: ${e}`),
       ];
       // An example without a schema is checked against nothing: as bad as an invalid one.
       if (result.examplesWithoutSchema > 0)

@@ -6,11 +6,16 @@ import { operationTable as edge } from "../fixtures/generator/edge/want/operatio
 import { operationTable as mini } from "../fixtures/generator/mini/want/operations";
 import { fixtureNames, fixtureSpec, wantFile } from "./support";
 
+/** A 202 body that is the Operation (F1), with the Operation schema it references. */
+const ACCEPTED = { type: "object", properties: { data: { $ref: "#/components/schemas/Operation" } } };
+const COMPONENTS = { schemas: { Operation: { type: "object", properties: { uuid: { type: "string" } } } } };
+
 /** A one-operation spec; `op` is merged into a POST /things/{thingUuid}. */
 function oneOp(op: Json, pathItem: Json = {}): Json {
   return {
     openapi: "3.1.0",
     info: { title: "t", version: "1" },
+    components: COMPONENTS,
     paths: {
       "/things/{thingUuid}": {
         ...pathItem,
@@ -116,7 +121,14 @@ describe("model: vendor extensions and parameters (given → want)", () => {
       },
     ],
     ["x-live-only", { "x-live-only": true }, { liveOnly: true }],
-    ["x-async-operation", { "x-async-operation": true }, { asyncOperation: true }],
+    [
+      "x-async-operation",
+      {
+        "x-async-operation": true,
+        responses: { "202": { description: "accepted", content: { "application/json": { schema: ACCEPTED } } } },
+      },
+      { asyncOperation: true },
+    ],
     ["x-pagination meta-only", { "x-pagination": "meta-only" }, { pagination: "meta-only" }],
     ["x-sensitive-fields", { "x-sensitive-fields": ["signing_secret"] }, { sensitiveFields: ["signing_secret"] }],
     ["x-unknown-outcome reconcile", { "x-unknown-outcome": "reconcile" }, { unknownOutcome: "reconcile" }],

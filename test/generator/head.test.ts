@@ -11,7 +11,10 @@ const get = {
   operationId: "things.get",
   security: [{ bearerAuth: ["things.read"] }],
   parameters: [param],
-  responses: { "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } } },
+  responses: {
+    "200": { description: "ok", content: { "application/json": { schema: { type: "object" } } } },
+    "404": { description: "not found", content: { "application/json": { schema: { type: "object" } } } },
+  },
 };
 const head = {
   operationId: "things.getHead",
@@ -45,7 +48,20 @@ describe("generator: HEAD mirrors its GET", () => {
       "a HEAD takes no body",
     ],
     [{ get, head: { ...head, responses: get.responses } }, "/head/responses/200/content: a HEAD response has no body"],
+    [{ get, head: { ...head, deprecated: true } }, "/head/deprecated: deprecated must equal the GET's (false)"],
   ])("D1: a HEAD that is not its GET without the body is refused (%#)", (item, message) => {
     expect(() => read(item as Json)).toThrow(message);
+  });
+
+  it("A7: a HEAD whose statuses differ from its GET's is refused with its pointer (the router's 405 aside)", () => {
+    const only200 = { ...head, responses: { "200": head.responses["200"] } };
+    expect(() => read({ get, head: only200 })).toThrow(
+      "#/paths/~1things~1{thingUuid}/head/responses: the statuses must equal the GET's less 405 (200, 404); missing 404",
+    );
+    const extra409 = { ...head, responses: { ...head.responses, "409": { description: "conflict, no body" } } };
+    expect(() => read({ get, head: extra409 })).toThrow("not the GET's 409");
+    // The GET may document the router's 405; its HEAD does not (a path with a GET answers HEAD).
+    const get405 = { ...get, responses: { ...get.responses, "405": { description: "router" } } };
+    expect(read({ get: get405, head }).map((o) => o.head)).toEqual([true]);
   });
 });
