@@ -187,7 +187,7 @@ export async function recoverThousand(journal: Journal, n = 1000): Promise<{ ms:
       token: key.token,
       journal,
       clock,
-      pacing: { initialLimit: 100_000 },
+      pacing: { initialLimit: 10_000 }, // C1: the highest limit a key can have
       fetch: (request) => emulator.fetch(request),
     });
     const t = performance.now();
