@@ -120,7 +120,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
     };
   }
 
-    /** Last resort if the pump itself breaks: nobody may wait forever. */
+  /** Last resort if the pump itself breaks: nobody may wait forever. */
   function failAll(s: KeyState, error: unknown): void {
     for (const w of s.queue.drain()) {
       w.cleanup();

@@ -100,7 +100,13 @@ function checkNames(value: unknown, known: Readonly<Record<string, true>>, prefi
   }
 }
 
-const CALL: Names<CallOptions> = { idempotencyKey: true, signal: true, timeoutMs: true, deadlineMs: true, language: true };
+const CALL: Names<CallOptions> = {
+  idempotencyKey: true,
+  signal: true,
+  timeoutMs: true,
+  deadlineMs: true,
+  language: true,
+};
 const WAIT: Names<WaitOptions> = {
   signal: true,
   deadline: true,

@@ -116,13 +116,22 @@ describe("logger option", () => {
       };
       const h = setup();
       const journal = createMemoryJournal();
-      const client = h.makeClient({ logger: { info: down, warn: down, error: down, debug: down }, onEvent: down, journal });
+      const client = h.makeClient({
+        logger: { info: down, warn: down, error: down, debug: down },
+        onEvent: down,
+        journal,
+      });
       h.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "error_503_before" });
-      const renewed = await client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { idempotencyKey: "async-logger-1" });
+      const renewed = await client.domains.renew(
+        { domainUuid: h.domainUuid, body: { period: 1 } },
+        { idempotencyKey: "async-logger-1" },
+      );
       expect(renewed.kind).toBe("accepted");
       expect(renewed.attempts.map((a) => a.status)).toEqual([503, 202]);
       h.emulator.control.addFault({ method: "POST", path: "/webhooks", kind: "reset_after" });
-      const hook = await client.webhooks.create({ body: { url: "https://hooks.example/c", events: ["operation.completed"] } });
+      const hook = await client.webhooks.create({
+        body: { url: "https://hooks.example/c", events: ["operation.completed"] },
+      });
       expect(hook.kind).toBe("unknown");
       const summary = await client.recover({ onEvent: down });
       expect(summary.examined).toBeGreaterThan(0);
