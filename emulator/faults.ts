@@ -4,6 +4,7 @@ import { operationList } from "../generated/operations";
 import { ApiError, envelope, type ApiResult } from "./errors";
 import { BASE_PATH, type State } from "./state";
 import type { FaultInfo, FaultInput, FaultKind } from "./types";
+import { editDistance } from "../runtime/edit-distance";
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   "timeout_before",
@@ -44,17 +45,6 @@ export const LIMITER_KINDS = new Set<FaultKind>(["retry_after_zero", "rate_limit
 const TEMPLATE_METHODS = new Map<string, string[]>();
 for (const op of operationList) TEMPLATE_METHODS.set(op.path, [...(TEMPLATE_METHODS.get(op.path) ?? []), op.method]);
 const ALL_METHODS = [...new Set(operationList.map((op) => op.method))];
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++)
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    prev = row;
-  }
-  return prev[b.length];
-}
 
 /**
  * The template a mistaken fault path most likely meant: the same path without the base path, a

@@ -5,6 +5,7 @@
  * table in docs/guides/regenerating.md.
  */
 import { SpecError, type Json } from "./spec";
+import { editDistance } from "../runtime/edit-distance";
 
 /** On an operation (GET/PUT/POST/DELETE/PATCH). Role extensions are read by roles.ts. */
 export const OPERATION_EXTENSIONS = [
@@ -32,23 +33,11 @@ export const SCHEMA_EXTENSIONS = ["x-enum-const", "x-error-statuses"] as const;
 
 const ALL = [...OPERATION_EXTENSIONS, ...SCHEMA_EXTENSIONS];
 
-/** Levenshtein distance (small strings only). */
-function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++)
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    previous = current;
-  }
-  return previous[b.length];
-}
-
 /** The known extension closest to `key`, when it is close enough to be a typo of it. */
 function nearest(key: string, known: readonly string[]): string | undefined {
   let best: { name: string; d: number } | undefined;
   for (const name of known) {
-    const d = distance(key, name);
+    const d = editDistance(key, name);
     if (!best || d < best.d) best = { name, d };
   }
   return best && best.d <= Math.max(2, Math.floor(best.name.length / 4)) ? best.name : undefined;

@@ -9,6 +9,7 @@ import type { CallOptions, RetryBudgetOptions } from "../runner";
 import { InvalidArgumentError, InvalidOptionsError } from "../core";
 import type { FleetOptions, ResellerClientOptions } from "./options";
 import type { WaitOptions } from "./operations-wait";
+import { editDistance } from "../runtime/edit-distance";
 
 type Names<T> = { readonly [K in keyof Required<T>]: true };
 
@@ -67,23 +68,10 @@ const STORE_METHODS: Names<WindowStore> = {
 };
 const PACER_METHODS: Names<Pacer> = { acquire: true, learnLimit: true, snapshot: true };
 
-/** Levenshtein distance, for "did you mean" (option names are short). */
-function distance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    prev = row;
-  }
-  return prev[b.length];
-}
-
 /** "x is not an option: did you mean y? (known: …)" for a name `known` lacks. */
 function unknownName(name: string, known: Readonly<Record<string, true>>, prefix: string): string {
   const near = Object.keys(known)
-    .map((k) => ({ k, d: distance(name.toLowerCase(), k.toLowerCase()) }))
+    .map((k) => ({ k, d: editDistance(name.toLowerCase(), k.toLowerCase()) }))
     .filter(({ d }) => d <= 2)
     .sort((x, y) => x.d - y.d)[0];
   return (

@@ -1,0 +1,15 @@
+/**
+ * Levenshtein distance between two short strings: how a misspelt option, fault path or spec
+ * extension finds the name it most likely meant ("did you mean …?"). Shared by the client, the
+ * emulator and the generator, which otherwise never import each other.
+ */
+export function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length];
+}
