@@ -33,7 +33,8 @@ export async function runContext(global: GlobalOptions, rt: Runtime): Promise<Ex
       window: "fixed, starts at the first counted request (C3)",
       key_expires_at: ctx.expiresAt,
       language: ctx.language,
-      journal: session.journalLabel,
+      // Where a job (renew, register, recover) would journal; this command itself opens none.
+      jobs_journal: session.journalLabel,
     };
     const mode = outputMode(global.json, rt.stdout, rt.stderr);
     rt.stdout.write(

@@ -80,6 +80,12 @@ describe("read-only commands create no file", () => {
           notices.some((m) => m === "journal: none (this command only reads)"),
           args.join(" "),
         ).toBe(true);
+        // context names the journal jobs would use — as that, not as one it opened.
+        if (args.includes("context")) {
+          const [info] = jsonLines(r.stdout);
+          expect(info, args.join(" ")).not.toHaveProperty("journal");
+          expect(String(info.jobs_journal), args.join(" ")).toMatch(/journal\.sqlite|commands\.sqlite/);
+        }
       } finally {
         cwd.cleanup();
       }
