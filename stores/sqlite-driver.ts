@@ -52,9 +52,13 @@ type Opener = (filename: string, busyTimeoutMs: number) => Database.Database;
  * better-sqlite3 loads its native addon at the first open, so a build made for another Node.js (an
  * upgrade without `npm rebuild`) or never made (`--ignore-scripts`) would fail only then, with a raw
  * dlopen or "bindings file" error and an empty journal file left behind. An in-memory open first
- * turns that into a MissingDependencyError before anything is created.
+ * turns that into a MissingDependencyError before anything is created. Once the addon has loaded it
+ * stays loaded, so the check runs once per process ("auto" on Node ≥ 22.5 asks first, then opens).
  */
+let loadedBetterSqlite3: typeof Database | undefined;
+
 function loadBetterSqlite3(rt: RuntimeInfo): typeof Database {
+  if (loadedBetterSqlite3) return loadedBetterSqlite3;
   const Driver = loadPeer("better-sqlite3", FEATURE, missing("better-sqlite3", rt)) as typeof Database;
   try {
     new Driver(":memory:").close();
@@ -71,6 +75,7 @@ function loadBetterSqlite3(rt: RuntimeInfo): typeof Database {
         `Rebuild it for this Node.js: npm rebuild better-sqlite3 (needed after a Node.js upgrade, or an install with --ignore-scripts).${builtinToo}`,
     );
   }
+  loadedBetterSqlite3 = Driver;
   return Driver;
 }
 
