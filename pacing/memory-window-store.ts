@@ -159,7 +159,11 @@ function grantAt(r: WindowRecord, p: ReserveParams): GrantPlan | null {
   // may land in this server window or open the next one. It goes now (the allowance applies as in
   // the window) and opens our next window (dated from it: the next server window cannot start
   // earlier), counted in both — instead of a wait of guard + round trip an idle key does not need.
-  if (r.windowEnd !== null && r.count < p.limit && r.straddleUntil <= t) {
+  // The same holds for a trusted window no answer confirmed (its only sends were straddlers, whose
+  // answers confirm nothing): its server window began at or after our first send, so every send
+  // before the safe instant is in it; it may last until the unconfirmed deadline — holding the key
+  // until then would stall an idle key for a window.
+  if ((r.windowEnd !== null || r.trusted) && r.count < p.limit && r.straddleUntil <= t) {
     return { t, opens: true, trusted: true, straddles: true };
   }
   return null;
@@ -211,7 +215,7 @@ function commitGrant(r: WindowRecord, p: ReserveParams, g: GrantPlan): ReserveDe
   r.ord += 1;
   if (g.opens) {
     // A straddler opens the next window while the one before may still count it (I3).
-    r.straddleUntil = g.straddles ? r.windowEnd! : 0;
+    r.straddleUntil = g.straddles ? (r.windowEnd ?? unconfirmedDeadline(r)) : 0;
     r.straddleRoom = g.straddles ? p.limit - r.count - 1 : 0;
     r.trusted = g.trusted;
     r.seq += 1;

@@ -152,7 +152,11 @@ export interface WindowStore {
    *    sendAt = straddleUntil.
    * 5b. Past the safe send instant of a CONFIRMED window with `count < params.limit` (and no earlier
    *    straddle pending): a straddler opens the next window at t' — straddleUntil = windowEnd,
-   *    straddleRoom = limit − count − 1 — granted with windowId `straddlerWindowId(seq)`.
+   *    straddleRoom = limit − count − 1 — granted with windowId `straddlerWindowId(seq)`. The same
+   *    for an unconfirmed window whose count is known to be the server's (trusted: opened by a
+   *    straddler, at a confirmed end or after a pause), with straddleUntil = its unconfirmed deadline
+   *    (windowStart + 2·windowMs + guardMs): its server window began at or after windowStart, so
+   *    every send before the safe instant is in it.
    * 6. Otherwise refused: retryAt = windowEnd (confirmed) or a short poll (see ReserveDecision).
    */
   reserve(key: string, params: ReserveParams): Promise<ReserveDecision>;

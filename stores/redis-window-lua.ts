@@ -94,14 +94,14 @@ if not opens then
     if t >= r.su then grant = true
     elseif r.sr > 0 then grant = true; straddles = true
     elseif r.su < lastSafe then grant = true; t = r.su end
-  elseif r.we ~= nil and r.count < limit and r.su <= t then
+  elseif (r.we ~= nil or r.trust) and r.count < limit and r.su <= t then
     grant = true; opens = true; trusted = true; straddles = true
   end
 end
 if grant then
   r.ord = r.ord + 1
   if opens then
-    if straddles then r.su = r.we; r.sr = limit - r.count - 1 else r.su = 0; r.sr = 0 end
+    if straddles then r.su = r.we or deadline; r.sr = limit - r.count - 1 else r.su = 0; r.sr = 0 end
     r.seq = redis.call('INCR', SEQ)
     r.open = true; r.ws = t; r.we = nil; r.count = 1; r.wms = wms; r.gms = gms; r.egms = egms; r.ford = r.ord; r.trust = trusted
     resetPeaks(r)

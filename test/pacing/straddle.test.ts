@@ -80,4 +80,26 @@ describe("pacer: the last guard of a window (I3, C8)", () => {
     expect(served429(j.emu)).toBe(0);
     expect(straddlers()).toBeGreaterThan(0);
   });
+
+  it("C8/I3: a sparse key — a call, one in the last guard, one just past the next window's safe instant — sends every call at once (no stall while its window has room), 0 × 429", async () => {
+    const { clock, emu, client } = defaultKeyClient();
+    const t0 = clock.now();
+    const waits: number[] = [];
+    const call = async () => {
+      const o = await client.context.get();
+      expect([o.kind, o.kind === "unknown" ? o.reason : ""]).toEqual(["succeeded", ""]);
+      waits.push(...o.attempts.map((a) => a.delayMs));
+    };
+    await call(); // opens the window; its answer confirms it
+    await clock.sleep(t0 + 59_800 - clock.now()); // in the last guard (300 ms): opens the next window, counted in both
+    await call();
+    // No call until just past that window's safe send instant: its only send was the straddler,
+    // whose answer confirms nothing.
+    await clock.sleep(t0 + 119_600 - clock.now());
+    await call();
+    await call();
+    expect(waits).toEqual([0, 0, 0, 0]);
+    expect(served429(emu)).toBe(0);
+    await emu.close();
+  });
 });

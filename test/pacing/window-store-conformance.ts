@@ -144,6 +144,33 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       expect(v.windowEnd).toBe(T0 + 5 + W + G + 4 + W + G);
     });
 
+    it("I3/C8: a window opened by a straddler and confirmed by nothing (no send after the old end): past its safe instant with room, a send opens the next window at once, counted in both until its latest end", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      const s1 = granted(await store.reserve(key, params(T0 + W - G, 10))); // opens window N, trusted
+      await store.confirmWindowStart(key, s1.windowId, T0 + W - G + 4); // confirms nothing
+      const nStart = T0 + W - G;
+      // The server's window holding N's sends began at or after nStart: before N's safe instant they
+      // are all in it, and it has room — the key need not wait for N's unconfirmed deadline.
+      const late = granted(await store.reserve(key, params(nStart + W - G, 10)));
+      expect(late.sendAt).toBe(nStart + W - G);
+      const next = String(Number(s1.state.windowId) + 1);
+      expect(late.windowId).toBe(`${next}s`);
+      expect(late.state).toMatchObject({ windowId: next, windowStart: nStart + W - G, windowEnd: null, count: 1 });
+      // Window N may last until nStart + 2·W + guard: until then a send counts in both, while N has room.
+      const both = granted(await store.reserve(key, params(nStart + W - G + 1, 10)));
+      expect(both.windowId).toBe(`${next}s`);
+      expect(both.state.count).toBe(2);
+    });
+
+    it("I3: a window no answer confirmed whose count is not known to be the server's (a never-seen key) still holds past its safe instant", async () => {
+      const { store, key } = await setup();
+      granted(await store.reserve(key, params(T0, 10)));
+      const late = await store.reserve(key, params(T0 + W - G, 10));
+      expect(late.granted).toBe(false);
+    });
+
     it("C12: a 429 on a straddler closes the window it opened (the pause dates the server's reset)", async () => {
       const { store, key } = await setup();
       const a = granted(await store.reserve(key, params(T0, 10)));

@@ -1,5 +1,5 @@
 /**
- * The shortest runs (fast-check shrunk) in which the simulation found issue 20's defects on the code
+ * The shortest runs (fast-check shrunk) in which the simulation found defects on the code
  * before the fixes. Kept as scenarios, not only as seed + path, so they replay even after the
  * scenario generator changes. Each must now run with no violation at all.
  */
@@ -299,6 +299,34 @@ export const REGRESSIONS: Regression[] = [
         { step: 40, kind: "store-outage", worker: "all", steps: 5 },
       ],
       schedule: [],
+    },
+  },
+  {
+    // A send in the last guard of a confirmed window opened the next window as a straddler, whose
+    // answer confirms nothing; no other send fell between the old window's end and the new one's safe
+    // instant, so that window was never confirmed and held the key until its unconfirmed deadline
+    // (2 windows after it opened) with 13 of 20 slots free: the survivor's operation poll waited past
+    // the bound. Found as: npm run simulate -- --seed 10391 --path
+    // 1342:14:10:3:3:7:6:10:5:8:11:11:11:11:11:15:13:13:16:13:13:15:18:19:18:21:29:31:33:36:38:43
+    name: "I3, C8: a window opened by a straddler and confirmed by nothing does not hold the key past its safe instant while it has room",
+    invariant: "settled within the bound",
+    scenario: {
+      seed: 491533424,
+      journal: "memory",
+      workers: 1,
+      continuous: [false],
+      commands: ["renew", "renew"],
+      scripts: [
+        [{ op: "cmd", cmd: 0, wait: false }, { op: "cmd", cmd: 3, wait: false }, { op: "recover" }],
+        [{ op: "cmd", cmd: 0, wait: false }],
+      ],
+      events: [
+        { step: 0, kind: "fault", fault: "proxy_429_date", path: "renew", times: 1 },
+        { step: 21, kind: "crash-at", worker: 0, role: "call", at: "recv POST", restart: false },
+        { step: 0, kind: "fault", fault: "proxy_502_html", path: "any", times: 2 },
+        { step: 20, kind: "crash-at", worker: 0, role: "call", at: "send POST", restart: true },
+      ],
+      schedule: [0, 0, 0, 0, 7],
     },
   },
 ];
