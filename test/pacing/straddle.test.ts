@@ -102,4 +102,21 @@ describe("pacer: the last guard of a window (I3, C8)", () => {
     expect(served429(emu)).toBe(0);
     await emu.close();
   });
+
+  it("C8/I3: a light key — 1,500 sequential calls at random gaps (50 ms to 1.5 windows), up to 20 ms each way — no call waits more than 4 guards, 0 × 429", async () => {
+    const j = world(L, W);
+    const pacer = createPacer({ clock: j.clock, windowMs: W, initialLimit: L }); // guard 25 ms
+    const oneWay = seeded(20, 77);
+    const gap = seeded(1.5 * W - 50, 1234);
+    const waits: number[] = [];
+    for (let n = 0; n < 1500; n++) {
+      await j.clock.sleep(50 + Math.floor(gap()));
+      const asked = j.clock.now();
+      await command(j, pacer, undefined, oneWay);
+      waits.push(j.log[j.log.length - 1].sentAt - asked);
+    }
+    expect(j.log.every((s) => s.status === 200)).toBe(true);
+    expect(served429(j.emu)).toBe(0);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(4 * 25);
+  });
 });
