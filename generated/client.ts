@@ -142,9 +142,10 @@ export type Invoke = (operationId: OperationId, args: unknown, options: unknown)
 
 /**
  * The client's resource methods. `R` maps each operationId to what a call returns (the middleware picks
- * `Promise<Outcome<…>>` or a paginator); `O` is the per-call options type.
+ * `Promise<Outcome<…>>` or a paginator); `O` is the per-call options type of an operation that takes
+ * an Idempotency-Key, `Q` that of one that does not (D1: a key there is refused).
  */
-export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
+export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O, Q = O> {
   context: {
     /**
      * Get the key's context.
@@ -152,7 +153,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * `GET /context` · no scope needed
      */
-    get(args?: OperationArgs["context.get"], options?: O): R["context.get"];
+    get(args?: OperationArgs["context.get"], options?: Q): R["context.get"];
   };
   domains: {
     /**
@@ -163,14 +164,14 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * - Cursor-paginated (links): pass `next_cursor` back unchanged (H1).
      */
-    list(args?: OperationArgs["domains.list"], options?: O): R["domains.list"];
+    list(args?: OperationArgs["domains.list"], options?: Q): R["domains.list"];
     /**
      * Get a domain.
      * One domain.
      *
      * `GET /domains/{domainUuid}` · scopes: domains.read
      */
-    get(args: OperationArgs["domains.get"], options?: O): R["domains.get"];
+    get(args: OperationArgs["domains.get"], options?: Q): R["domains.get"];
     /**
      * Check availability.
      * Checks 1..50 names.
@@ -218,7 +219,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * - The response holds secrets (auth_code): never log or journal them (H2, D9).
      */
-    getAuthCode(args: OperationArgs["domains.getAuthCode"], options?: O): R["domains.getAuthCode"];
+    getAuthCode(args: OperationArgs["domains.getAuthCode"], options?: Q): R["domains.getAuthCode"];
   };
   quotes: {
     /**
@@ -249,14 +250,14 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * - Cursor-paginated (links): pass `next_cursor` back unchanged (H1).
      */
-    list(args?: OperationArgs["orders.list"], options?: O): R["orders.list"];
+    list(args?: OperationArgs["orders.list"], options?: Q): R["orders.list"];
     /**
      * Get an order.
      * One order.
      *
      * `GET /orders/{orderUuid}` · scopes: orders.read
      */
-    get(args: OperationArgs["orders.get"], options?: O): R["orders.get"];
+    get(args: OperationArgs["orders.get"], options?: Q): R["orders.get"];
   };
   operations: {
     /**
@@ -267,14 +268,14 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * - Cursor-paginated (links): pass `next_cursor` back unchanged (H1).
      */
-    list(args?: OperationArgs["operations.list"], options?: O): R["operations.list"];
+    list(args?: OperationArgs["operations.list"], options?: Q): R["operations.list"];
     /**
      * Get an operation.
      * Polls one asynchronous operation (F1).
      *
      * `GET /operations/{operationUuid}` · scopes: domains.read
      */
-    get(args: OperationArgs["operations.get"], options?: O): R["operations.get"];
+    get(args: OperationArgs["operations.get"], options?: Q): R["operations.get"];
   };
   balance: {
     /**
@@ -285,7 +286,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * - Live credentials only: a test key gets 403 forbidden (B1, B3).
      */
-    get(args?: OperationArgs["balance.get"], options?: O): R["balance.get"];
+    get(args?: OperationArgs["balance.get"], options?: Q): R["balance.get"];
   };
   ledger: {
     /**
@@ -297,7 +298,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      * - Live credentials only: a test key gets 403 forbidden (B1, B3).
      * - Cursor-paginated (links): pass `next_cursor` back unchanged (H1).
      */
-    list(args?: OperationArgs["ledger.list"], options?: O): R["ledger.list"];
+    list(args?: OperationArgs["ledger.list"], options?: Q): R["ledger.list"];
   };
   webhooks: {
     /**
@@ -308,7 +309,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * - Cursor-paginated (meta-only): pass `next_cursor` back unchanged (H1).
      */
-    list(args?: OperationArgs["webhooks.list"], options?: O): R["webhooks.list"];
+    list(args?: OperationArgs["webhooks.list"], options?: Q): R["webhooks.list"];
     /**
      * Create a webhook.
      * Creates a subscription and returns its `signing_secret` once.
@@ -325,7 +326,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * `GET /webhooks/{webhookUuid}` · scopes: webhooks.read
      */
-    get(args: OperationArgs["webhooks.get"], options?: O): R["webhooks.get"];
+    get(args: OperationArgs["webhooks.get"], options?: Q): R["webhooks.get"];
     /**
      * Update a webhook.
      * Changes the URL, events or `is_active`; omitted fields stay unchanged.
@@ -374,7 +375,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      * - Live credentials only: a test key gets 403 forbidden (B1, B3).
      * - Cursor-paginated (links): pass `next_cursor` back unchanged (H1).
      */
-    list(args?: OperationArgs["tickets.list"], options?: O): R["tickets.list"];
+    list(args?: OperationArgs["tickets.list"], options?: Q): R["tickets.list"];
     /**
      * Open a support ticket.
      * Live only (B1): a correct test key with `tickets.write` gets 403, and that check runs before an old HTTP replay is returned (B2).
@@ -393,7 +394,7 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
      *
      * - Live credentials only: a test key gets 403 forbidden (B1, B3).
      */
-    get(args: OperationArgs["tickets.get"], options?: O): R["tickets.get"];
+    get(args: OperationArgs["tickets.get"], options?: Q): R["tickets.get"];
     /**
      * Reply to a support ticket.
      * Live only (B1): a correct test key with `tickets.write` gets 403, checked before an old HTTP replay is returned (B2).
@@ -408,9 +409,9 @@ export interface ResourceFacade<R extends { [K in OperationId]: unknown }, O> {
 }
 
 /** Builds the resource facade over `invoke`. Omitted args are passed as `{}`. */
-export function createFacade<R extends { [K in OperationId]: unknown }, O = unknown>(invoke: Invoke): ResourceFacade<R, O> {
+export function createFacade<R extends { [K in OperationId]: unknown }, O = unknown, Q = O>(invoke: Invoke): ResourceFacade<R, O, Q> {
   function bind<K extends OperationId>(operationId: K) {
-    return (args?: OperationArgs[K], options?: O): R[K] => invoke(operationId, args ?? {}, options) as R[K];
+    return (args?: OperationArgs[K], options?: O | Q): R[K] => invoke(operationId, args ?? {}, options) as R[K];
   }
   return {
     context: {

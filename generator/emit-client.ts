@@ -168,9 +168,14 @@ function addResourceFacade(file: SourceFile, ops: readonly OperationModel[]): vo
     name: "ResourceFacade",
     docs: [
       "The client's resource methods. `R` maps each operationId to what a call returns (the middleware picks\n" +
-        "`Promise<Outcome<…>>` or a paginator); `O` is the per-call options type.",
+        "`Promise<Outcome<…>>` or a paginator); `O` is the per-call options type of an operation that takes\n" +
+        "an Idempotency-Key, `Q` that of one that does not (D1: a key there is refused).",
     ],
-    typeParameters: [{ name: "R", constraint: "{ [K in OperationId]: unknown }" }, { name: "O" }],
+    typeParameters: [
+      { name: "R", constraint: "{ [K in OperationId]: unknown }" },
+      { name: "O" },
+      { name: "Q", default: "O" },
+    ],
     properties: [...groupByResource(ops)].map(([resource, group]) => ({
       name: resource,
       type: (w: CodeBlockWriter) => {
@@ -181,7 +186,8 @@ function addResourceFacade(file: SourceFile, ops: readonly OperationModel[]): vo
             w.writeLine("/**");
             for (const line of methodDoc(op).split("\n")) w.writeLine(line ? ` * ${line}` : " *");
             w.writeLine(" */");
-            w.writeLine(`${op.action}(args${optional}: OperationArgs[${id}], options?: O): R[${id}];`);
+            const options = op.idempotencyRequired ? "O" : "Q";
+            w.writeLine(`${op.action}(args${optional}: OperationArgs[${id}], options?: ${options}): R[${id}];`);
           }
         });
         w.write("}");
@@ -198,14 +204,15 @@ function addCreateFacade(file: SourceFile, ops: readonly OperationModel[]): void
     typeParameters: [
       { name: "R", constraint: "{ [K in OperationId]: unknown }" },
       { name: "O", default: "unknown" },
+      { name: "Q", default: "O" },
     ],
     parameters: [{ name: "invoke", type: "Invoke" }],
-    returnType: "ResourceFacade<R, O>",
+    returnType: "ResourceFacade<R, O, Q>",
     statements: (w) => {
       w.writeLine("function bind<K extends OperationId>(operationId: K) {");
       w.indent(() =>
         w.writeLine(
-          "return (args?: OperationArgs[K], options?: O): R[K] => invoke(operationId, args ?? {}, options) as R[K];",
+          "return (args?: OperationArgs[K], options?: O | Q): R[K] => invoke(operationId, args ?? {}, options) as R[K];",
         ),
       );
       w.writeLine("}");

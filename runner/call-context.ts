@@ -38,6 +38,12 @@ export interface CallOptions {
   language?: string | undefined;
 }
 
+/**
+ * Options of one call to an operation that takes no Idempotency-Key (the reads): {@link CallOptions}
+ * without `idempotencyKey`, which such a call refuses (D1).
+ */
+export type ReadCallOptions = Omit<CallOptions, "idempotencyKey">;
+
 export interface CallContext extends CallOptions {
   op: OperationMeta;
   /** D3/D4: the exact body bytes, frozen once (null = no body, never "{}"). */

@@ -1,6 +1,6 @@
 // The only way into runner/ from outside it (see README.md); every export listed by name.
 export { callContextFor } from "./call-context";
-export type { CallContext, CallOptions } from "./call-context";
+export type { CallContext, CallOptions, ReadCallOptions } from "./call-context";
 export { classify, isJsonContentType } from "./classify";
 export { looksUpBeforeResend, orderFromList, orderLookupQuery } from "./reconcile";
 export { createRetryBudget } from "./retry-budget";

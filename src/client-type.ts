@@ -5,7 +5,7 @@ import type { Client } from "openapi-fetch";
 import type { paths } from "../generated/schema";
 import type { OperationData, ResourceFacade } from "../generated/client";
 import type { operationTable, OperationId } from "../generated/operations";
-import type { CallOptions, RetryBudget } from "../runner";
+import type { CallOptions, ReadCallOptions, RetryBudget } from "../runner";
 import type { Outcome } from "../core";
 import type { Pacer } from "../pacing";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
@@ -26,8 +26,8 @@ export type ResultMap = {
  * A client of the Reseller API: one method per operation (`client.domains.renew(...)`), each
  * resolving to an {@link Outcome}, plus `operations.wait`, `recover` and the pacing handles.
  */
-export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions>, "operations"> & {
-  operations: ResourceFacade<ResultMap, CallOptions>["operations"] & {
+export type ResellerClient = Omit<ResourceFacade<ResultMap, CallOptions, ReadCallOptions>, "operations"> & {
+  operations: ResourceFacade<ResultMap, CallOptions, ReadCallOptions>["operations"] & {
     /**
      * Polls an async operation (F1–F4: a 202 confirms acceptance only) until it is completed or
      * failed, or the deadline passes. Never throws for an HTTP result.

@@ -12,7 +12,7 @@ export type { paths, operations, components } from "../generated/schema";
 export type { ResellerClientOptions, FleetOptions } from "./options";
 export type { PagedCall } from "./paged-call";
 export type { WaitOptions, WaitPoll, WaitResult } from "./operations-wait";
-export type { CallOptions } from "../runner";
+export type { CallOptions, ReadCallOptions } from "../runner";
 export type { OperationArgs, OperationData } from "../generated/client";
 
 // What every call resolves to: an Outcome, a union on `kind` (an HTTP result never throws).

@@ -110,11 +110,11 @@ describe("client: local validation", () => {
     expect(h.captured[0].headers["idempotency-key"]).toBe(key);
   });
 
-  it("D1: a GET takes no Idempotency-Key", async () => {
+  it("D1: a GET takes no Idempotency-Key — its options type has none, and a JavaScript caller's is refused", async () => {
     const h = setup();
-    await expect(h.client.context.get(undefined as never, { idempotencyKey: "abc" })).rejects.toBeInstanceOf(
-      InvalidArgumentError,
-    );
+    // @ts-expect-error — ReadCallOptions has no idempotencyKey (D1)
+    const refused = h.client.context.get(undefined, { idempotencyKey: "abc" });
+    await expect(refused).rejects.toBeInstanceOf(InvalidArgumentError);
     expect(h.captured).toHaveLength(0);
   });
 
