@@ -7,6 +7,7 @@ import { methodDocs, resourceIndex, resourcePage, WAIT_ANCHOR, WAIT_EXAMPLE } fr
 import { repoRoot } from "../../docs/.vitepress/package-entries";
 import { createResellerClient } from "../../src/index";
 import { pointAtSources, typecheck } from "./guide-blocks";
+import { tsdocExamples, writeTsdocExamples } from "./tsdoc-examples";
 
 const resources = methodDocs();
 const TOKEN = `rsl_test_${"A".repeat(24)}.${"s".repeat(64)}`;
@@ -59,6 +60,63 @@ describe("J1: SDK method pages", () => {
     }
   });
 
+  it("the TSDoc @example blocks are found, createResellerClient()'s among them", () => {
+    const examples = tsdocExamples();
+    expect(examples.find((e) => e.file === "src/client.ts")?.code).toContain("createResellerClient({");
+  });
+
+  it("no example prints a secret response field (x-sensitive-fields: D9, H2), and each write has a key of its own (D5, D7)", () => {
+    const keys = new Map<string, string>();
+    for (const r of resources)
+      for (const m of r.methods) {
+        for (const field of m.meta.sensitiveFields) {
+          // The secret is taken out of what is printed and handed on, with a comment that says why.
+          expect(m.example, m.call).toContain(`const { ${field}`);
+          expect(m.example, m.call).toContain(`await keepSecret(${field})`);
+          expect(m.example, m.call).toMatch(/never log (it|them)/);
+          expect(m.example, m.call).not.toContain("console.log(outcome.data)");
+        }
+        if (!m.meta.idempotencyRequired) {
+          expect(m.example, m.call).not.toContain("idempotencyKey");
+          continue;
+        }
+        const key = /idempotencyKey: ("[^"]+"|`[^`]+`)/.exec(m.example)?.[1];
+        expect(key, m.call).toBeDefined();
+        expect(key).not.toContain("your-command-id");
+        expect(keys.get(key!), `${m.call} shares its key with ${keys.get(key!)}`).toBeUndefined();
+        keys.set(key!, m.call);
+        expect(m.example, m.call).toContain("business command");
+      }
+  });
+
+  it("reads list ReadCallOptions (no idempotencyKey), and every method says what it throws", () => {
+    for (const lang of ["en", "ru"] as const)
+      for (const r of resources) {
+        const page = resourcePage(r, lang);
+        for (const m of r.methods) {
+          const options = page.slice(page.indexOf(`{#${m.anchor}-options}`), page.indexOf(`{#${m.anchor}-returns}`));
+          if (m.meta.idempotencyRequired) expect(options, m.call).toContain("CallOptions.md");
+          else {
+            expect(options, m.call).toContain("ReadCallOptions");
+            expect(options, m.call).not.toMatch(/: `idempotencyKey`/);
+          }
+          const returns = page.slice(page.indexOf(`{#${m.anchor}-returns}`), page.indexOf(`{#${m.anchor}-example}`));
+          for (const error of ["InvalidArgumentError", "RequestAbortedError", "ClientClosedError"])
+            expect(returns, m.call).toContain(`| \`${error}\` |`);
+          expect(returns.includes("| `LiveOnlyError` |"), m.call).toBe(m.meta.liveOnly);
+          expect(returns.includes("| `DomainLockedError` |"), m.call).toBe(m.meta.lockKey !== null);
+          expect(returns.includes("| `PaginationError` |"), m.call).toBe(m.meta.pagination !== null);
+          if (m.meta.unknownOutcome === "reconcile") expect(returns, m.call).toContain("`outcome.reconciled: true`");
+          // per_page: the client throws before sending; the SDK page must not promise the server's 422 outcome.
+          const args = page.slice(page.indexOf(`{#${m.anchor}-arguments}`), page.indexOf(`{#${m.anchor}-options}`));
+          if (m.meta.queryParams.includes("per_page")) {
+            expect(args, m.call).toContain("InvalidArgumentError");
+            expect(args, m.call).not.toMatch(/per_page[^\n]*gives 422/);
+          }
+        }
+      }
+  });
+
   it("every example type-checks against the package's public types", () => {
     const dir = join(repoRoot, ".tmp/sdk-method-examples");
     rmSync(dir, { recursive: true, force: true });
@@ -82,6 +140,10 @@ describe("J1: SDK method pages", () => {
       guide: { file: "docs/sdk/client/operations.md", slug: WAIT_ANCHOR, title: "wait" },
     });
     expect(written.length).toBeGreaterThan(20);
+    // The TSDoc @example blocks (createResellerClient()'s hover and TypeDoc page) in the same program.
+    const tsdoc = writeTsdocExamples(dir);
+    expect(tsdoc.map((e) => e.guide.file)).toContain("src/client.ts");
+    written.push(...tsdoc);
     expect(typecheck(written)).toEqual([]);
   }, 600_000); // a whole-program type-check: minutes on a loaded two-core machine, not a speed target
 });
