@@ -89,6 +89,8 @@ export class MissingDependencyError extends ResellerClientError {
 export class InsecureTransportError extends ResellerClientError {
   override readonly name = "InsecureTransportError";
   override readonly code = "insecure_transport" as const;
+  /** The option at fault, as InvalidOptionsError names it. */
+  readonly option = "baseUrl";
 }
 
 /**
@@ -101,8 +103,20 @@ export class RequestAbortedError extends ResellerClientError {
   constructor(
     readonly operationId: string,
     readonly reason?: unknown,
+    /**
+     * A journalled write: true when the journal no longer holds it (the cancel withdrew it — recovery
+     * will not send it, and its domain's lock is free); false when it still does (it could not be
+     * withdrawn: recover() would send it). Undefined for a read or without a journal.
+     */
+    readonly withdrawn?: boolean,
   ) {
-    super(`${operationId} was aborted by the caller before a result arrived.`);
+    super(
+      withdrawn === undefined
+        ? `${operationId} was aborted by the caller before a result arrived.`
+        : withdrawn
+          ? `${operationId} was aborted by the caller before it was sent: nothing was sent, and the journal no longer holds it (a call with the same key starts it afresh).`
+          : `${operationId} was aborted by the caller before it was sent: nothing was sent, but the journal still holds it as recorded (it could not be withdrawn), so recover() would send it.`,
+    );
   }
 }
 

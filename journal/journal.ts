@@ -255,6 +255,13 @@ export interface Journal {
    * released). Journalled only — nothing is sent. Any other state: InvalidTransitionError.
    */
   resolveManualCheck(id: string, resolution: ManualResolution): Promise<CommandRecord>;
+  /**
+   * The caller cancelled a write before its first send: removes the command, but only while it is
+   * still `recorded` with no attempt (and, with `lease`, owned by `lease.owner`) — recovery would
+   * otherwise send what the caller withdrew, and its lock would block the domain. Returns whether it
+   * was removed.
+   */
+  withdraw(id: string, lease?: Lease): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -273,5 +280,6 @@ export const JOURNAL_METHODS: { readonly [K in keyof Journal]: true } = {
   latestByLockKey: true,
   listCommands: true,
   resolveManualCheck: true,
+  withdraw: true,
   close: true,
 };

@@ -80,6 +80,22 @@ export class CommandJournal {
     this.state = this.written = to;
   }
 
+  /**
+   * The caller cancelled before anything was sent: the command this call recorded is withdrawn from
+   * the journal, so recovery never sends it. undefined: no journal record; false: it stays (sent,
+   * resumed, or the journal refused).
+   */
+  async withdraw(): Promise<boolean | undefined> {
+    const journal = this.journal;
+    if (!journal) return undefined;
+    if (this.mayHaveRun || this.written !== "recorded" || this.unwritten) return false;
+    try {
+      return await journal.withdraw(this.commandId!, this.deps.leases?.lease);
+    } catch {
+      return false; // it stays recorded: recover() sends it, as after a crash
+    }
+  }
+
   /** Writes the unwritten attempt (before a wait), moving to "sending". */
   flush(): Promise<void> | undefined {
     return this.unwritten ? this.move("sending") : undefined;

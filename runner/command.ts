@@ -210,13 +210,18 @@ export class Command {
     });
   }
 
-  /** Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. */
+  /**
+   * Abort semantics: a write that may have reached the server is `unknown`; otherwise throw. A write
+   * this call recorded and never sent is withdrawn from the journal: the caller cancelled it, so
+   * recovery must not send it later (one resumed from the journal may have been sent before: kept).
+   */
   async aborted(reason: unknown): Promise<RunResult> {
     if (this.isWrite && this.sent) {
       this.record.markSent(); // bytes may have left
       return this.finish({ unknown: { reason: "aborted" } });
     }
-    throw new RequestAbortedError(this.ctx.op.operationId, reason);
+    const withdrawn = this.isWrite && this.ctx.resumed !== true ? await this.record.withdraw() : undefined;
+    throw new RequestAbortedError(this.ctx.op.operationId, reason, withdrawn);
   }
 
   /** I4/F5 after an unknown outcome of a `reconcile` write; undefined: resend now (reconcile-step.ts). */

@@ -38,17 +38,21 @@ import {
   newestFirst,
   guardClosed,
 } from "./journal-common";
+import { checkOptionNames, type OptionNames } from "./store-options";
 
 export interface MemoryJournalOptions {
   /** Source of updatedAt and of lease times (default Date.now). */
   clock?: JournalClock;
 }
 
+const OPTION_NAMES: OptionNames<MemoryJournalOptions> = { clock: true };
+
 /**
  * A journal in memory: the same rules as the durable stores (state machine, domain lock, no secrets)
  * but lost with the process. For tests and tools; production uses SQLite or PostgreSQL.
  */
 export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal {
+  checkOptionNames(options, OPTION_NAMES, "createMemoryJournal()");
   const clock = options.clock ?? defaultJournalClock;
   const byId = new Map<string, CommandRecord>(); // insertion order = tie-break for equal createdAt
   const byKey = new Map<string, string>(); // apiKeyId \0 idempotencyKey → id
@@ -293,6 +297,25 @@ export function createMemoryJournal(options: MemoryJournalOptions = {}): Journal
         stamp(rec, r.as, undefined, rec.updatedAt);
         release(rec);
         return cloneRecord(rec);
+      },
+
+      async withdraw(id, lease) {
+        const rec = byId.get(id);
+        if (rec?.state !== "recorded" || rec.attempts.length > 0) return false;
+        if (lease && rec.owner !== null && rec.owner !== lease.owner) return false;
+        byId.delete(id);
+        byKey.delete(keyOf(rec.apiKeyId, rec.idempotencyKey));
+        byState.get("recorded")?.delete(id);
+        seqOf.delete(id);
+        sensitive.delete(id);
+        if (rec.lockKey !== null) {
+          const k = lockOf(rec.environment, rec.lockKey);
+          if (locks.get(k) === id) locks.delete(k);
+          const ids = byLockKey.get(keyOf(rec.apiKeyId, rec.lockKey));
+          const at = ids?.indexOf(id) ?? -1;
+          if (at >= 0) ids!.splice(at, 1);
+        }
+        return true;
       },
 
       async close() {

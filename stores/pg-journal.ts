@@ -16,7 +16,14 @@ import {
   isCommandState,
   isTerminal,
 } from "../journal";
-import { InvalidArgumentError, InvalidOptionsError } from "../core";
+import {
+  createRedactor,
+  InvalidArgumentError,
+  InvalidOptionsError,
+  isStoreUnavailableError,
+  redactUrl,
+  StoreUnavailableError,
+} from "../core";
 import {
   DomainLockedError,
   DuplicateCommandError,
@@ -64,6 +71,7 @@ import {
 import { pgMigrations } from "./migrations/pg";
 import { inTransaction, query, withReconnect, type ReconnectClock, type ReconnectPolicy } from "./pg-reconnect";
 import { SETTLED_SQL, type Migration } from "./migrations/sqlite";
+import { checkOptionNames, type OptionNames } from "./store-options";
 
 type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
 
@@ -237,6 +245,166 @@ function ownedPool(connectionString: string): pg.Pool {
   return pool;
 }
 
+const OPTION_NAMES: OptionNames<PgJournalOptions> = {
+  pool: true,
+  connectionString: true,
+  schema: true,
+  clock: true,
+  reconnectWithinMs: true,
+};
+
+/**
+ * A set-up error with the driver's redacted error as `cause` and, when the server gave one, its
+ * SQLSTATE (`28P01`, `3D000`…) as `sqlState`.
+ */
+function withDetail<E extends Error>(error: E, sqlState: string | undefined, cause: Error): E {
+  Object.defineProperty(error, "cause", { value: cause, writable: true, configurable: true });
+  if (sqlState !== undefined) Object.assign(error, { sqlState });
+  return error;
+}
+
+/** Where the journal was told to connect, and the secrets no message may show (the password). */
+function connectionTarget(connectionString: string | undefined, pool: unknown) {
+  const po: Record<string, unknown> = (pool as { options?: Record<string, unknown> } | undefined)?.options ?? {};
+  const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : undefined);
+  let host = str(po.host);
+  let port = typeof po.port === "number" ? String(po.port) : str(po.port);
+  let user = str(po.user);
+  let database = str(po.database);
+  const secrets = [str(po.password)];
+  const cs = connectionString ?? str(po.connectionString);
+  if (cs !== undefined) {
+    // The password even of a URL that does not parse (a bad port): user:password@ after the scheme.
+    secrets.push(/^[a-z][a-z0-9+.-]*:\/\/[^:@/]*:([^@/]*)@/i.exec(cs)?.[1]);
+    try {
+      const u = new URL(cs);
+      host ??= str(u.hostname);
+      port ??= str(u.port);
+      user ??= str(safeDecode(u.username));
+      database ??= str(safeDecode(u.pathname.slice(1)));
+      secrets.push(str(u.password), str(safeDecode(u.password)));
+    } catch {
+      // reported as a malformed URL
+    }
+  }
+  host ??= str(process.env.PGHOST) ?? "localhost";
+  port ??= str(process.env.PGPORT) ?? "5432";
+  user ??= str(process.env.PGUSER);
+  database ??= str(process.env.PGDATABASE) ?? user;
+  const literals = secrets.filter((x): x is string => x !== undefined && x.length >= 3);
+  const redactor = createRedactor(literals);
+  const clean = (text: string) => {
+    let out = text;
+    for (const x of literals) out = out.split(x).join("[REDACTED]");
+    return redactor.text(out);
+  };
+  return { cs, host, port, user, database, clean };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Node's socket codes and SQLSTATE class 08 / 57P03: nothing answered as a PostgreSQL server would. */
+const UNREACHABLE =
+  /^(?:ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|08...|57P0[123])$/;
+
+/**
+ * A failure to connect or set up, as the package's error with the fix in words (G1: the journal
+ * must open before anything is sent). pg's own errors say neither what to do nor, for a malformed
+ * URL, keep the password out (Node's ERR_INVALID_URL carries the whole string as `input`): none of
+ * them is passed on; the cause is a redacted copy with the driver's name, code and message.
+ */
+function setupFailure(error: unknown, connectionString: string | undefined, pool: unknown): unknown {
+  const option = connectionString !== undefined ? "connectionString" : "pool";
+  const inner =
+    isStoreUnavailableError(error) && (error as { cause?: unknown }).cause
+      ? (error as { cause?: unknown }).cause
+      : error;
+  if (inner === null || typeof inner !== "object") return error;
+  const { code, message, name } = inner as { code?: unknown; message?: unknown; name?: unknown };
+  const t = connectionTarget(connectionString, pool);
+  const text = t.clean(typeof message === "string" ? (message.split("\n")[0] ?? "") : "(no message)");
+  const sqlState = typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined;
+  const cause = new Error(text);
+  cause.name = typeof name === "string" ? name : "Error";
+  cause.stack = `${cause.name}: ${text}`;
+  if (typeof code === "string") Object.assign(cause, { code });
+  const at = `PostgreSQL at ${t.host}:${t.port}`;
+  const who = t.user !== undefined ? `"${t.user}"` : "(the default user)";
+  if (code === "ERR_INVALID_URL" || (name === "TypeError" && /invalid url/i.test(text))) {
+    return withDetail(
+      new InvalidOptionsError(
+        `PgJournalOptions.connectionString is not a valid URL (${t.cs !== undefined ? redactUrl(t.cs) : "?"}): the expected form is ` +
+          "postgres://user:password@host:5432/db (a port from 1 to 65535; percent-encode special characters in the password, e.g. @ as %40).",
+        option,
+      ),
+      undefined,
+      cause,
+    );
+  }
+  if (code === "28P01") {
+    return withDetail(
+      new InvalidOptionsError(
+        `${at} refused the password of user ${who} (28P01: ${text}): check the credentials — the user and password in ${option} ` +
+          "(postgres://user:password@host:5432/db) or PGPASSWORD.",
+        option,
+      ),
+      sqlState,
+      cause,
+    );
+  }
+  if (code === "28000") {
+    return withDetail(
+      new InvalidOptionsError(
+        `${at} refused the connection of user ${who} (28000: ${text}): check the credentials and the user name in ${option}, ` +
+          "and that the server's pg_hba.conf lets this host connect.",
+        option,
+      ),
+      sqlState,
+      cause,
+    );
+  }
+  if (code === "3D000") {
+    const db = t.database ?? "<database>";
+    return withDetail(
+      new InvalidOptionsError(
+        `The database "${db}" does not exist on ${at} (3D000): create it (createdb -h ${t.host} -p ${t.port}` +
+          `${t.user !== undefined ? ` -U ${t.user}` : ""} ${db}) or fix the database name in ${option}.`,
+        option,
+      ),
+      sqlState,
+      cause,
+    );
+  }
+  if (typeof code === "string" && UNREACHABLE.test(code)) {
+    return withDetail(
+      new StoreUnavailableError(
+        `The PostgreSQL journal cannot connect (${code}: ${text}): is PostgreSQL running at ${t.host}:${t.port}, and are the ` +
+          `host and port in ${option} right? Nothing was created; create the journal again once it answers.`,
+      ),
+      sqlState,
+      cause,
+    );
+  }
+  if (isStoreUnavailableError(error)) {
+    // pg's "timeout exceeded when trying to connect" / "Connection terminated" carry no code.
+    return withDetail(
+      new StoreUnavailableError(
+        `The PostgreSQL journal cannot connect (${text}): is PostgreSQL running at ${t.host}:${t.port}, and are the host ` +
+          `and port in ${option} right? Nothing was created; create the journal again once it answers.`,
+      ),
+      sqlState,
+      cause,
+    );
+  }
+  return error;
+}
+
 interface PgError extends Error {
   code?: string;
   constraint?: string;
@@ -254,6 +422,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
       "connectionString",
     );
   }
+  checkOptionNames(options, OPTION_NAMES, "createPgJournal()");
   if (options.connectionString !== undefined && typeof options.connectionString !== "string") {
     throw new InvalidOptionsError(
       "PgJournalOptions.connectionString must be a postgres:// URL string.",
@@ -290,7 +459,7 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
     });
   } catch (e) {
     if (ownsPool) await pool.end().catch(() => undefined);
-    throw e;
+    throw setupFailure(e, options.connectionString, options.pool);
   }
 
   const attemptsOf = async (db: Queryable, ids: string[]) => {
@@ -663,6 +832,26 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
           const cur = (await db.query<CommandRow>(`SELECT state, id FROM ${s}.commands WHERE id = $1`, [id])).rows[0];
           if (!cur) throw new UnknownCommandError(id);
           throw new InvalidTransitionError(rowState(cur), r.as);
+        });
+      },
+      async withdraw(id, lease) {
+        if (lease) screenLease(lease);
+        const owner = lease?.owner ?? null;
+        // Repeatable: a second try after a lost answer finds it gone (false), never removes another.
+        return retrying(true, async () => {
+          try {
+            const res = await db.query(
+              `DELETE FROM ${s}.commands WHERE id = $1 AND state = 'recorded'
+             AND NOT EXISTS (SELECT 1 FROM ${s}.command_attempts WHERE command_id = $1)
+             AND ($2::text IS NULL OR owner IS NULL OR owner = $2::text)`,
+              [id, owner],
+            );
+            return (res.rowCount ?? 0) > 0;
+          } catch (error) {
+            // The least-privilege role has no DELETE (data-at-rest guide): the command stays recorded.
+            if ((error as { code?: unknown }).code === "42501") return false;
+            throw error;
+          }
         });
       },
       async close() {

@@ -13,7 +13,7 @@
  */
 import type { Redis, RedisOptions } from "ioredis";
 import { loadPeer } from "./optional-peer";
-import { InvalidOptionsError, quietly, StoreUnavailableError } from "../core";
+import { createRedactor, InvalidOptionsError, isResellerClientError, quietly, StoreUnavailableError } from "../core";
 import {
   applyConfirm,
   applyObserve,
@@ -27,7 +27,13 @@ import {
 } from "../pacing";
 import type { ObserveParams, ReserveDecision, ReserveParams, WindowSnapshot, WindowStore } from "../pacing";
 import { CONFIRM_LUA, OBSERVE_LUA, PAUSE_LUA, PEEK_LUA, REFUND_LUA, RESERVE_LUA } from "./redis-window-lua";
+import { checkOptionNames, type OptionNames } from "./store-options";
 
+/**
+ * `store-failover`'s `error` is a StoreUnavailableError whose message names the failure (refused
+ * credentials, connection refused, a timeout) and never holds the password; its `cause`, when there
+ * is one, is a sanitized copy of the driver's error (no `command.args`, where ioredis keeps the AUTH password).
+ */
 export type RedisWindowStoreEvent =
   { type: "store-failover"; error: unknown } | { type: "store-recovered" } | { type: "store-state-lost"; key: string };
 
@@ -101,6 +107,57 @@ function parseReply(r: Reply): { flag: number; at: number | null; record: Window
   };
 }
 
+const OPTION_NAMES: OptionNames<RedisWindowStoreOptions> = {
+  redis: true,
+  keyPrefix: true,
+  failover: true,
+  ttlGraceMs: true,
+  onEvent: true,
+};
+const FAILOVER_NAMES: OptionNames<NonNullable<RedisWindowStoreOptions["failover"]>> = {
+  share: true,
+  commandTimeoutMs: true,
+  retryIntervalMs: true,
+};
+
+/**
+ * A Redis failure as the package's error, safe to log (I7): ioredis's own errors carry the command
+ * they failed on, and for AUTH its `args` are the password. The message names the failure and the
+ * fix; the cause keeps only the driver error's name, code and redacted message.
+ */
+function redisFailure(error: unknown, client: Redis): StoreUnavailableError {
+  if (isResellerClientError(error) && (error as { cause?: unknown }).cause === undefined) {
+    return error as StoreUnavailableError;
+  }
+  const { host, port, password, username } = client.options ?? {};
+  const where = `Redis at ${host ?? "127.0.0.1"}:${port ?? 6379}`;
+  const secrets = [password, username].filter((s): s is string => typeof s === "string" && s.length >= 4);
+  const redactor = createRedactor(secrets);
+  const clean = (text: string) => {
+    let out = text;
+    for (const s of secrets) out = out.split(s).join("[REDACTED]");
+    return redactor.text(out);
+  };
+  const raw = error instanceof Error ? error.message : String(error);
+  const detail = clean(raw.split("\n")[0] ?? "");
+  const nodeCode = (error as { code?: unknown } | null)?.code;
+  const reply = /^([A-Z][A-Z_-]+)\b/.exec(raw)?.[1];
+  const code = typeof nodeCode === "string" ? nodeCode : reply;
+  let message: string;
+  if (reply === "WRONGPASS" || /invalid password|invalid username-password/i.test(raw)) {
+    message = `${where} refused this client's credentials (${reply ?? "AUTH"}): check the password (and user name) in the redis URL or options.`;
+  } else if (reply === "NOAUTH") {
+    message = `${where} requires a password (NOAUTH) and none was accepted: put it in the URL (redis://:password@host:6379) or in the options' password.`;
+  } else {
+    message = `${where} failed${code ? ` (${code})` : ""}: ${detail}`;
+  }
+  const cause = new Error(detail);
+  cause.name = error instanceof Error ? error.name : "Error";
+  cause.stack = `${cause.name}: ${detail}`;
+  if (code !== undefined) Object.assign(cause, { code });
+  return new StoreUnavailableError(`${message} Pacing locally until Redis answers again.`, { cause });
+}
+
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
@@ -121,6 +178,8 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
       "redis",
     );
   }
+  checkOptionNames(options, OPTION_NAMES, "createRedisWindowStore()");
+  checkOptionNames(options.failover, FAILOVER_NAMES, "createRedisWindowStore()", "failover.");
   const prefix = options.keyPrefix ?? "reseller-api:";
   const share = options.failover?.share ?? 1 / 4;
   if (!(share > 0 && share <= 1)) {
@@ -243,7 +302,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
         local = new Map();
         blocked = new Set();
         lastLocalSend = new Map();
-        onEvent({ type: "store-failover", error });
+        onEvent({ type: "store-failover", error: redisFailure(error, redis) });
       }
       return undefined;
     }

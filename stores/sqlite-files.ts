@@ -6,7 +6,7 @@
  */
 import { chmodSync, closeSync, existsSync, openSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import { InvalidOptionsError } from "../core";
+import { createRedactor, InvalidOptionsError } from "../core";
 import type { SqliteDatabase } from "./sqlite-migrate";
 
 type Policy = "warn" | "refuse" | "ignore";
@@ -22,6 +22,15 @@ export function screenSqliteOptions(
   if (typeof options.filename !== "string" || options.filename.length === 0) {
     throw new InvalidOptionsError(
       'SqliteJournalOptions.filename must be a path, e.g. { filename: "./journal.sqlite" } (":memory:" for a throwaway one).',
+      "filename",
+    );
+  }
+  if (looksLikeDatabaseUrl(options.filename)) {
+    const scheme = /^([a-z][a-z0-9+.-]+):\//i.exec(options.filename)?.[1];
+    throw new InvalidOptionsError(
+      `SqliteJournalOptions.filename is not a file path${scheme ? ` (it starts with ${scheme.toLowerCase()}:/)` : ""}: ` +
+        'this looks like a database URL: use createPgJournal for PostgreSQL; for SQLite pass a file path, e.g. { filename: "./journal.sqlite" }. ' +
+        "Nothing was created.",
       "filename",
     );
   }
@@ -47,6 +56,30 @@ export function screenSqliteOptions(
   }
 }
 
+/**
+ * A database URL or connection string given where a path is expected: `postgres://…` (any scheme
+ * followed by `:/`, but not SQLite's own `file:` URIs nor a Windows drive `C:/`), `user:password@host…`,
+ * or libpq's `host=… password=…`. Opened as a path it would become folders named after it — and the
+ * error naming that path would print the password.
+ */
+function looksLikeDatabaseUrl(filename: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]+):\//i.exec(filename)?.[1];
+  if (scheme !== undefined && scheme.toLowerCase() !== "file") return true;
+  if (/^[^/\\\s@:]+:[^/\\\s@]*@[^/\\\s]/.test(filename)) return true;
+  return /(?:^|\s)(?:host|hostaddr|port|dbname|user|password|sslmode)\s*=/i.test(filename);
+}
+
+/**
+ * A path as the journal's errors print it (H2): credentials in it (`user:password@`, `password=…`,
+ * a URL's password or secret-looking query values, a token) become [REDACTED].
+ */
+function shownPath(path: string): string {
+  return createRedactor()
+    .text(path)
+    .replace(/([^/\\\s:@]+):[^/\\\s@]+@/g, "$1:[REDACTED]@")
+    .replace(/\b(password|passwd|pwd)\s*=\s*[^\s/]+/gi, "$1=[REDACTED]");
+}
+
 const isOnDisk = (filename: string) => filename !== ":memory:" && filename !== "" && !filename.startsWith("file:");
 
 /**
@@ -65,9 +98,10 @@ export function preparePrivateFile(filename: string, policy: Policy): boolean {
   if (stat.isDirectory()) throw openFailure(filename, { code: "EISDIR" });
   const mode = stat.mode & 0o777;
   if ((mode & 0o077) !== 0 && policy !== "ignore") {
+    const shown = shownPath(filename);
     const message =
-      `The journal ${filename} is readable by other local users (mode ${mode.toString(8).padStart(4, "0")}); it holds ` +
-      `request bodies and outcomes. Run: chmod 600 ${filename} (and its -wal/-shm files).`;
+      `The journal ${shown} is readable by other local users (mode ${mode.toString(8).padStart(4, "0")}); it holds ` +
+      `request bodies and outcomes. Run: chmod 600 ${shown} (and its -wal/-shm files).`;
     if (policy === "refuse") throw new InvalidOptionsError(message, "filePermissions");
     process.emitWarning(message, { code: "RESELLER_JOURNAL_PERMISSIONS" });
   }
@@ -103,10 +137,12 @@ export function reclaim(db: SqliteDatabase): void {
  */
 export function openFailure(filename: string, error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;
+  const shown = shownPath(filename);
+  const folder = shownPath(dirname(filename));
   const fix: Record<string, string> = {
-    ENOENT: `its folder ${dirname(filename)} does not exist: create it (mkdir -p ${dirname(filename)}) or pass another filename`,
+    ENOENT: `its folder ${folder} does not exist: create it (mkdir -p ${folder}) or pass another filename`,
     ENOTDIR: `a part of its path is a file, not a folder: pass another filename`,
-    EISDIR: `it is a folder: pass a file path inside it, e.g. ${filename.replace(/\/+$/, "")}/journal.sqlite`,
+    EISDIR: `it is a folder: pass a file path inside it, e.g. ${shown.replace(/\/+$/, "")}/journal.sqlite`,
     EACCES: `permission denied: run as a user that may read and write it and its folder, or pass another filename`,
     EPERM: `permission denied: run as a user that may read and write it and its folder, or pass another filename`,
     EROFS: `the file system is read-only: pass a filename on a writable one`,
@@ -116,12 +152,12 @@ export function openFailure(filename: string, error: unknown): unknown {
   // Deno without --allow-read/--allow-write for the folder (Deno.errors.NotCapable; PermissionDenied before Deno 2).
   const name = (error as { name?: unknown } | null)?.name;
   if (name === "NotCapable" || name === "PermissionDenied") {
-    const dir = dirname(filename);
+    const dir = folder;
     return new InvalidOptionsError(
-      `The journal ${filename} cannot be opened: Deno was not given access to its folder. Run with --allow-read=${dir} --allow-write=${dir} (SQLite also writes the -wal and -shm files beside it), or pass a filename in a folder it may use.`,
+      `The journal ${shown} cannot be opened: Deno was not given access to its folder. Run with --allow-read=${dir} --allow-write=${dir} (SQLite also writes the -wal and -shm files beside it), or pass a filename in a folder it may use.`,
       "filename",
     );
   }
   if (typeof code !== "string" || !Object.hasOwn(fix, code)) return error;
-  return new InvalidOptionsError(`The journal ${filename} cannot be opened (${code}): ${fix[code]}.`, "filename");
+  return new InvalidOptionsError(`The journal ${shown} cannot be opened (${code}): ${fix[code]}.`, "filename");
 }

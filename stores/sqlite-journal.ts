@@ -39,6 +39,7 @@ import { migrateSqlite, type SqliteDatabase, type SqliteStatement } from "./sqli
 import { prepareSqliteStatements } from "./sqlite-statements";
 import { createSqliteWrites } from "./sqlite-writes";
 import { sqliteOpener, type SqliteDriver } from "./sqlite-driver";
+import { checkOptionNames, type OptionNames } from "./store-options";
 
 export { migrateSqlite };
 export type { SqliteDatabase, SqliteStatement, SqliteDriver };
@@ -82,6 +83,15 @@ export interface SqliteJournalOptions {
   driver?: SqliteDriver;
 }
 
+const OPTION_NAMES: OptionNames<SqliteJournalOptions> = {
+  filename: true,
+  busyTimeoutMs: true,
+  synchronous: true,
+  clock: true,
+  filePermissions: true,
+  driver: true,
+};
+
 /** A Journal with its SQLite handle (better-sqlite3's shape whatever the driver) exposed (for backups, inspection and tests). */
 export interface SqliteJournal extends Journal {
   readonly database: SqliteDatabase;
@@ -95,6 +105,7 @@ export interface SqliteJournal extends Journal {
  * naming the fix when this runtime has none of them.
  */
 export function createSqliteJournal(options: SqliteJournalOptions): SqliteJournal {
+  checkOptionNames(options, OPTION_NAMES, "createSqliteJournal()");
   const clock = options.clock ?? defaultJournalClock;
   const synchronous = options.synchronous ?? DEFAULT_SQLITE_SYNCHRONOUS;
   screenSqliteOptions(options, synchronous);
@@ -158,6 +169,12 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
     return withAttempts(rows, rows.length === 0 ? [] : statements.attemptsOf.all(ids));
   });
   const reads = createSqliteReads(statements);
+  // A withdrawn command never left: only while it is still recorded with no attempt, and its owner's.
+  const withdrawStmt = db.prepare<[string, string, string | null, string | null]>(
+    `DELETE FROM commands WHERE id = ? AND state = 'recorded'
+       AND NOT EXISTS (SELECT 1 FROM command_attempts WHERE command_id = ?)
+       AND (? IS NULL OR owner IS NULL OR owner = ?)`,
+  );
 
   let closing: Promise<void> | undefined;
   return guardClosed<SqliteJournal>(
@@ -282,6 +299,14 @@ export function createSqliteJournal(options: SqliteJournalOptions): SqliteJourna
           if (done.body_sensitive) writes.markScrub();
           return load(id)!;
         }).then(scrubbed);
+      },
+      async withdraw(id, lease) {
+        if (lease) screenLease(lease);
+        const owner = lease?.owner ?? null;
+        return commit(() => {
+          cache.delete(id);
+          return withdrawStmt.run(id, id, owner, owner).changes > 0;
+        });
       },
       close() {
         closing ??= (async () => {

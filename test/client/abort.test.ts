@@ -39,6 +39,60 @@ describe("client: abort", () => {
     expect(h.captured).toHaveLength(0);
   });
 
+  it("G1/I6: a journalled write cancelled before its first send is withdrawn — recover() sends nothing later, and the domain can be renewed under a new key", async () => {
+    const h = setup({ rateLimit: 1 }); // the second renew waits for the window: the cancel lands there
+    const journal = createMemoryJournal();
+    const client = h.makeClient({ journal, pacing: { initialLimit: 1 }, deadlineMs: Infinity });
+    expect((await client.context.get()).kind).toBe("succeeded"); // fills the key's window
+    const ac = new AbortController();
+    const pending = client.domains.renew(
+      { domainUuid: h.domainUuid, body: { period: 1 } },
+      { idempotencyKey: "renew-cancelled-1", signal: ac.signal },
+    );
+    await h.clock.sleep(1_000); // recorded, waiting for its slot
+    expect((await journal.listByState(["recorded"])).map((r) => r.idempotencyKey)).toEqual(["renew-cancelled-1"]);
+    ac.abort(new Error("user cancelled"));
+    const error = await pending.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect((error as RequestAbortedError).withdrawn).toBe(true);
+    expect((error as Error).message).toMatch(/the journal no longer holds it/);
+    expect(await journal.findByIdempotencyKey(h.publicKeyId, "renew-cancelled-1")).toBeUndefined();
+    const summary = await client.recover();
+    expect(summary.examined).toBe(0); // nothing left to settle: the cancelled command is gone
+    const renewed = await client.domains.renew(
+      { domainUuid: h.domainUuid, body: { period: 1 } },
+      { idempotencyKey: "renew-after-cancel" },
+    );
+    expect(renewed.kind).toBe("accepted"); // no DomainLockedError from the cancelled command
+    expect(h.emulator.control.effects().filter((e) => e.kind === "domain.renew")).toHaveLength(1);
+    expect(
+      h.captured.filter((c) => c.method === "POST" && c.headers["idempotency-key"] === "renew-cancelled-1"),
+    ).toHaveLength(0);
+  });
+
+  it("G1: a same-key call resuming a command a crashed process left recorded is not withdrawn by its cancel (the first process may have sent it)", async () => {
+    const h = setup();
+    const journal = createMemoryJournal();
+    const crashed = h.makeClient({ journal, fetch: () => new Promise<Response>(() => {}) }); // never answers: "killed mid-send"
+    void crashed.domains.renew(
+      { domainUuid: h.domainUuid, body: { period: 1 } },
+      { idempotencyKey: "renew-resumed-1" },
+    );
+    await h.clock.sleep(10);
+    expect((await journal.findByIdempotencyKey(h.publicKeyId, "renew-resumed-1"))?.state).toBe("recorded");
+    const ac = new AbortController();
+    ac.abort();
+    const client = h.makeClient({ journal });
+    const error = await client.domains
+      .renew(
+        { domainUuid: h.domainUuid, body: { period: 1 } },
+        { idempotencyKey: "renew-resumed-1", signal: ac.signal },
+      )
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestAbortedError);
+    expect((await journal.findByIdempotencyKey(h.publicKeyId, "renew-resumed-1"))?.state).toBe("recorded");
+  });
+
   it("a GET aborted in flight throws RequestAbortedError (a read has no side effect to report)", async () => {
     const h = setup();
     h.emulator.control.addFault({ method: "GET", path: "/context", kind: "timeout_before" });

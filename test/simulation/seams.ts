@@ -52,7 +52,16 @@ export function scheduledFetch(
   };
 }
 
-const WRITES = new Set(["record", "addAttempt", "transition", "claim", "renewLeases", "resolveManualCheck", "prune"]);
+const WRITES = new Set([
+  "record",
+  "addAttempt",
+  "transition",
+  "claim",
+  "renewLeases",
+  "resolveManualCheck",
+  "prune",
+  "withdraw",
+]);
 
 /**
  * One worker's connection to the shared journal. Every method (including ones this file does not

@@ -34,6 +34,8 @@ interface FreshStore {
 export interface JournalHarness {
   /** A fresh, empty store; `clock` (when given) is the journal clock of it and of every `another()`. */
   fresh(options?: { clock?: JournalClock }): Promise<FreshStore>;
+  /** false: the store may not delete rows (PostgreSQL's least-privilege role), so withdraw() keeps them. */
+  withdraws?: boolean;
 }
 
 const TOKEN = `rsl_live_A1b2C3d4E5f6G7h8I9j0K1l2.${"x".repeat(40)}${"-_yZ".repeat(6)}`;
@@ -359,6 +361,39 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
       expect(c.lockKey).toBe("example.kz");
     });
 
+    it("G1/I6: withdraw() removes a command cancelled before its first send — only while recorded with no attempt, only its lease owner's; its key and domain lock are free again", async () => {
+      const { journal } = await harness.fresh();
+      const a = newCommand({ lockKey: "withdrawn.kz" });
+      await journal.record(a, { owner: "w1", leaseMs: 30_000 });
+      expect(await journal.withdraw(a.id, { owner: "w2", leaseMs: 30_000 })).toBe(false); // another worker's
+      if (harness.withdraws === false) {
+        // No DELETE grant: it stays recorded (recover() sends it), and says so by returning false.
+        expect(await journal.withdraw(a.id, { owner: "w1", leaseMs: 30_000 })).toBe(false);
+        expect((await journal.get(a.id))?.state).toBe("recorded");
+        return;
+      }
+      expect(await journal.withdraw(a.id, { owner: "w1", leaseMs: 30_000 })).toBe(true);
+      expect(await journal.get(a.id)).toBeUndefined();
+      expect(await journal.findByIdempotencyKey(a.apiKeyId, a.idempotencyKey)).toBeUndefined();
+      expect(await journal.listByState(["recorded"])).toEqual([]);
+      expect(await journal.withdraw(a.id)).toBe(false); // gone: nothing more to remove
+      // The same key and the same domain can be recorded again.
+      const again = await journal.record({
+        ...newCommand({ lockKey: "withdrawn.kz" }),
+        idempotencyKey: a.idempotencyKey,
+      });
+      // An attempt was made (it may have been sent), or the command moved on: it stays.
+      await journal.addAttempt(again.id, { at: 1, delayMs: 0, transportError: "reset" });
+      expect(await journal.withdraw(again.id)).toBe(false);
+      const b = newCommand();
+      await journal.record(b);
+      await journal.transition(b.id, "sending");
+      expect(await journal.withdraw(b.id)).toBe(false);
+      expect((await journal.get(again.id))?.state).toBe("recorded");
+      expect((await journal.get(b.id))?.state).toBe("sending");
+      await expect(journal.record(newCommand({ lockKey: "withdrawn.kz" }))).rejects.toBeInstanceOf(DomainLockedError);
+    });
+
     it("I6 lock across two connections: the database, not the process, enforces it (also concurrently)", async () => {
       const { journal, another } = await harness.fresh();
       const other = await another();
@@ -554,6 +589,7 @@ export function defineJournalSuite(label: string, harness: JournalHarness): void
         latestByLockKey: () => journal.latestByLockKey(cmd.apiKeyId, "example.kz"),
         listCommands: () => journal.listCommands({ limit: 1 }),
         resolveManualCheck: () => journal.resolveManualCheck(cmd.id, { as: "completed", note: "checked", at: 1 }),
+        withdraw: () => journal.withdraw(cmd.id),
       };
       for (const [name, call] of Object.entries(calls)) {
         const error = await call().then(

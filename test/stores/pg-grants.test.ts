@@ -104,6 +104,7 @@ describe("postgres: the guide's least-privilege role (H2)", () => {
 });
 
 defineJournalSuite("postgres as reseller_app (least privilege)", {
+  withdraws: false,
   async fresh(options) {
     const schema = `lp_${++n}`;
     await runAs(poolAs("postgres"), SUPERUSER_SQL, schema, (s) => s.includes("reseller_api"));
