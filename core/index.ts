@@ -61,7 +61,7 @@ export type {
   UnknownOutcome,
   UnknownReason,
 } from "./outcome";
-export { createRedactor, redactUrl, snippetOf } from "./redact";
+export { containsUrlSecret, createRedactor, redactUrl, snippetOf } from "./redact";
 export type { Redactor } from "./redact";
 export { envelopeList, isRecord, operationResourceOf } from "./shape";
 export type { CommandState } from "./states";

@@ -131,6 +131,36 @@ function isSecretParam(name: string): boolean {
 }
 
 /**
+ * H2: does `text` hold a URL that redactUrl would hide something of — a user name or password, or a
+ * query parameter named like a secret (`?token=`, `?api_key=`)? A request body with one is dropped
+ * from the journal once its command is settled, as a body with a marked sensitive field is.
+ */
+export function containsUrlSecret(text: string): boolean {
+  for (const [candidate] of text.matchAll(URL_IN_TEXT_RE)) {
+    if (!/[@?]/.test(candidate)) continue;
+    let url: URL;
+    try {
+      url = new URL(candidate);
+    } catch {
+      continue;
+    }
+    if (url.username !== "" || url.password !== "") return true;
+    for (const pair of url.search.slice(1).split("&")) {
+      const eq = pair.indexOf("=");
+      if (eq < 0) continue;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, " "));
+      } catch {
+        // a malformed escape: judge the raw name
+      }
+      if (isSecretParam(name)) return true;
+    }
+  }
+  return false;
+}
+
+/**
  * The one redaction of a URL for anything the package prints or throws (H2, A4): the userinfo
  * (`user:secret@`) loses its password and the user name is kept; every query parameter whose name
  * looks like a secret keeps its name with its value replaced; a fragment is dropped. Text that does

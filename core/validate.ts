@@ -130,6 +130,20 @@ export function validateIdempotencyKey(key: unknown): string {
       "idempotencyKey",
     );
   }
+  // D2: it travels as an HTTP header value — printable ASCII only (no line break, no Cyrillic). The
+  // key itself is not echoed: it may carry an order's data.
+  const bad = /[^\x20-\x7e]/.exec(trimmed);
+  if (bad) {
+    const code = bad[0].charCodeAt(0);
+    const what =
+      code < 0x20 || code === 0x7f
+        ? `a control character (U+${code.toString(16).padStart(4, "0").toUpperCase()})`
+        : "a non-ASCII character";
+    throw new InvalidArgumentError(
+      `idempotencyKey has ${what} at position ${bad.index + 1}: it is sent as the Idempotency-Key header, so it must be printable ASCII (D2) — use a UUID or your own id of letters, digits and - _ . :`,
+      "idempotencyKey",
+    );
+  }
   return trimmed;
 }
 

@@ -12,7 +12,7 @@ import { InvalidArgumentError, ResellerClientError, validateIdempotencyKey, type
 import { validateLanguage, type Chain } from "../middleware";
 import type { Pacer, PacingPriority } from "../pacing";
 import { isDeadline } from "./options";
-import { checkArgumentNames } from "./options-shape";
+import { checkArgumentNames, checkCallArgs } from "./options-shape";
 
 export type Call = (
   operationId: OperationId,
@@ -107,6 +107,7 @@ export function createCall(parts: CallParts): Call {
     const ready = parts.loggerReady();
     if (ready) await ready;
     const op = operationTable[operationId];
+    checkCallArgs(operationId, op.pathParams, args);
     checkCallOptions(operationId, callOptions);
     // A custom fetch gets the attempt's signal on the Request (openapi-fetch's documented `signal` init).
     const firstAttempt = parts.signalInInit ? undefined : new AbortController();

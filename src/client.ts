@@ -11,7 +11,7 @@ import { operationRoles, operationTable, type OperationId } from "../generated/o
 import type { Clock } from "../runtime/clock";
 import { chainMiddleware, createAttemptLoopMiddleware } from "../middleware";
 import type { CallOptions } from "../runner";
-import { InvalidOptionsError } from "../core";
+import { InvalidArgumentError, InvalidOptionsError } from "../core";
 import { createEventSink, guardTelemetry, quietly } from "../core";
 import { bindTelemetry, eventHandlerOf } from "./observers";
 import { createIdempotencyMiddleware } from "../middleware";
@@ -40,7 +40,17 @@ export type { ResellerClient, ResultMap } from "./client-type";
 
 /** Exact body bytes pass through untouched (D4: a resend from the journal); anything else is JSON once. */
 function bodySerializer(body: unknown): unknown {
-  return body instanceof Uint8Array ? body : JSON.stringify(body);
+  if (body instanceof Uint8Array) return body;
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    // Before the chain runs: nothing recorded, nothing sent.
+    const why = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new InvalidArgumentError(
+      `body cannot be sent as JSON (${why}): pass plain data — no BigInt, no circular references. Nothing was recorded or sent.`,
+      "body",
+    );
+  }
 }
 
 /**
@@ -76,7 +86,14 @@ function processWindowStore(clock: Clock): WindowStore {
  *   token: process.env.RESELLER_API_TOKEN!,
  *   journal: createSqliteJournal({ filename: "commands.sqlite" }),
  * });
- * const outcome = await client.domains.renew({ domainUuid, body: { period: 1 } }, { idempotencyKey: "renew-42" });
+ * // Ids are UUIDs as the API returns them (A9): look the domain up by its name.
+ * const page = await client.domains.list({ query: { name: ["example.kz"] } });
+ * const domainUuid = page.kind === "succeeded" ? page.data.data[0]?.uuid : undefined;
+ * if (domainUuid) {
+ *   // The Idempotency-Key names this one business command: the same on every retry, a new one for the next.
+ *   const outcome = await client.domains.renew({ domainUuid, body: { period: 1 } }, { idempotencyKey: `renew-${domainUuid}-2027` });
+ *   console.log(outcome.kind); // "accepted": wait with client.operations.wait(outcome.operationUuid)
+ * }
  * ```
  * @see https://github.com/reseller-api/reseller-api/blob/main/docs/contract.md for the behaviour and its rule IDs.
  */

@@ -9,7 +9,7 @@
  */
 import { operationRoles } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
-import { DEFAULT_FLEET, DEFAULT_WAIT, operationResourceOf, RequestAbortedError } from "../core";
+import { DEFAULT_FLEET, DEFAULT_WAIT, InvalidArgumentError, operationResourceOf, RequestAbortedError } from "../core";
 import { isLeaseLostError } from "../journal";
 import type { CommandHolders, Journal, LeaseKeeper } from "../journal";
 import type { OperationResource, Outcome } from "../core";
@@ -18,10 +18,15 @@ import { checkArgumentNames } from "./options-shape";
 export interface WaitOptions {
   signal?: AbortSignal | undefined;
   /**
-   * Give up at this time (ms since epoch, on the client's clock).
+   * Give up at this time (ms since epoch, on the client's clock). Or pass `deadlineMs`.
    * @default now + DEFAULT_WAIT.deadlineMs (15 minutes)
    */
   deadline?: number | undefined;
+  /**
+   * Give up this many ms from now, as a call's `deadlineMs` (`Infinity` for never). Or pass `deadline`.
+   * @default DEFAULT_WAIT.deadlineMs (15 minutes)
+   */
+  deadlineMs?: number | undefined;
   /**
    * Never poll more often than this, ms.
    * @default DEFAULT_WAIT.minIntervalMs (2000)
@@ -83,6 +88,7 @@ export async function waitForOperation(
   jr?: WaitJournal,
 ): Promise<WaitResult> {
   checkArgumentNames(options, "wait");
+  checkWaitDeadline(options, clock.now());
   const id = options.commandId;
   if (!jr || !id) return poll(false);
   const { leases, holders } = jr;
@@ -151,6 +157,24 @@ export async function waitForOperation(
   }
 }
 
+/** An absolute `deadline` or a relative `deadlineMs`, never both; a duration passed as `deadline` is refused. */
+function checkWaitDeadline(options: WaitOptions, now: number): void {
+  const { deadline, deadlineMs } = options;
+  if (deadline !== undefined && deadlineMs !== undefined)
+    throw new InvalidArgumentError("Pass deadline (a time) or deadlineMs (a duration), not both.", "deadline");
+  if (deadlineMs !== undefined && !(typeof deadlineMs === "number" && deadlineMs > 0))
+    throw new InvalidArgumentError("deadlineMs must be a positive number of ms, or Infinity for none.", "deadlineMs");
+  if (deadline === undefined) return;
+  if (typeof deadline !== "number" || Number.isNaN(deadline))
+    throw new InvalidArgumentError("deadline must be a time in ms since the epoch (Date.now() + ms).", "deadline");
+  // A duration given as `deadline` would end the wait at once, as a `timeout` that polled nothing.
+  if (deadline < now - 365 * 24 * 3600_000 && deadline < 1e11)
+    throw new InvalidArgumentError(
+      `deadline is a time in ms since the epoch, and ${deadline} is in 1970: for a duration pass deadlineMs: ${deadline} (or deadline: Date.now() + ${deadline}).`,
+      "deadline",
+    );
+}
+
 async function pollOperation(
   get: (operationUuid: string, signal: AbortSignal | undefined, leftMs: number) => Promise<Outcome>,
   clock: Clock,
@@ -166,7 +190,7 @@ async function pollOperation(
     return result;
   };
   const { signal } = options;
-  const deadline = options.deadline ?? clock.now() + DEFAULT_WAIT.deadlineMs;
+  const deadline = options.deadline ?? clock.now() + (options.deadlineMs ?? DEFAULT_WAIT.deadlineMs);
   const minInterval = Math.max(0, options.minIntervalMs ?? DEFAULT_WAIT.minIntervalMs);
   const maxInterval = Math.max(minInterval, options.maxIntervalMs ?? DEFAULT_WAIT.maxIntervalMs);
   let lastOperation: OperationResource | undefined;

@@ -98,6 +98,7 @@ const CALL: Names<CallOptions> = {
 const WAIT: Names<WaitOptions> = {
   signal: true,
   deadline: true,
+  deadlineMs: true,
   minIntervalMs: true,
   maxIntervalMs: true,
   commandId: true,
@@ -114,6 +115,33 @@ export function checkArgumentNames(value: object, of: "call" | "wait"): void {
   for (const name in value) {
     if (!Object.hasOwn(known, name))
       throw new InvalidArgumentError(`${unknownName(name, known, "")}. Nothing was sent.`, name);
+  }
+}
+
+/**
+ * A call's first argument (built in a variable, TypeScript does not check it): its path parameters,
+ * `query` and `body`. Options put there by mistake (`context.get({ signal })`) would be ignored — the
+ * call would go without its signal or timeout — so any other name is refused before anything is sent.
+ */
+export function checkCallArgs(operationId: string, pathParams: readonly string[], args: unknown): void {
+  if (args === undefined) return;
+  if (args === null || typeof args !== "object" || Array.isArray(args)) {
+    throw new InvalidArgumentError(
+      `${operationId}'s first argument must be an object of its path parameters, query and body. Nothing was sent.`,
+      "args",
+    );
+  }
+  for (const name in args) {
+    if (name === "query" || name === "body" || pathParams.includes(name)) continue;
+    const option = Object.hasOwn(CALL, name);
+    const known: Record<string, true> = { query: true, body: true };
+    for (const p of pathParams) known[p] = true;
+    throw new InvalidArgumentError(
+      option
+        ? `${name} is a call option, not an argument of ${operationId}: pass it in the second argument (${operationId}(args, { ${name} })). Nothing was sent.`
+        : `${unknownName(name, known, "").replace("is not an option", `is not an argument of ${operationId}`)}. Nothing was sent.`,
+      name,
+    );
   }
 }
 

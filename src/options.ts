@@ -12,6 +12,7 @@ import type { Pacer } from "../pacing";
 import { DEFAULT_FLEET, InvalidOptionsError } from "../core";
 import type { RecoverOptions, RecoverSummary } from "../recovery";
 import { checkOptionsShape } from "./options-shape";
+import { validateLanguage } from "../middleware";
 
 /**
  * Fleet mode: several instances of a service on one API key and one shared journal (PostgreSQL, or
@@ -237,6 +238,13 @@ export function checkOptions(options: ResellerClientOptions): void {
     );
   if (options.random !== undefined && typeof options.random !== "function")
     throw new InvalidOptionsError("random must be a function.", "random");
+  if (options.language !== undefined) {
+    try {
+      validateLanguage(options.language);
+    } catch (error) {
+      throw new InvalidOptionsError((error as Error).message, "language");
+    }
+  }
   positive("timeoutMs", options.timeoutMs);
   positive("maxResponseBytes", options.maxResponseBytes, true);
   if (options.deadlineMs !== undefined && !isDeadline(options.deadlineMs)) {

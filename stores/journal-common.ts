@@ -16,7 +16,7 @@ import type {
   NewCommand,
   PruneOptions,
 } from "../journal";
-import { InvalidArgumentError } from "../core";
+import { containsUrlSecret, InvalidArgumentError } from "../core";
 import type { Journal } from "../journal";
 import { latin1Text, utf8Text } from "../runtime/text";
 import {
@@ -128,7 +128,7 @@ export function isSensitiveRequest(command: Pick<NewCommand, "operationId" | "bo
   const text = latin1Text(command.body);
   SECRET_PATTERN.lastIndex = 0;
   URL_PASSWORD_PATTERN.lastIndex = 0;
-  if (SECRET_PATTERN.test(text) || URL_PASSWORD_PATTERN.test(text)) return true;
+  if (SECRET_PATTERN.test(text) || URL_PASSWORD_PATTERN.test(text) || containsUrlSecret(text)) return true;
   const marked = requestSensitiveFields(command.operationId);
   let parsed: unknown;
   try {

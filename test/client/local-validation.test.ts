@@ -46,6 +46,7 @@ describe("client: local validation", () => {
     const make = (baseUrl: string, allowInsecureHttp?: boolean) =>
       createResellerClient({ baseUrl, token: GOOD_TEST_TOKEN, fetch: async () => new Response(), allowInsecureHttp });
     expect(() => make("http://api.example/api/reseller/v1")).toThrow(InsecureTransportError);
+    expect(() => make("http://api.example/api/reseller/v1")).toThrow(expect.objectContaining({ option: "baseUrl" }));
     expect(() => make("ftp://127.0.0.1/api/reseller/v1")).toThrow(InsecureTransportError);
     expect(() => make("https://api.example/api/reseller/v1")).not.toThrow();
     expect(() => make("http://127.0.0.1:8080/api/reseller/v1")).not.toThrow();
@@ -60,7 +61,7 @@ describe("client: local validation", () => {
     expect(() => createResellerClient({ ...base, retry: { maxAttempts: 1.5 } })).toThrow(InvalidOptionsError);
     expect(() => createResellerClient({ ...base, pacing: { maxConcurrency: -1 } })).toThrow(InvalidOptionsError);
     expect(() => createResellerClient({ ...base, fetch: "nope" as never })).toThrow(InvalidOptionsError);
-    expect(() => createResellerClient({ ...base, language: "de" })).toThrow(InvalidArgumentError);
+    expect(() => createResellerClient({ ...base, language: "de" })).toThrow(InvalidOptionsError);
   });
 
   it("A9: a malformed UUID path parameter throws InvalidArgumentError and nothing is sent", async () => {

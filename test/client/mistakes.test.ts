@@ -10,6 +10,7 @@ import {
 import { loadPeer } from "../../stores/optional-peer";
 import { createPacer } from "../../pacing";
 import { setup } from "./harness";
+import { createMemoryJournal } from "../../stores/memory-journal";
 
 describe("mistakes that say the fix", () => {
   it.each([
@@ -146,5 +147,96 @@ describe("mistakes that say the fix", () => {
 
   it("a driver that is installed loads, and an error inside it keeps its own message", () => {
     expect(typeof loadPeer("better-sqlite3", "reseller-api/stores/sqlite")).toBe("function");
+  });
+
+  it("D2: an Idempotency-Key with a line break or a non-ASCII character is an InvalidArgumentError naming the position — not a raw TypeError from Headers; nothing journalled or sent", async () => {
+    const h = setup();
+    const journal = createMemoryJournal();
+    const client = h.makeClient({ journal });
+    for (const [key, what] of [
+      ["nl\nkey", /a control character \(U\+000A\) at position 3/],
+      ["ключ-1", /a non-ASCII character at position 1/],
+    ] as const) {
+      const error = await client.domains
+        .renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { idempotencyKey: key })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect((error as InvalidArgumentError).argument).toBe("idempotencyKey");
+      expect((error as Error).message).toMatch(what);
+      expect((error as Error).message).not.toContain(key);
+    }
+    expect(h.captured).toHaveLength(0);
+    expect(await journal.listCommands({ limit: 10 })).toHaveLength(0);
+  });
+
+  it("D3: a body that cannot be JSON (a BigInt, a circular reference) is an InvalidArgumentError naming body — not a raw TypeError; nothing journalled or sent", async () => {
+    const h = setup();
+    const journal = createMemoryJournal();
+    const client = h.makeClient({ journal });
+    const circular: Record<string, unknown> = { names: ["a.kz"] };
+    circular.self = circular;
+    for (const [body, why] of [
+      [{ names: ["a.kz"], n: 1n }, /BigInt/],
+      [circular, /circular/],
+    ] as const) {
+      const error = await client.domains.check({ body } as never).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect((error as InvalidArgumentError).argument).toBe("body");
+      expect((error as Error).message).toMatch(why);
+      expect((error as Error).message).toMatch(/Nothing was recorded or sent/);
+    }
+    expect(h.captured).toHaveLength(0);
+    expect(await journal.listCommands({ limit: 10 })).toHaveLength(0);
+  });
+
+  it("D2: call options put in the first argument (context.get({ signal }), built in a variable) are refused, saying where they go — never a call without its signal or timeout", async () => {
+    const h = setup();
+    const args = { domainUuid: h.domainUuid, timeoutMs: 1 };
+    const asOption = await h.client.domains.get(args as never).catch((e: unknown) => e);
+    expect(asOption).toBeInstanceOf(InvalidArgumentError);
+    expect((asOption as InvalidArgumentError).argument).toBe("timeoutMs");
+    expect((asOption as Error).message).toMatch(
+      /timeoutMs is a call option, not an argument of domains.get: pass it in the second argument/,
+    );
+    const typo = await h.client.domains.get({ domainUid: h.domainUuid } as never).catch((e: unknown) => e);
+    expect((typo as Error).message).toMatch(/domainUid is not an argument of domains.get: did you mean domainUuid\?/);
+    const notObject = await h.client.context.get("x" as never).catch((e: unknown) => e);
+    expect(notObject).toBeInstanceOf(InvalidArgumentError);
+    expect(h.captured).toHaveLength(0);
+    expect((await h.client.domains.get({ domainUuid: h.domainUuid })).kind).toBe("succeeded");
+  });
+
+  it("F3: operations.wait with a duration as deadline (60_000, 1970) is refused, pointing to deadlineMs — not a timeout that polled nothing; deadlineMs waits that long", async () => {
+    const h = setup({ emulator: { operationPolicy: { pendingMs: 60_000, processingMs: 60_000 } } });
+    const wait = await h.client.operations
+      .wait("00000000-0000-4000-8000-000000000000", { deadline: 60_000 })
+      .catch((e: unknown) => e);
+    expect(wait).toBeInstanceOf(InvalidArgumentError);
+    expect((wait as Error).message).toMatch(/for a duration pass deadlineMs: 60000/);
+    const both = await h.client.operations
+      .wait("00000000-0000-4000-8000-000000000000", { deadline: h.clock.now() + 1000, deadlineMs: 1000 })
+      .catch((e: unknown) => e);
+    expect(both).toBeInstanceOf(InvalidArgumentError);
+    expect(h.captured).toHaveLength(0);
+    const renewed = await h.client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } });
+    if (renewed.kind !== "accepted") throw new Error(`renew: ${renewed.kind}`);
+    const uuid = renewed.operationUuid;
+    const started = h.clock.now();
+    const result = await h.client.operations.wait(uuid, { deadlineMs: 5_000, minIntervalMs: 1_000 });
+    expect(result.kind).toBe("timeout");
+    expect(h.clock.now() - started).toBeGreaterThanOrEqual(5_000 - 1_000);
+    expect(h.captured.filter((c) => c.url.includes("/operations/")).length).toBeGreaterThan(0);
+  });
+
+  it("E6: a client language that is not ru, en or kk is an InvalidOptionsError naming the option", () => {
+    const h = setup();
+    let error: unknown;
+    try {
+      h.makeClient({ language: 5 as never });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InvalidOptionsError);
+    expect((error as InvalidOptionsError).option).toBe("language");
   });
 });

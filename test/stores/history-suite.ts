@@ -149,6 +149,36 @@ export function defineHistorySuite(label: string, harness: JournalHarness): void
       }
     });
 
+    it("H2: a request body with a secret in a URL (a user name, a password, ?token=, ?api_key=) is dropped at settle; a URL with none is kept", async () => {
+      const { journal, raw } = await harness.fresh();
+      const urls = [
+        "https://PwUserOnly7@hooks.example.kz/r",
+        "https://hookuser:HookPassw0rd@hooks.example.kz/r",
+        "https://hooks.example.kz/r?token=PwQuery4",
+        "https://hooks.example.kz/r?x=1&api_key=PwQuery6",
+      ];
+      for (const [i, url] of urls.entries()) {
+        const c = newCommand({
+          body: enc(JSON.stringify({ url, events: ["domain.renewed"] })),
+          operationId: "webhooks.create",
+        });
+        await journal.record(c);
+        const settled = await settle(journal, c.id);
+        expect([i, settled.body]).toEqual([i, null]);
+      }
+      const plain = newCommand({
+        body: enc(JSON.stringify({ url: "https://hooks.example.kz/r?page=2", events: ["domain.renewed"] })),
+        operationId: "webhooks.create",
+      });
+      await journal.record(plain);
+      expect((await settle(journal, plain.id)).body).not.toBeNull();
+      if (raw) {
+        const dump = await raw();
+        for (const secret of ["PwUserOnly7", "HookPassw0rd", "PwQuery4", "PwQuery6"])
+          expect(dump).not.toContain(secret);
+      }
+    });
+
     it("H2: a request body with a secret field is kept while a resend may need it and dropped at settle", async () => {
       const { journal, raw } = await harness.fresh();
       const body = enc('{"domain":"t.kz","auth_code":"EPP-AUTH-Zq9#x","period":1}');
