@@ -73,7 +73,8 @@ describe("client: abort", () => {
   it("G1: a same-key call resuming a command a crashed process left recorded is not withdrawn by its cancel (the first process may have sent it)", async () => {
     const h = setup();
     const journal = createMemoryJournal();
-    const crashed = h.makeClient({ journal, fetch: () => new Promise<Response>(() => {}) }); // never answers: "killed mid-send"
+    const never = () => new Promise<Response>((resolve) => void resolve); // never answers: "killed mid-send"
+    const crashed = h.makeClient({ journal, fetch: never });
     void crashed.domains.renew(
       { domainUuid: h.domainUuid, body: { period: 1 } },
       { idempotencyKey: "renew-resumed-1" },
