@@ -115,7 +115,7 @@ export class RequestAbortedError extends ResellerClientError {
         ? `${operationId} was aborted by the caller before a result arrived.`
         : withdrawn
           ? `${operationId} was aborted by the caller before it was sent: nothing was sent, and the journal no longer holds it (a call with the same key starts it afresh).`
-          : `${operationId} was aborted by the caller before it was sent: nothing was sent, but the journal still holds it as recorded (it could not be withdrawn), so recover() would send it.`,
+          : `${operationId} was aborted by the caller before it was sent: nothing was sent, but the journal still holds it as recorded (it could not be withdrawn — with PostgreSQL, the application role needs DELETE on the journal's commands and command_attempts tables), so recover() would send it.`,
     );
   }
 }

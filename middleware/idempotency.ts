@@ -8,12 +8,13 @@ import type { ChainStep, StepParams } from "./chain";
 import type { OperationMeta } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
 import { observeAnswer, type CallContext } from "../runner";
-import { InvalidArgumentError } from "../core";
+import { InvalidArgumentError, RequestAbortedError } from "../core";
 import { SensitiveDataError, commandFingerprint, isDuplicateCommandError } from "../journal";
 import type { CallHold, CommandHolders, CommandRecord, CommandState, Journal, LeaseKeeper } from "../journal";
 import type { ClientTelemetry, EventSink, Outcome } from "../core";
 import {
   REPLAYED_STATES,
+  abortedWhileJoined,
   journalUnreachable,
   inFlightElsewhere,
   joinedOutcome,
@@ -101,6 +102,28 @@ function lockKeyOf(op: OperationMeta, path: Record<string, unknown> | undefined,
   return typeof value === "string" ? `${op.lockKey.prefix}:${value.toLowerCase()}` : null;
 }
 
+const ABORTED = Symbol("aborted");
+
+/** `p`, or ABORTED as soon as `signal` fires (its listener removed either way). */
+function orAbort<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof ABORTED> {
+  if (!signal) return p;
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(ABORTED);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
 export function createIdempotencyMiddleware(options: IdempotencyOptions): ChainStep {
   const generateKey = options.generateKey ?? (() => crypto.randomUUID());
   const { holders, leases } = options;
@@ -166,9 +189,14 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): ChainS
       if (holders && !recovering) {
         const entered = holders.enterKey(`${options.apiKeyId}\n${key}`);
         if ("joined" in entered) {
-          // The same key is in flight in this process: never a second send, its outcome is ours.
-          const prior = await entered.joined;
+          // The same key is in flight in this process: never a second send, its outcome is ours —
+          // unless this call's own signal fires first (E4: it may have been sent by the other).
+          const prior = await orAbort(entered.joined, ctx.signal);
           const existing = await journal.findByIdempotencyKey(options.apiKeyId, key);
+          if (prior === ABORTED) {
+            if (existing) return answer(ctx, abortedWhileJoined(existing), "joined");
+            throw new RequestAbortedError(ctx.op.operationId, ctx.signal?.reason); // not recorded: not sent
+          }
           if (existing && !isSameRequest(existing, shape)) throw keyReused(existing);
           if (existing && isOutcome(prior)) return answer(ctx, joinedOutcome(prior, existing.state), "joined");
           continue; // it ended before an outcome (a pre-send refusal): decide afresh

@@ -94,6 +94,22 @@ export function outcomeFromJournal(record: CommandRecord): Outcome {
   }
 }
 
+/**
+ * A call joined to one with its key in flight in this process, whose own signal fired first: the
+ * command may have been sent by the other call, so it is `unknown` (E4), never a throw — the other
+ * call goes on and the journal settles it.
+ */
+export function abortedWhileJoined(record: CommandRecord): Outcome {
+  return {
+    ...answerBase(record),
+    localReplay: replayOf(record, "joined"),
+    kind: "unknown",
+    reason: "aborted",
+    reconciliation:
+      "cancelled while another call with this key was in flight in this client: that call goes on and may buy — read its outcome with the SAME key later, never with a new key",
+  };
+}
+
 /** A call with this key was in flight in this process: its outcome, marked as joined. */
 export function joinedOutcome(outcome: Outcome, state: CommandState): Outcome {
   const requestIds = outcome.attempts.flatMap((a) => (a.requestId ? [a.requestId] : []));

@@ -220,7 +220,10 @@ export class Command {
       this.record.markSent(); // bytes may have left
       return this.finish({ unknown: { reason: "aborted" } });
     }
-    const withdrawn = this.isWrite && this.ctx.resumed !== true ? await this.record.withdraw() : undefined;
+    // Resumed from the journal (a crashed process, an earlier unknown): it may have been sent before
+    // this call — unknown, and the journal keeps it for recover() (E4: never a throw after a send).
+    if (this.isWrite && this.ctx.resumed === true) return this.finish({ unknown: { reason: "aborted" } });
+    const withdrawn = this.isWrite ? await this.record.withdraw() : undefined;
     throw new RequestAbortedError(this.ctx.op.operationId, reason, withdrawn);
   }
 

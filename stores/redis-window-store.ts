@@ -35,7 +35,14 @@ import { checkOptionNames, type OptionNames } from "./store-options";
  * is one, is a sanitized copy of the driver's error (no `command.args`, where ioredis keeps the AUTH password).
  */
 export type RedisWindowStoreEvent =
-  { type: "store-failover"; error: unknown } | { type: "store-recovered" } | { type: "store-state-lost"; key: string };
+  | {
+      type: "store-failover";
+      error: unknown;
+      /** The error's message (the failure and its fix), as a string: a logger that drops an Error's fields keeps it. */
+      message: string;
+    }
+  | { type: "store-recovered" }
+  | { type: "store-state-lost"; key: string };
 
 export interface RedisWindowStoreOptions {
   /** A connected client (not closed by close()), or options / a redis:// URL for one the store owns. */
@@ -302,7 +309,8 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
         local = new Map();
         blocked = new Set();
         lastLocalSend = new Map();
-        onEvent({ type: "store-failover", error: redisFailure(error, redis) });
+        const failure = redisFailure(error, redis);
+        onEvent({ type: "store-failover", error: failure, message: failure.message });
       }
       return undefined;
     }

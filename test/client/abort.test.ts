@@ -70,7 +70,7 @@ describe("client: abort", () => {
     ).toHaveLength(0);
   });
 
-  it("G1: a same-key call resuming a command a crashed process left recorded is not withdrawn by its cancel (the first process may have sent it)", async () => {
+  it("E4/G1: a same-key call resuming a command a crashed process left recorded, cancelled before it sends, ends unknown (aborted) — it may have been sent — and the journal keeps it for recover()", async () => {
     const h = setup();
     const journal = createMemoryJournal();
     const never = () => new Promise<Response>((resolve) => void resolve); // never answers: "killed mid-send"
@@ -84,14 +84,42 @@ describe("client: abort", () => {
     const ac = new AbortController();
     ac.abort();
     const client = h.makeClient({ journal });
-    const error = await client.domains
-      .renew(
-        { domainUuid: h.domainUuid, body: { period: 1 } },
-        { idempotencyKey: "renew-resumed-1", signal: ac.signal },
-      )
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(RequestAbortedError);
+    const out = await client.domains.renew(
+      { domainUuid: h.domainUuid, body: { period: 1 } },
+      { idempotencyKey: "renew-resumed-1", signal: ac.signal },
+    );
+    expect([out.kind, out.kind === "unknown" ? out.reason : ""]).toEqual(["unknown", "aborted"]);
+    expect(out.commandId).toBeDefined();
     expect((await journal.findByIdempotencyKey(h.publicKeyId, "renew-resumed-1"))?.state).toBe("recorded");
+  });
+
+  it("E4: a same-key call joined to one in flight in the same client ends unknown (aborted) as soon as its own signal fires — the other call goes on and buys once", async () => {
+    const h = setup({ client: { timeoutMs: 60_000 } });
+    const journal = createMemoryJournal();
+    const client = h.makeClient({ journal, deadlineMs: Infinity });
+    h.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "timeout_after" });
+    const args = { domainUuid: h.domainUuid, body: { period: 1 } };
+    let firstSettled = false;
+    const first = client.domains.renew(args, { idempotencyKey: "renew-joined-1", timeoutMs: 5_000 });
+    void first.then(() => (firstSettled = true));
+    await h.clock.sleep(100); // the first is on the wire
+    const ac = new AbortController();
+    const joined = client.domains.renew(args, { idempotencyKey: "renew-joined-1", signal: ac.signal });
+    let settled = false;
+    void joined.then(() => (settled = true));
+    await h.clock.sleep(100);
+    expect(settled).toBe(false); // joined, waiting on the first
+    ac.abort(new Error("checkout timed out"));
+    const out = await joined;
+    expect([out.kind, out.kind === "unknown" ? out.reason : "", out.localReplay?.source]).toEqual([
+      "unknown",
+      "aborted",
+      "joined",
+    ]);
+    expect(firstSettled).toBe(false); // it did not wait for the other call
+    const firstOut = await first; // times out, then its retry gets the replay: one renewal
+    expect(["accepted", "unknown"]).toContain(firstOut.kind);
+    expect(h.emulator.control.effects().filter((e) => e.kind === "domain.renew")).toHaveLength(1);
   });
 
   it("a GET aborted in flight throws RequestAbortedError (a read has no side effect to report)", async () => {

@@ -42,8 +42,10 @@ describe("redis window store: errors carry no credentials (I7)", () => {
       try {
         await store.reserve("k", p(1_900_000_000_000));
         expect(events.map((e) => e.type)).toEqual(["store-failover"]);
-        const event = events[0] as { type: "store-failover"; error: unknown };
+        const event = events[0] as { type: "store-failover"; error: unknown; message: string };
         expect(isResellerClientError(event.error)).toBe(true);
+        // A logger that keeps only plain fields (pino outside `err`) still gets the failure and its fix.
+        expect(JSON.parse(JSON.stringify(event)).message).toMatch(/password|credentials/i);
         const error = event.error as Error & { code: string; cause?: unknown };
         expect(error.code).toBe("store_unavailable");
         expect(error.message).toMatch(/password|credentials/i);
