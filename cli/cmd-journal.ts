@@ -23,7 +23,7 @@ import {
 import { openSession, type GlobalOptions } from "./session";
 import { journalNotice, openJournal } from "./stores";
 import { isoOf } from "./shape";
-import { bodyText, supportNote } from "./support-note";
+import { bodyText, pathText, supportNote } from "./support-note";
 
 const ALL_STATES: readonly CommandState[] = [...UNSETTLED_STATES, "succeeded", "completed", "failed", "rejected"];
 
@@ -33,7 +33,7 @@ function plain(record: CommandRecord, includeText = false): Record<string, unkno
     state: record.state,
     operation: record.operationId,
     method: record.method,
-    path: record.path + record.query,
+    path: pathText(record),
     body: bodyText(record, includeText),
     idempotency_key: record.idempotencyKey,
     key_id: record.apiKeyId,

@@ -5,6 +5,7 @@
  * reuses an external_id for a different body is refused before anything is sent.
  */
 import { DomainLockedError, InvalidArgumentError, type CommandRecord } from "../src/index";
+import { CLI_DEFAULTS } from "./defaults";
 import { UsageError } from "./errors";
 import type { ExitCode } from "./exit-codes";
 import {
@@ -24,6 +25,9 @@ import { QuoteBook } from "./quotes";
 import { dataRecordOf, isoOf, stringOf } from "./shape";
 import { checkDomainName, checkPeriod, DuplicateTracker } from "./rows";
 import type { GlobalOptions } from "./session";
+
+/** How often a placed order still pending is read again. */
+const ORDER_POLL_MS = 1000;
 
 export interface RegisterOptions {
   input?: string;
@@ -196,6 +200,21 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
           yield { result: order };
           continue;
         }
+        // An external_id that is (or holds) the token, its secret part, or anything the CLI never
+        // prints: it is sent to the API, kept in the journal, and every line quoting it would be
+        // redacted — so it could never be matched again (unknown forever). Refused before any send.
+        if (rt.redactor && rt.redactor.text(order.body.external_id) !== order.body.external_id) {
+          yield {
+            result: {
+              line: order.line,
+              subject: order.body.domain,
+              kind: "invalid",
+              message:
+                "this external_id is (or contains) a secret — the API token's secret part, a token or a signing secret — which is never sent nor printed: change the external_id to another unique value (and revoke the token if it was shared); nothing was sent",
+            },
+          };
+          continue;
+        }
         const problem = tracker.check(order.body.external_id, order.bytes, order.line, "external_id");
         if (problem) {
           yield {
@@ -211,6 +230,24 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
         }
         yield { row: order, line: order.line, subject: order.body.domain };
       }
+    }
+
+    /** An order's status now (one GET), or undefined when it cannot be read. */
+    async function orderStatus(orderUuid: string): Promise<string | undefined> {
+      const outcome = await session.client.orders.get({ orderUuid });
+      return outcome.kind === "succeeded" ? stringOf(dataRecordOf(outcome.data)?.status) : undefined;
+    }
+
+    /** Polls an order (one GET a second, paced like every request) until it settles or the wait ends. */
+    async function waitForOrder(orderUuid: string): Promise<string | undefined> {
+      const deadline = session.clock.now() + CLI_DEFAULTS.job.waitTimeoutMs;
+      let status: string | undefined;
+      while (session.clock.now() < deadline) {
+        await session.clock.sleep(ORDER_POLL_MS);
+        status = await orderStatus(orderUuid);
+        if (status !== "pending" && status !== "processing") return status;
+      }
+      return status;
     }
 
     async function registerOne(
@@ -239,8 +276,23 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
         const withIds = { ...base, commandId: existing.id, orderUuid: existing.resources.orderUuid };
         switch (existing.state) {
           case "succeeded":
-          case "completed":
+          case "completed": {
+            // Placed earlier; an order still pending then is read again (one GET), never placed again.
+            const status = withIds.orderUuid ? await orderStatus(withIds.orderUuid) : undefined;
+            if (status === "pending" || status === "processing")
+              return {
+                ...withIds,
+                kind: "pending",
+                message: `order ${status} (placed by command ${existing.id}); re-run later to see it complete — it is never ordered twice`,
+              };
+            if (status === "failed" || status === "cancelled")
+              return {
+                ...withIds,
+                kind: "rejected",
+                message: `order ${status} (placed by command ${existing.id}); nothing sent`,
+              };
             return { ...withIds, kind: "already_done", message: `ordered by command ${existing.id}; nothing sent` };
+          }
           case "rejected":
           case "failed":
             return {
@@ -279,11 +331,26 @@ export async function runRegister(global: GlobalOptions, rt: Runtime, options: R
       const common = { ...base, commandId: outcome.commandId, requestIds: requestIdsOf(outcome) };
       if (outcome.kind === "succeeded") {
         const order = dataRecordOf(outcome.data);
+        const orderUuid = stringOf(order?.uuid);
+        let status = stringOf(order?.status);
+        // F-rules: an order is placed pending and settles later; the row waits for it (as renew
+        // waits for its operation), so "done" means the order completed. Still pending after the
+        // wait: `pending` (exit 3), and a re-run reads it again — never orders it twice.
+        if ((status === "pending" || status === "processing") && orderUuid)
+          status = (await waitForOrder(orderUuid)) ?? status;
+        if (status === "pending" || status === "processing")
+          return {
+            ...common,
+            kind: "pending",
+            orderUuid,
+            message: `order ${status}${outcome.reconciled ? " (found by external_id)" : ""}: placed, still processing; re-run later to see it complete — it is never ordered twice`,
+            data: { ...common.data, amount: order?.amount },
+          };
         return {
           ...common,
-          kind: "done",
-          orderUuid: stringOf(order?.uuid),
-          message: `order ${stringOf(order?.status) ?? "created"}${outcome.reconciled ? " (found by external_id)" : ""}`,
+          kind: status === "failed" || status === "cancelled" ? "rejected" : "done",
+          orderUuid,
+          message: `order ${status ?? "created"}${outcome.reconciled ? " (found by external_id)" : ""}`,
           data: { ...common.data, amount: order?.amount },
         };
       }

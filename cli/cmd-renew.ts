@@ -184,17 +184,28 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
     }
 
     const seen = new Map<string, number>(); // domain → first line, within this input
+    // Rows claim their domain in input order: a UUID line waits for its lookup while a later name
+    // line of the same domain is already known, yet the first line is the one kept (as for a name
+    // twice). Lookups still run concurrently; only the claims are taken one after another.
+    let claims: Promise<unknown> = Promise.resolve();
 
     async function renewOne(row: RenewRow, ctx: JobContext): Promise<RowResult> {
       const { line } = row;
-      const found = await domainOf(row);
+      const lookup = domainOf(row);
+      const claim = claims.then(async () => {
+        const found = await lookup;
+        if (!("uuid" in found)) return { found, first: undefined };
+        const first = seen.get(found.uuid);
+        if (first === undefined) seen.set(found.uuid, line ?? 0);
+        return { found, first };
+      });
+      claims = claim.catch(() => undefined);
+      const { found, first } = await claim;
       if (!("uuid" in found)) return found;
       const domain = found;
       const base = { line, subject: domain.name, domainUuid: domain.uuid };
-      const first = seen.get(domain.uuid);
       if (first !== undefined)
         return { ...base, kind: "invalid", message: `duplicate of line ${first}; renewed once only` };
-      seen.set(domain.uuid, line ?? 0);
       const target = targetTerm(domain.expires_at, row.period);
       const key = renewKey(domain.uuid, row.period, target, options.attempt);
       const withKey: RowResult = {
@@ -267,7 +278,8 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
       try {
         const waited = await session.client.operations.wait(operationUuid, {
           commandId,
-          signal: ctx.interrupt,
+          // No signal: the first Ctrl-C (or a closed stdout) lets this in-flight wait settle; the
+          // second Ctrl-C exits at once (jobs.ts), and the next run keeps waiting, never renewing again.
           deadline: session.clock.now() + options.waitTimeoutMs,
           onPoll: ctx.polled,
         });

@@ -12,6 +12,9 @@ import { ConnectionError, type ConnectionFailure } from "./errors";
 
 const TLS_CODE = /^(?:ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|EPROTO$)/;
 
+/** A TLS handshake answered by a server that speaks no TLS (plain HTTP on that port). */
+const PLAIN_HTTP_CODE = /^(?:ERR_SSL_WRONG_VERSION_NUMBER|ERR_SSL_PACKET_LENGTH_TOO_LONG|ERR_SSL_HTTP_REQUEST)$/;
+
 /** The failure kind for a transport error code (Node's `code`, or undici's cause code). */
 export function failureOf(code: string | undefined): ConnectionFailure {
   if (!code) return "network";
@@ -31,6 +34,8 @@ export function connectionMessage(failure: ConnectionFailure, host: string, deta
     case "dns":
       return `Cannot connect to ${host}: the host name does not resolve (DNS ${detail}). ${fix} for a typo, or check this machine's DNS; nothing was sent.`;
     case "tls":
+      if (PLAIN_HTTP_CODE.test(detail))
+        return `Cannot connect to ${host}: it answered the TLS handshake with plain HTTP — that port serves http://, not https:// (${detail}). ${fix}: the https:// port of the API (usually 443), or http:// only for a server on this machine (a local emulator); nothing was sent.`;
       return `Cannot connect to ${host}: the TLS handshake failed (${detail}). The certificate is not trusted for this name: ${fix}, or give a private CA with NODE_EXTRA_CA_CERTS=ca.pem; nothing was sent.`;
     case "timeout":
       return `Cannot connect to ${host}: no answer to the connection within ${timeoutMs} ms (a firewall, a wrong port, or no route). ${fix}, or raise --connect-timeout; nothing was sent.`;

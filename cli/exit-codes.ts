@@ -25,7 +25,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   2    usage error (bad flags, token on the command line, no credentials); nothing sent
   3    some outcomes unknown, waiting for a manual check, or still pending: re-run, then \`reseller commands notes\`
   4    could not start or stopped on an unexpected error (journal, network)
-  130  interrupted by Ctrl-C: re-run the same command to resume`;
+  130  interrupted by Ctrl-C, SIGTERM or a closed stdout: re-run the same command to resume`;
 
 /** Outcome kinds of one row, as printed in results and the summary table. */
 export type ResultKind =

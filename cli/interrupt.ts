@@ -4,6 +4,7 @@
  * journalled before it was sent and the next run's recover() settles it.
  */
 import { setMaxListeners } from "node:events";
+import { STDOUT_CLOSED } from "./closed-stdout";
 
 /** Abort listeners one waiting row may hold at once (its wait, a poll's fetch, a pacer slot, a timer). */
 const LISTENERS_PER_WAIT = 4;
@@ -40,6 +41,11 @@ export function watchInterrupts(
   };
   proc.on("SIGINT", handler);
   proc.on("SIGTERM", handler);
+  // stdout closed (`| head`): like the first Ctrl-C, once; only a real second Ctrl-C exits at once.
+  const onClosed = () => {
+    if (count === 0) handler();
+  };
+  proc.on(STDOUT_CLOSED, onClosed);
   return {
     signal: controller.signal,
     get interrupted() {
@@ -48,6 +54,7 @@ export function watchInterrupts(
     dispose() {
       proc.off("SIGINT", handler);
       proc.off("SIGTERM", handler);
+      proc.off(STDOUT_CLOSED, onClosed);
     },
   };
 }

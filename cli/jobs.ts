@@ -148,8 +148,9 @@ export async function runJob<Row>(
   };
   // Backpressure: a slow reader of stdout slows the job instead of growing a buffer in memory.
   const drained = async () => {
-    if (io.stdout.writableNeedDrain) await once(io.stdout, "drain");
-    if (io.stderr.writableNeedDrain) await once(io.stderr, "drain");
+    // A closed stdout (EPIPE) ends the wait too (closed-stdout.ts): never a rejection mid-job.
+    if (io.stdout.writableNeedDrain) await once(io.stdout, "drain").catch(() => undefined);
+    if (io.stderr.writableNeedDrain) await once(io.stderr, "drain").catch(() => undefined);
   };
   const iterator = spec.source[Symbol.asyncIterator]();
   const stopping = () => interrupt.interrupted || stoppedByPolicy;

@@ -10,6 +10,7 @@ import {
   redactUrl,
 } from "../src/index";
 import { refuseTokenArguments } from "./args";
+import { guardClosedStdout } from "./closed-stdout";
 import { configureColour } from "./colour";
 import { UsageError } from "./errors";
 import { EXIT, type ExitCode } from "./exit-codes";
@@ -108,7 +109,7 @@ function isEntry(): boolean {
 
 if (isEntry()) {
   const rt = redacting({
-    stdout: process.stdout,
+    stdout: guardClosedStdout(process.stdout, process),
     stderr: process.stderr,
     stdin: process.stdin,
     env: process.env,
@@ -123,7 +124,7 @@ if (isEntry()) {
       process.exitCode = code;
       let pending = 2;
       const done = () => --pending === 0 && process.exit(code);
-      process.stdout.write("", done);
+      rt.stdout.write("", done);
       process.stderr.write("", done);
     },
     (error: unknown) => {

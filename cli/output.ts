@@ -26,10 +26,10 @@ export function isoTimes(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => isoTimes(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    out[k] =
-      typeof v === "number" && TIME_KEY.test(k) && v > 1e11 && v < 1e14 && Number.isFinite(v)
-        ? new Date(v).toISOString()
-        : isoTimes(v, depth + 1);
+    if (typeof v === "number" && TIME_KEY.test(k) && v > 1e11 && v < 1e14 && Number.isFinite(v))
+      // The name says what the value is: an ISO string is no longer "…Ms" (untilMs → until).
+      out[k.endsWith("Ms") ? k.slice(0, -2) : k] = new Date(v).toISOString();
+    else out[k] = isoTimes(v, depth + 1);
   }
   return out;
 }

@@ -74,12 +74,25 @@ export class Progress {
     this.eta = new EtaModel(now);
   }
 
+  /** Per Idempotency-Key: whether its latest send got no answer (already counted as unknown). */
+  private readonly lastSendUnanswered = new Map<string, boolean>();
+
   /** Folds a client event into the counters; returns the JSON event to emit, if any. */
   clientEvent(event: ClientEvent): Record<string, unknown> | undefined {
     switch (event.type) {
       case "attempt":
         this.counters.requests += 1;
         this.eta.attempt(event.delayMs, event.status);
+        // A send (a write: it has an Idempotency-Key) that got no answer — a timeout, a reset — ended
+        // without a known outcome, even when the client then settles it by itself (a retry with the
+        // same key, a lookup): counted once here, and not again by its command's unknown-outcome.
+        if (event.idempotencyKey !== undefined && event.lookup === undefined) {
+          const unanswered = event.status === undefined;
+          if (unanswered) {
+            this.counters.unknownOutcomeEvents += 1;
+            this.lastSendUnanswered.set(event.idempotencyKey, true);
+          } else this.lastSendUnanswered.delete(event.idempotencyKey);
+        }
         return undefined;
       case "retry":
         this.counters.retries += 1;
@@ -99,7 +112,9 @@ export class Progress {
           requestId: event.requestId,
         };
       case "unknown-outcome":
-        this.counters.unknownOutcomeEvents += 1;
+        if (event.idempotencyKey === undefined || !this.lastSendUnanswered.get(event.idempotencyKey))
+          this.counters.unknownOutcomeEvents += 1;
+        if (event.idempotencyKey !== undefined) this.lastSendUnanswered.delete(event.idempotencyKey);
         return {
           type: "unknown-outcome",
           operation: event.operationId,
@@ -112,14 +127,14 @@ export class Progress {
           const reason =
             e.reason === "backoff" ? "429 without Retry-After: backing off" : "429: whole key paused for Retry-After";
           this.pause = { reason, untilMs: e.untilMs, is429: true };
-          return { type: "pause", reason, status: 429, untilMs: new Date(e.untilMs).toISOString() };
+          return { type: "pause", reason, status: 429, until: new Date(e.untilMs).toISOString() };
         }
         if (e.type === "window-wait" && e.waitMs >= 1000) {
           // A 429's pause stays what it is: the queued sends waiting it out are not "window full".
           if (this.pause?.is429 && this.pause.untilMs > this.now()) return undefined;
           const reason = "window full: waiting for the next rate-limit window";
           this.pause = { reason, untilMs: this.now() + e.waitMs };
-          return { type: "pause", reason, untilMs: new Date(this.pause.untilMs).toISOString() };
+          return { type: "pause", reason, until: new Date(this.pause.untilMs).toISOString() };
         }
         if (e.type === "limit-learned") return { type: "limit-learned", limit: e.limit };
         return undefined;

@@ -20,7 +20,15 @@ import { CLI_DEFAULTS } from "./defaults";
 import { ConnectionError, SetupError } from "./errors";
 import { dataRecordOf, recordOf, stringOf } from "./shape";
 import type { Runtime } from "./job-session";
-import { chooseJournal, describeJournal, journalNotice, openJournal, type OpenedJournal } from "./stores";
+import { lockJournal, type JournalLock } from "./journal-lock";
+import {
+  chooseJournal,
+  describeJournal,
+  journalNotice,
+  newJournalNotice,
+  openJournal,
+  type OpenedJournal,
+} from "./stores";
 
 export interface GlobalOptions {
   tokenFile?: string;
@@ -130,6 +138,7 @@ export async function openSession(
     await probeConnection(baseUrl, options.connectTimeoutMs);
   }
   let opened: OpenedJournal | undefined;
+  let lock: JournalLock | undefined;
   if (use === "none") {
     // Short enough for an 80-column terminal; `context` prints where jobs journal.
     notices.push("journal: none (this command only reads)");
@@ -141,7 +150,18 @@ export async function openSession(
       options.journalSync,
       use === "dry-run" ? { dryRun: true } : undefined,
     );
+    if (use === "write" && opened.kind === "sqlite") {
+      try {
+        lock = lockJournal(opened.label);
+      } catch (error) {
+        await opened.journal.close().catch(() => undefined);
+        await closeEmulator?.().catch(() => undefined);
+        throw error;
+      }
+    }
     notices.push(journalNotice(opened));
+    const created = newJournalNotice(opened);
+    if (created) notices.push(created);
   }
   const journalLabel = opened?.label ?? describeJournal(options.journal, env, options.emulator);
   let listener: ((event: ClientEvent) => void) | undefined;
@@ -159,6 +179,7 @@ export async function openSession(
     });
   } catch (error) {
     await opened?.journal.close();
+    lock?.release();
     await closeEmulator?.().catch(() => undefined);
     throw error;
   }
@@ -203,6 +224,7 @@ export async function openSession(
     },
     async close() {
       await opened?.journal.close().catch(() => undefined);
+      lock?.release();
       await closeEmulator?.().catch(() => undefined);
     },
   };

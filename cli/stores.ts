@@ -20,11 +20,18 @@ export interface OpenedJournal {
   kind: "sqlite" | "postgres" | "memory";
   /** SQLite only: the driver this runtime opened it with (bun:sqlite, node:sqlite, better-sqlite3). */
   driver?: SqliteDriverName;
+  /** SQLite only: the file did not exist and this run created it (the notice says so). */
+  created?: boolean;
 }
 
 /** The notice a run prints once: where the journal is, and with which SQLite driver. */
 export function journalNotice(opened: OpenedJournal): string {
   return `journal: ${opened.label}${opened.driver ? ` (${opened.driver})` : ""}`;
+}
+
+/** Said once when a run created its SQLite journal: a job that ran before did not write here. */
+export function newJournalNotice(opened: OpenedJournal): string | undefined {
+  return opened.created ? `new journal created: ${opened.label}` : undefined;
 }
 
 const MEMORY_LABEL = "memory (ends with this process, like the in-process emulator)";
@@ -46,27 +53,65 @@ function defaultJournalPath(env: NodeJS.ProcessEnv): string {
   return join(state, "reseller", "journal.sqlite");
 }
 
+function canParse(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function isPostgresUrl(value: string): boolean {
   return /^postgres(?:ql)?:\/\//i.test(value);
 }
 
 /**
  * The journal this run uses: --journal, else RESELLER_JOURNAL (not with --emulator), else undefined
- * (the default file, or memory with --emulator). A value shaped like `<scheme>://` that is not a
- * postgres:// or postgresql:// URL is a usage error — never a file path: a typo such as
- * `postgress://…` must not silently start a new, empty journal (a re-run would then renew again)
- * nor create folders named after the URL and its password.
+ * (the default file, or memory with --emulator). Every value that could silently start a new, empty
+ * journal — where a re-run would renew everything again — is a usage error, printed redacted:
+ * - an empty (or blank) --journal or RESELLER_JOURNAL: never "the default journal" by accident;
+ * - a `<scheme>://` value that is not a postgres:// or postgresql:// URL (`postgress://…`), or one
+ *   that does not parse;
+ * - anything else shaped like a connection string: `postgres:/app:pw@host/db` (a slash missing),
+ *   a scheme-less `app:pw@host/db`, a libpq `host=… password=…` string — never a file path (nor
+ *   folders named after the URL and its password).
  */
 export function chooseJournal(spec: string | undefined, env: NodeJS.ProcessEnv, memory: boolean): string | undefined {
-  const flag = spec?.trim();
-  const chosen = flag || (memory ? undefined : env.RESELLER_JOURNAL?.trim());
-  if (chosen && /^[a-z][a-z0-9+.-]*:\/\//i.test(chosen) && !isPostgresUrl(chosen)) {
-    const scheme = chosen.slice(0, chosen.indexOf(":"));
+  const fromEnv = spec === undefined && !memory;
+  const source = spec !== undefined ? "--journal" : "RESELLER_JOURNAL";
+  const raw = spec ?? (memory ? undefined : env.RESELLER_JOURNAL);
+  if (raw === undefined) return undefined;
+  const chosen = raw.trim();
+  if (!chosen)
     throw new UsageError(
-      `${flag ? "--journal" : "RESELLER_JOURNAL"}: ${redactUrl(chosen)} is a ${scheme}:// URL, which is no journal this CLI opens. Give a file path (SQLite) or a postgres:// or postgresql:// URL; nothing was created.`,
+      fromEnv
+        ? `RESELLER_JOURNAL is set but empty: unset it (\`unset RESELLER_JOURNAL\`) to use the default journal at ${defaultJournalPath(env)}, or set it to the journal of your jobs. Nothing was sent; an empty value never falls back to the default journal, where a finished job would run again.`
+        : `--journal is empty: give the journal of your jobs (a file path or a postgres:// URL), or leave --journal out to use the default journal at ${defaultJournalPath(env)}. Nothing was sent; an empty value never falls back to the default journal, where a finished job would run again.`,
     );
+  const refuse = (what: string): never => {
+    throw new UsageError(
+      `${source}: ${what}, which is no journal this CLI opens. Give a file path (SQLite) or a postgres:// or postgresql:// URL (postgres://user:password@host:5432/db); nothing was created and nothing was sent.`,
+    );
+  };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen)) {
+    const scheme = chosen.slice(0, chosen.indexOf(":"));
+    if (!isPostgresUrl(chosen)) refuse(`${redactUrl(chosen)} is a ${scheme}:// URL`);
+    if (!canParse(chosen)) refuse(`${redactUrl(chosen)} is not a valid ${scheme}:// URL`);
+    return chosen;
   }
-  return chosen || undefined;
+  const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(chosen)?.[1];
+  if (scheme)
+    refuse(
+      `${scheme.toLowerCase()}:… (not echoed: it may hold a password) starts like a URL without "//"${
+        isPostgresUrl(`${scheme}://`) ? ` — a postgres URL starts ${scheme.toLowerCase()}://` : ""
+      } (a file whose name starts so: prefix it with ./)`,
+    );
+  if (/^[^\s/@]+:[^\s/@]*@/.test(chosen))
+    refuse("a value shaped like user:password@host (not echoed) — a connection string without its postgres:// scheme");
+  if (/(?:^|\s)(?:host|hostaddr|port|dbname|user|password|sslmode|passfile)\s*=/i.test(chosen))
+    refuse("a libpq key=value connection string (not echoed: it may hold a password) — give it as a postgres:// URL");
+  return chosen;
 }
 
 /** A driver's message may quote the connection string or its password: neither is printed. */
@@ -157,7 +202,7 @@ export async function openJournal(
           : env.XDG_STATE_HOME?.trim()
             ? " (this is the default path, under XDG_STATE_HOME)"
             : " (this is the default path, under ~/.local/state: XDG_STATE_HOME is not set)"
-      }; renew, register and recover create the journal on their first run.`,
+      }; renew, register, check and recover create the journal on their first run.`,
     );
   let mod: typeof SqliteStore;
   try {
@@ -165,11 +210,19 @@ export async function openJournal(
   } catch (error) {
     throw new SetupError(`Cannot load the SQLite journal module: ${(error as Error).message}`);
   }
+  // A journal named explicitly (--journal, RESELLER_JOURNAL) is never created in a folder that does
+  // not exist: `/nonexistent/dir/j.sqlite` is a typo, and a new, empty journal there would renew
+  // everything a finished job renewed. Only the default path's folder is created (the first run).
+  if (chosen && !existsSync(dirname(file)))
+    throw new UsageError(
+      `${spec?.trim() ? "--journal" : "RESELLER_JOURNAL"}: the folder ${dirname(file)} does not exist, so ${file} would be a new, empty journal — a typo there would run a finished job again. Check the path; for a new journal in a new folder, create it first: mkdir -p ${dirname(file)}. Nothing was created and nothing was sent.`,
+    );
+  const isNew = !existsSync(file);
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   } catch (error) {
     throw openFailure(error, file);
   }
   const { journal, driver } = openSqliteJournal(mod, file, sync);
-  return { journal, label: file, kind: "sqlite", driver };
+  return { journal, label: file, kind: "sqlite", driver, created: isNew };
 }

@@ -4,7 +4,7 @@
  * which never holds the token or any x-sensitive-fields value (H2); nothing else is added.
  */
 import type { CommandRecord } from "../src/index";
-import { redactSecretShapes } from "./redact";
+import { redactSecretShapes, redactValue } from "./redact";
 import { isoOf, recordOf } from "./shape";
 
 /** Body fields that hold free text a person wrote (ticket messages): left out unless asked for (H2). */
@@ -15,15 +15,18 @@ const LEFT_OUT = "[free text left out; --include-text prints it]";
 /** A journalled request body as text, its free-text fields left out unless `includeText`. */
 export function bodyText(record: CommandRecord, includeText: boolean): string | null {
   if (!record.body) return null;
-  // Free text may hold what a person pasted into a ticket: a token, a webhook signing secret.
-  const raw = redactSecretShapes(new TextDecoder().decode(record.body));
-  if (includeText) return raw;
+  // A4: the body is printed redacted as the SDK redacts: a URL's password and secret-looking query
+  // values (a webhook URL with basic auth), secret fields (auth_code, signing_secret, passwords),
+  // and whatever a person pasted into a ticket (a token, a webhook signing secret).
+  const text = new TextDecoder().decode(record.body);
   let parsed: unknown;
   try {
-    parsed = JSON.parse(raw);
+    parsed = JSON.parse(text);
   } catch {
-    return "[a body that is not JSON, left out; --include-text prints it]";
+    return includeText ? redactSecretShapes(text) : "[a body that is not JSON, left out; --include-text prints it]";
   }
+  parsed = redactValue(parsed);
+  if (includeText) return JSON.stringify(parsed);
   const strip = (value: unknown, depth: number): unknown => {
     if (Array.isArray(value)) return value.map((v) => strip(v, depth + 1));
     const obj = recordOf(value);
@@ -36,6 +39,15 @@ export function bodyText(record: CommandRecord, includeText: boolean): string | 
     );
   };
   return JSON.stringify(strip(parsed, 0));
+}
+
+/** A journalled path and query as printed: secret-looking query values redacted (as redactUrl does). */
+export function pathText(record: CommandRecord): string {
+  if (!record.query) return record.path;
+  const redacted = redactSecretShapes(`http://x.invalid${record.path}${record.query}`);
+  return redacted.startsWith("http://x.invalid/")
+    ? redacted.slice("http://x.invalid".length)
+    : record.path + "?[REDACTED]";
 }
 
 /**
@@ -66,7 +78,7 @@ export function supportNote(record: CommandRecord, options: { includeText?: bool
     "",
     `Reason:           ${plainWords(check?.reason ?? record.reconciliation ?? "not recorded")}`,
     `API key id:       ${record.apiKeyId} (${record.environment})`,
-    `Request:          ${record.method} /api/reseller/v1${record.path}${record.query}`,
+    `Request:          ${record.method} /api/reseller/v1${pathText(record)}`,
     `Body:             ${body}`,
     `Idempotency-Key:  ${record.idempotencyKey}`,
     `First sent:       ${isoOf(record.createdAt)}`,

@@ -2,6 +2,8 @@
 // (where to connect and which keys to use) so scripts can read it; everything else goes to stderr.
 // No shebang here: tsup adds it to dist/cli.js.
 import { readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
+import { networkInterfaces } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { currentParentage, onParentExit } from "./parent-watch";
@@ -50,6 +52,23 @@ function integer(flag: string, raw: string | undefined, min: number, max: number
   return value;
 }
 
+/**
+ * An IP address this machine does not have can never be bound: refused here, in one line, before
+ * the server would print its non-loopback warning and then fail to listen (two lines for one mistake).
+ * Host names and the wildcard addresses are left to the bind.
+ */
+function checkLocalAddress(host: string): void {
+  const bare = host.replace(/^\[|\]$/g, "");
+  if (isIP(bare) === 0 || bare === "0.0.0.0" || bare === "::") return;
+  const own = Object.values(networkInterfaces())
+    .flat()
+    .map((i) => i?.address);
+  if (bare.startsWith("127.") || bare === "::1" || own.includes(bare)) return;
+  throw new UsageError(
+    `--host ${host}: not an address of this machine, so nothing can listen there: use 127.0.0.1 (the default), or an address one of its interfaces has`,
+  );
+}
+
 /** Parses and validates argv (without node and script); throws UsageError on bad input. */
 export function parseCliArgs(argv: readonly string[]): CliOptions {
   let parsed;
@@ -77,6 +96,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
   if (v.host?.trim() === "") throw new UsageError("--host must not be empty");
   if (v.seed?.trim() === "") throw new UsageError("--seed must name a file");
   if (v["print-to"]?.trim() === "") throw new UsageError("--print-to must name a file");
+  if (v.host !== undefined) checkLocalAddress(v.host.trim());
   return {
     help: v.help === true,
     host: v.host?.trim(),
@@ -126,7 +146,8 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      process.stderr.write(`reseller-emulator: ${error.message}\n\n${USAGE}\n`);
+      // One line on stderr (as the help text promises); the options are one --help away.
+      process.stderr.write(`reseller-emulator: ${error.message} (reseller-emulator --help lists the options)\n`);
       return 2;
     }
     throw error;

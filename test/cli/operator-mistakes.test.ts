@@ -7,7 +7,7 @@
  * counters agree.
  */
 import { execFile } from "node:child_process";
-import { chmodSync, existsSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -38,7 +38,7 @@ const journal = () => join(tmp.dir, `journal-${++n}.sqlite`);
 const env = (extra: Record<string, string> = {}) => ({
   RESELLER_API_TOKEN: emu.token,
   RESELLER_API_BASE_URL: emu.baseUrl,
-  RESELLER_JOURNAL: "",
+  RESELLER_JOURNAL: undefined,
   XDG_STATE_HOME: join(tmp.dir, "state"),
   ...extra,
 });
@@ -363,7 +363,7 @@ describe("read-only journal commands on a journal file that does not exist", () 
         [[], { XDG_STATE_HOME: dir }], // the default path
       ] as [string[], Record<string, string>][]) {
         const r = await runCli(CLI, [...args, ...extra], {
-          RESELLER_JOURNAL: "",
+          RESELLER_JOURNAL: undefined,
           XDG_STATE_HOME: join(tmp.dir, "state"),
           ...envExtra,
         });
@@ -376,7 +376,9 @@ describe("read-only journal commands on a journal file that does not exist", () 
         expect(existsSync(dir)).toBe(false);
       }
     }
-    // A job that may send still starts a new journal (a --dry-run does not: read-only.test.ts).
+    // A job that may send still starts a new journal (a --dry-run does not: read-only.test.ts) —
+    // in a folder that exists (a missing folder is a typo: journal-choice.test.ts).
+    mkdirSync(dir);
     const renew = await runCli(CLI, ["renew", "--expiring-within", "1d", "--journal", missing], env());
     expect(renew.code, renew.stderr).toBe(0);
     expect(existsSync(missing)).toBe(true);

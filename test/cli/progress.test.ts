@@ -28,7 +28,8 @@ describe("the progress line", () => {
     const p = setup(now);
     p.counters.total = 50;
     const e429 = p.clientEvent(pacing({ type: "pause", reason: "retry-after", untilMs: now.t + 10_000 }));
-    expect(e429).toMatchObject({ type: "pause", status: 429, untilMs: new Date(now.t + 10_000).toISOString() });
+    expect(e429).toMatchObject({ type: "pause", status: 429, until: new Date(now.t + 10_000).toISOString() });
+    expect(e429).not.toHaveProperty("untilMs"); // an ISO string is not "…Ms"
     now.t += 1;
     expect(p.clientEvent(pacing({ type: "window-wait", waitMs: 9_999 }))).toBeUndefined();
     expect(p.line()).toContain("paused 10s: 429: whole key paused for Retry-After");
@@ -160,7 +161,7 @@ describe("smaller items", () => {
       }),
     ).toEqual({
       at: new Date(1_790_000_000_000).toISOString(),
-      untilMs: new Date(1_790_000_010_000).toISOString(),
+      until: new Date(1_790_000_010_000).toISOString(),
       delayMs: 1500,
       nested: [{ createdAt: new Date(1_790_000_000_000).toISOString() }],
     });

@@ -47,12 +47,12 @@ function tree(dir: string): string[] {
 describe("read-only commands create no file", () => {
   it("G1: context and domains list create no journal file — not the default one, not a relative RESELLER_JOURNAL in the working directory", async () => {
     for (const [args, journal] of [
-      [["context"], ""],
-      [["domains", "list"], ""],
+      [["context"], undefined],
+      [["domains", "list"], undefined],
       [["--json", "context"], "commands.sqlite"],
       [["domains", "list", "--expiring-within", "400d"], "commands.sqlite"],
-      [["--journal", "journal.sqlite", "context"], ""],
-    ] as [string[], string][]) {
+      [["--journal", "journal.sqlite", "context"], undefined],
+    ] as [string[], string | undefined][]) {
       const cwd = tempDir("reseller-cli-cwd-");
       try {
         const r = await runCli(
@@ -112,7 +112,7 @@ describe("read-only commands create no file", () => {
           {
             RESELLER_API_TOKEN: emu.token,
             RESELLER_API_BASE_URL: emu.baseUrl,
-            RESELLER_JOURNAL: "",
+            RESELLER_JOURNAL: undefined,
             XDG_STATE_HOME: join(cwd.dir, "state"),
           },
           undefined,
@@ -282,7 +282,7 @@ describe("where the default journal is", () => {
         const r = await runCli(CLI, ["commands", "list"], {
           HOME: home.dir,
           XDG_STATE_HOME: xdg,
-          RESELLER_JOURNAL: "",
+          RESELLER_JOURNAL: undefined,
         });
         expect(r.code, r.stderr).toBe(4);
         const [error] = jsonLines(r.stderr);

@@ -174,6 +174,25 @@ describe("reseller-emulator (child process)", () => {
     expect(r.stdout()).toBe("");
   });
 
+  it.each([
+    [["--bogus"], /Unknown option '--bogus'/],
+    [["--port", "abc"], /--port must be an integer/],
+    [["--host", "8.8.8.8"], /--host 8\.8\.8\.8: not an address of this machine/],
+    [["--host", "203.0.113.77"], /not an address of this machine/],
+  ])("A5: usage error %j is one line on stderr — no help text, no warning before it", async (args, message) => {
+    const r = run(args);
+    expect((await r.exit).code).toBe(2);
+    const lines = r
+      .stderr()
+      .split("\n")
+      .filter((l) => l !== "");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(message);
+    expect(lines[0]).toMatch(/^reseller-emulator: .*--help/);
+    expect(r.stderr()).not.toContain("Usage:");
+    expect(r.stdout()).toBe("");
+  });
+
   it("--help prints the usage and exits 0 without starting a server", async () => {
     const r = run(["--help"]);
     expect((await r.exit).code).toBe(0);

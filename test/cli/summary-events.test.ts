@@ -1,0 +1,45 @@
+/**
+ * I7: the job summary counts what happened. A send that timed out (the server did it but never
+ * answered) and that the client then settled by itself — a retry with the same key — is a send that
+ * ended without a known outcome: `unknownOutcomeEvents` counts it, while the row is `done`.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TSX_CLI, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+
+let emu: EmulatorProcess;
+const tmp = tempDir("reseller-cli-summary-");
+const env = () => ({ RESELLER_API_TOKEN: emu.token, RESELLER_API_BASE_URL: emu.baseUrl, RESELLER_JOURNAL: undefined });
+
+beforeAll(async () => {
+  emu = await startEmulator(["--window-ms", "1000", "--rate-limit", "600"]);
+});
+afterAll(async () => {
+  await emu?.stop();
+  tmp.cleanup();
+});
+
+describe("the summary's counters", () => {
+  it("I7: a timed-out send later settled by the client counts in unknownOutcomeEvents; unknownOutcomes stays counts.unknown", async () => {
+    const [name] = await seedDomains(emu, 1, "timedout");
+    const input = join(tmp.dir, "timedout.txt");
+    writeFileSync(input, name + "\n");
+    await emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/domains/{domainUuid}/renew",
+      kind: "timeout_after",
+      times: 1,
+    });
+    const r = await runCli(
+      TSX_CLI,
+      ["renew", input, "--journal", join(tmp.dir, "j.sqlite"), "--window-ms", "1000", "--request-timeout", "1s"],
+      env(),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(jsonLines(r.stdout).map((x) => x.kind)).toEqual(["done"]);
+    const summary = jsonLines(r.stderr).find((e) => e.type === "summary")!;
+    expect(summary.unknownOutcomes).toBe(0);
+    expect(summary.unknownOutcomeEvents).toBe(1);
+  }, 60_000);
+});
