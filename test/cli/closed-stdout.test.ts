@@ -6,35 +6,16 @@
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import {
-  REPO,
-  TSX_CLI,
-  jsonLines,
-  runCli,
-  seedDomains,
-  spawnCli,
-  startEmulator,
-  tempDir,
-  type EmulatorProcess,
-} from "./harness";
+import { REPO, TSX_CLI, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
 
-let emu: EmulatorProcess;
-const tmp = tempDir("reseller-cli-epipe-");
-const env = () => ({ RESELLER_API_TOKEN: emu.token, RESELLER_API_BASE_URL: emu.baseUrl, RESELLER_JOURNAL: undefined });
-
-beforeAll(async () => {
-  emu = await startEmulator(["--window-ms", "1000", "--rate-limit", "600"]);
-});
-afterAll(async () => {
-  await emu?.stop();
-  tmp.cleanup();
-});
+const fx = useEmulatorProcess(["--window-ms", "1000", "--rate-limit", "600"], "reseller-cli-epipe-");
+const { tmp, env } = fx;
 
 describe("a closed stdout", () => {
   it("G4: renew FILE | head -2 stops cleanly: no EPIPE stack, in-flight rows settle, exit 130; the re-run renews each domain once", async () => {
-    const names = await seedDomains(emu, 30, "epipe");
+    const names = await seedDomains(fx.emu, 30, "epipe");
     const file = join(tmp.dir, "epipe.txt");
     writeFileSync(file, names.join("\n") + "\n");
     const journal = join(tmp.dir, "epipe.sqlite");
@@ -61,7 +42,9 @@ describe("a closed stdout", () => {
     }
     const again = await runCli(TSX_CLI, ["--journal", journal, "--window-ms", "1000", "renew", file], env());
     expect(again.code, again.stderr).toBe(0);
-    const renewed = (await emu.control<{ kind: string }[]>("GET", "/effects")).filter((e) => e.kind === "domain.renew");
+    const renewed = (await fx.emu.control<{ kind: string }[]>("GET", "/effects")).filter(
+      (e) => e.kind === "domain.renew",
+    );
     expect(renewed).toHaveLength(30);
   }, 120_000);
 });
@@ -69,7 +52,7 @@ describe("a closed stdout", () => {
 describe("Ctrl-C and SIGTERM", () => {
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     it(`G4: the first ${signal} lets the rows in flight settle (done, not pending; none left accepted), then exits 130`, async () => {
-      const names = await seedDomains(emu, 40, `sig${signal.toLowerCase()}`);
+      const names = await seedDomains(fx.emu, 40, `sig${signal.toLowerCase()}`);
       const file = join(tmp.dir, `${signal}.txt`);
       writeFileSync(file, names.join("\n") + "\n");
       const journal = join(tmp.dir, `${signal}.sqlite`);

@@ -5,37 +5,19 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  TSX_CLI,
-  jsonLines,
-  runCli,
-  seedDomains,
-  spawnCli,
-  startEmulator,
-  tempDir,
-  type EmulatorProcess,
-} from "./harness";
+import { describe, expect, it } from "vitest";
+import { TSX_CLI, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
 
-let emu: EmulatorProcess;
-const tmp = tempDir("reseller-cli-concurrent-");
-const env = () => ({ RESELLER_API_TOKEN: emu.token, RESELLER_API_BASE_URL: emu.baseUrl, RESELLER_JOURNAL: undefined });
-
-beforeAll(async () => {
-  emu = await startEmulator(["--window-ms", "3000", "--rate-limit", "30"]);
-});
-afterAll(async () => {
-  await emu?.stop();
-  tmp.cleanup();
-});
+const fx = useEmulatorProcess(["--window-ms", "3000", "--rate-limit", "30"], "reseller-cli-concurrent-");
+const { tmp, env } = fx;
 
 describe("two jobs on one journal", () => {
   it("B1: a second job started while the first runs is refused (exit 4, names the pid), sends nothing, and no request is throttled", async () => {
     const journal = join(tmp.dir, "shared.sqlite");
     const a = join(tmp.dir, "a.txt");
     const b = join(tmp.dir, "b.txt");
-    writeFileSync(a, (await seedDomains(emu, 16, "conca")).join("\n") + "\n");
-    writeFileSync(b, (await seedDomains(emu, 8, "concb")).join("\n") + "\n");
+    writeFileSync(a, (await seedDomains(fx.emu, 16, "conca")).join("\n") + "\n");
+    writeFileSync(b, (await seedDomains(fx.emu, 8, "concb")).join("\n") + "\n");
     const first = spawnCli(TSX_CLI, ["--journal", journal, "--window-ms", "3000", "renew", a], env());
     await first.until((_, err) => err.includes('"type":"row"'));
     const second = await runCli(TSX_CLI, ["--journal", journal, "--window-ms", "3000", "renew", b], env());
@@ -46,7 +28,9 @@ describe("two jobs on one journal", () => {
     expect(error.message).toContain(journal);
     expect(second.stdout).toBe("");
     const { code } = await first.exited;
-    const renewed = (await emu.control<{ kind: string }[]>("GET", "/effects")).filter((e) => e.kind === "domain.renew");
+    const renewed = (await fx.emu.control<{ kind: string }[]>("GET", "/effects")).filter(
+      (e) => e.kind === "domain.renew",
+    );
     expect(renewed).toHaveLength(16); // the first job's domains, once each; none of the second's
     expect(code, first.stderr()).toBe(0);
     expect(jsonLines(first.stdout()).map((r) => r.kind)).toEqual(Array(16).fill("done"));

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
+import { afterAll, beforeAll } from "vitest";
 
 export const REPO = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -197,6 +198,35 @@ export function jsonLines(text: string): JsonObject[] {
 export function tempDir(prefix: string): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface EmulatorFixture {
+  /** The emulator process (set before the file's first test). */
+  emu: EmulatorProcess;
+  tmp: { dir: string; cleanup(): void };
+  /** The CLI's environment against it: its token and base URL, no journal variable. */
+  env: () => Record<string, string | undefined>;
+}
+
+/** One `reseller-emulator` process and one temp folder for a test file: started before its tests, stopped after. */
+export function useEmulatorProcess(args: readonly string[], tmpPrefix: string): EmulatorFixture {
+  const fx: EmulatorFixture = {
+    emu: undefined as unknown as EmulatorProcess,
+    tmp: tempDir(tmpPrefix),
+    env: () => ({
+      RESELLER_API_TOKEN: fx.emu.token,
+      RESELLER_API_BASE_URL: fx.emu.baseUrl,
+      RESELLER_JOURNAL: undefined,
+    }),
+  };
+  beforeAll(async () => {
+    fx.emu = await startEmulator([...args]);
+  });
+  afterAll(async () => {
+    await fx.emu?.stop();
+    fx.tmp.cleanup();
+  });
+  return fx;
 }
 
 /** Creates `count` domains named `${prefix}NNN.kz` expiring in `days` days; returns their names. */

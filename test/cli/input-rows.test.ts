@@ -5,37 +5,28 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+import { describe, expect, it } from "vitest";
+import { TSX_CLI, jsonLines, runCli, seedDomains, useEmulatorProcess } from "./harness";
 
-let emu: EmulatorProcess;
-const tmp = tempDir("reseller-cli-input-rows-");
+const fx = useEmulatorProcess(["--window-ms", "1000", "--rate-limit", "600"], "reseller-cli-input-rows-");
+const { tmp, env } = fx;
 let n = 0;
 const journal = () => join(tmp.dir, `j-${++n}.sqlite`);
-const env = () => ({ RESELLER_API_TOKEN: emu.token, RESELLER_API_BASE_URL: emu.baseUrl, RESELLER_JOURNAL: undefined });
 const file = (name: string, text: string) => {
   const path = join(tmp.dir, name);
   writeFileSync(path, text);
   return path;
 };
 
-beforeAll(async () => {
-  emu = await startEmulator(["--window-ms", "1000", "--rate-limit", "600"]);
-});
-afterAll(async () => {
-  await emu?.stop();
-  tmp.cleanup();
-});
-
 describe("an external_id that is a secret", () => {
   it("A4: an external_id equal to the token's secret part is an invalid row: nothing sent, exit 1, never printed", async () => {
-    const secret = emu.token.slice(emu.token.lastIndexOf(".") + 1);
+    const secret = fx.emu.token.slice(fx.emu.token.lastIndexOf(".") + 1);
     const orders = file(
       "tok-orders.csv",
       `external_id,domain,period,nameservers\n${secret},secretid-one.kz,1,\nok-order-1,secretid-two.kz,1,\n`,
     );
     const orderEffects = async () =>
-      (await emu.control<{ kind: string }[]>("GET", "/effects")).filter((e) => e.kind === "order.create").length;
+      (await fx.emu.control<{ kind: string }[]>("GET", "/effects")).filter((e) => e.kind === "order.create").length;
     const j = journal();
     for (const args of [
       ["register", "--dry-run", orders, "--journal", j],
@@ -58,8 +49,8 @@ describe("an external_id that is a secret", () => {
 
 describe("a domain named by UUID and by name", () => {
   it("D1: `<uuid>,2` on line 1 and its name on line 3: line 1 is kept (renewed 2 years), line 3 is the duplicate", async () => {
-    const [name, other] = await seedDomains(emu, 2, "uuidname");
-    const domains = await emu.control<{ uuid: string; name: string }[]>("GET", "/domains");
+    const [name, other] = await seedDomains(fx.emu, 2, "uuidname");
+    const domains = await fx.emu.control<{ uuid: string; name: string }[]>("GET", "/domains");
     const uuid = domains.find((d) => d.name === name)!.uuid;
     const input = file("uuid-name.txt", `${uuid},2\n${other}\n${name}\n`);
     const r = await runCli(TSX_CLI, ["renew", input, "--journal", journal()], env());
@@ -87,7 +78,7 @@ describe("register waits for its orders", () => {
     const [row] = jsonLines(r.stdout);
     expect(row).toMatchObject({ kind: "done", message: "order completed" });
     const orderUuid = row.orderUuid as string;
-    const order = await emu.control<{ status: string }>("GET", `/orders/${orderUuid}`).catch(() => undefined);
+    const order = await fx.emu.control<{ status: string }>("GET", `/orders/${orderUuid}`).catch(() => undefined);
     if (order) expect(order.status).toBe("completed");
     const again = await runCli(TSX_CLI, ["register", orders, "--journal", j], env());
     expect(again.code, again.stderr).toBe(0);

@@ -5,27 +5,18 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+import { describe, expect, it } from "vitest";
+import { TSX_CLI, jsonLines, runCli, seedDomains, useEmulatorProcess } from "./harness";
 
-let emu: EmulatorProcess;
-const tmp = tempDir("reseller-cli-summary-");
-const env = () => ({ RESELLER_API_TOKEN: emu.token, RESELLER_API_BASE_URL: emu.baseUrl, RESELLER_JOURNAL: undefined });
-
-beforeAll(async () => {
-  emu = await startEmulator(["--window-ms", "1000", "--rate-limit", "600"]);
-});
-afterAll(async () => {
-  await emu?.stop();
-  tmp.cleanup();
-});
+const fx = useEmulatorProcess(["--window-ms", "1000", "--rate-limit", "600"], "reseller-cli-summary-");
+const { tmp, env } = fx;
 
 describe("the summary's counters", () => {
   it("I7: a timed-out send later settled by the client counts in unknownOutcomeEvents; unknownOutcomes stays counts.unknown", async () => {
-    const [name] = await seedDomains(emu, 1, "timedout");
+    const [name] = await seedDomains(fx.emu, 1, "timedout");
     const input = join(tmp.dir, "timedout.txt");
     writeFileSync(input, name + "\n");
-    await emu.control("POST", "/faults", {
+    await fx.emu.control("POST", "/faults", {
       method: "POST",
       path: "/domains/{domainUuid}/renew",
       kind: "timeout_after",
