@@ -72,8 +72,9 @@ describe("reseller-emulator start-up errors: one line, exit 2", () => {
     expect(code).toBe(2);
     expect(stdout).toBe("");
     expect(stderr).toContain(
-      "reseller-emulator: Cannot listen on 192.0.2.1:0 (EADDRNOTAVAIL): 192.0.2.1 is not an address of this machine: use 127.0.0.1",
+      "reseller-emulator: --host 192.0.2.1: not an address of this machine, so nothing can listen there: use 127.0.0.1",
     );
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(stderr).not.toMatch(/pass another port/);
     noStack(stderr);
   });
