@@ -23,6 +23,12 @@ export const CLI_DEFAULTS = {
     requestTimeoutMs: DEFAULT_CALL.timeoutMs,
     /** Connect timeout (DNS + TCP + TLS) of the first request of a command, ms: a wrong URL fails fast. */
     connectTimeoutMs: 3_000,
+    /**
+     * The command's first request (GET /context) waits at most this long per attempt (or the
+     * request timeout, when shorter), and its retries end this long later: a port that accepts
+     * connections but never answers HTTP fails in seconds, not after the call's whole deadline.
+     */
+    firstAnswerMs: 10_000,
     /** The API's fixed rate-limit window (C3); only an emulator started with --window-ms differs. */
     windowMs: DEFAULT_PACING.windowMs,
     /** Sends the client's pacer lets go at once when a window opens: its burst allowance, maxConcurrency (C8). */

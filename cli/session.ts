@@ -6,6 +6,7 @@
 import {
   systemClock,
   createResellerClient,
+  type AttemptInfo,
   type Clock,
   type ClientEvent,
   type Journal,
@@ -197,8 +198,13 @@ export async function openSession(
       listener = next;
     },
     async context() {
-      const outcome = await client.context.get();
-      if (outcome.kind !== "succeeded") throw contextFailure(outcome, baseUrl, options.connectTimeoutMs);
+      const firstAnswerMs = Math.min(options.requestTimeoutMs, CLI_DEFAULTS.http.firstAnswerMs);
+      const outcome = await client.context.get(undefined, {
+        timeoutMs: firstAnswerMs,
+        deadlineMs: 2 * firstAnswerMs,
+      });
+      if (outcome.kind !== "succeeded")
+        throw contextFailure(outcome, baseUrl, { connectMs: options.connectTimeoutMs, firstAnswerMs });
       // E5: a 200 from a proxy or a broken server may hold anything; read it field by field.
       const data = dataRecordOf(outcome.data);
       const environment = data?.environment;
@@ -244,18 +250,28 @@ function checkClientOptions(baseUrl: string, token: string): void {
   createResellerClient({ baseUrl, token });
 }
 
+function timedOut(attempt: AttemptInfo): boolean {
+  return attempt.error === "timeout";
+}
+
 /**
  * GET /context did not succeed. Without any response, nobody received the request: the cause is named
  * (refused, DNS, TLS, timeout) and no request id is quoted; with a response, its status and request id.
  */
-function contextFailure(outcome: Exclude<Outcome, { kind: "succeeded" }>, baseUrl: string, connectMs: number): Error {
+function contextFailure(
+  outcome: Exclude<Outcome, { kind: "succeeded" }>,
+  baseUrl: string,
+  limits: { connectMs: number; firstAnswerMs: number },
+): Error {
   const status = "status" in outcome && outcome.status ? outcome.status : undefined;
   if (outcome.kind === "unknown" && status === undefined) {
     const url = new URL(baseUrl);
     const host = `${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)}`;
-    if (outcome.reason === "timeout")
+    const connectMs = limits.connectMs;
+    // Every attempt ran out of time (or the short deadline ended the retries): the port took the connection.
+    if (outcome.reason === "timeout" || (outcome.reason === "deadline" && outcome.attempts.every(timedOut)))
       return new SetupError(
-        `GET /context: ${host} accepted the connection but sent no response within the request timeout; nobody answered, so there is no request id. Check that the base URL points at the Reseller API (not a proxy that holds connections), or raise --request-timeout.`,
+        `GET /context: ${host} accepted the connection but sent no HTTP response within ${limits.firstAnswerMs} ms (${outcome.attempts.length} attempt${outcome.attempts.length === 1 ? "" : "s"}); nobody answered, so there is no request id. Check that the base URL points at the Reseller API (not another service on that port, or a proxy that holds connections).`,
       );
     const code = outcome.cause && "causeCode" in outcome.cause ? outcome.cause.causeCode : undefined;
     const failure = failureOf(code);

@@ -116,6 +116,26 @@ describe("a wrong base URL fails at once, named, with the fix (issue item 1)", (
     expect(bytesSeen).not.toContain("/api/reseller/v1"); // a ClientHello at most: no HTTP request was sent
   });
 
+  it("E4: a port that takes the connection and never answers HTTP ends the first request by its short first-answer limit, named, not after the call's whole deadline", async () => {
+    const before = bytesSeen.length;
+    const r = await runCli(
+      cmd,
+      ["--json", "--request-timeout", "2s", "context"],
+      baseEnv({ RESELLER_API_BASE_URL: `http://127.0.0.1:${silentPort}/api/reseller/v1` }),
+    );
+    expect(r.code).toBe(4);
+    const [error] = jsonLines(r.stderr).filter((e) => e.type === "error");
+    expect(error).toMatchObject({ code: "cli_setup", exitCode: 4 });
+    // Retries end with the first-answer deadline (2 × 2 s): one retry at most, never the six of a full call.
+    expect(error.message).toMatch(
+      new RegExp(
+        `127\\.0\\.0\\.1:${silentPort} accepted the connection but sent no HTTP response within 2000 ms \\([12] attempts?\\)`,
+      ),
+    );
+    expect(error.message).not.toMatch(/Cannot connect/); // it did connect: the request was received
+    expect(bytesSeen.slice(before)).toContain("GET /api/reseller/v1/context");
+  });
+
   it("TLS: an untrusted certificate is named as a TLS failure with the CA hint", async () => {
     if (!tls) throw new Error("This test needs the openssl binary (apt-get install -y openssl) to make a certificate");
     const r = await runCli(
