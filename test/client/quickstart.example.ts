@@ -14,8 +14,8 @@ export async function main(emulatorJson = "emulator.json", journalFile = "comman
   const context = await client.context.get(); // A5: the first call; also teaches the pacer the key's limit
   if (context.kind !== "succeeded") return `context: ${context.kind}`;
   const page = await client.domains.list({ query: { per_page: 1 } });
-  if (page.kind !== "succeeded" || page.data.data.length === 0) return "no domain to renew";
-  const domain = page.data.data[0];
+  const domain = page.kind === "succeeded" ? page.data.data[0] : undefined;
+  if (!domain) return "no domain to renew";
   return `${domain.name}: ${await renewOnce(client, domain.uuid, `renew-${domain.uuid}-2026`)}`;
 }
 

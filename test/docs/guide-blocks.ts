@@ -96,10 +96,20 @@ export function typecheck(blocks: Pick<WrittenBlock, "path" | "guide" | "line">[
   const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, repoRoot);
   const program = ts.createProgram(
     blocks.map((b) => b.path),
-    { ...parsed.options, noEmit: true, types: ["node"] },
+    // The strictest flags an application may set: an example must compile in any strict project.
+    {
+      ...parsed.options,
+      noUncheckedIndexedAccess: true,
+      exactOptionalPropertyTypes: true,
+      noEmit: true,
+      types: ["node"],
+    },
   );
   const byPath = new Map(blocks.map((b) => [b.path, b]));
-  return ts.getPreEmitDiagnostics(program).map((d) => {
+  // The package's own sources compile under the project's flags (`npm run typecheck`); an application
+  // sees their declarations, so only the examples' diagnostics count here.
+  const diagnostics = ts.getPreEmitDiagnostics(program).filter((d) => !d.file || byPath.has(d.file.fileName));
+  return diagnostics.map((d) => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
     const block = d.file && byPath.get(d.file.fileName);
     if (!d.file || !block) return `${d.file?.fileName ?? "(project)"}: ${message}`;

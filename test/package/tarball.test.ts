@@ -132,8 +132,9 @@ describe("the packed package, installed into an empty project", () => {
 
   for (const [version, tsc] of Object.entries(TSC)) {
     for (const resolution of ["nodenext", "bundler"] as const) {
-      // exactOptionalPropertyTypes with bundler resolution: an app that passes `outcome.commandId` (string | undefined) on.
-      it(`the quickstart and every entry type-check with TypeScript ${version}, strict${resolution === "bundler" ? " + exactOptionalPropertyTypes" : ""}, ${resolution} resolution, no @types of optional peers`, async () => {
+      // The strictest app with bundler resolution: exactOptionalPropertyTypes (it passes `outcome.commandId`,
+      // string | undefined, on) and noUncheckedIndexedAccess (it reads `page.data.data[0]`).
+      it(`the quickstart and every entry type-check with TypeScript ${version}, strict${resolution === "bundler" ? " + exactOptionalPropertyTypes + noUncheckedIndexedAccess" : ""}, ${resolution} resolution, no @types of optional peers`, async () => {
         const module = resolution === "nodenext" ? "nodenext" : "preserve";
         const config = `tsconfig.${version}.${resolution}.json`;
         writeFileSync(
@@ -142,6 +143,7 @@ describe("the packed package, installed into an empty project", () => {
             compilerOptions: {
               strict: true,
               exactOptionalPropertyTypes: resolution === "bundler",
+              noUncheckedIndexedAccess: resolution === "bundler",
               module,
               moduleResolution: resolution,
               target: "es2022",
