@@ -12,7 +12,7 @@ import { parseRetryAfter, pauseAfter429 } from "./retry-timing";
 import type { ObserveParams, ReserveDecision, WindowSnapshot, WindowStore } from "./window-store";
 
 /** What a ticket remembers of its grant. */
-type Grant = Pick<Extract<ReserveDecision, { granted: true }>, "windowId" | "ord" | "sendAt">;
+export type Grant = Pick<Extract<ReserveDecision, { granted: true }>, "windowId" | "ord" | "sendAt">;
 
 const MAX_LIMIT = 10_000; // C1
 
@@ -34,6 +34,14 @@ export interface KeyState {
   /** While the store refuses sends: when the key can send again, and why (for deadlines). */
   blockedUntil: number;
   blockedBy: "pause" | "window";
+  /** The grant the pump holds while it sleeps towards its sendAt (granted, not sent yet); null: none. */
+  held: Grant | null;
+}
+
+/** 1 when the pump holds a grant of the same window made after `grant` (granted, not sent yet). */
+function laterUnsent(held: Grant | null, grant: Grant): number {
+  if (held === null || held.windowId !== grant.windowId) return 0;
+  return held.ord !== undefined && grant.ord !== undefined && held.ord > grant.ord ? 1 : 0;
 }
 
 export function wake(s: KeyState): void {
@@ -126,6 +134,8 @@ export function createWindowAccounting(deps: WindowAccountingDeps) {
       ord: grant.ord,
       sentAt: grant.sendAt,
       slack: inFlightBefore,
+      // C10: a later grant of ours still waiting for its slot is not in this answer's count.
+      unsent: laterUnsent(s.held, grant),
     });
     if (r.limit != null) learn(apiKeyId, s, r.limit);
     const rateLimited = r.isRateLimit === true || r.status === 429;

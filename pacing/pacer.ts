@@ -73,6 +73,7 @@ export function createPacer(options: PacerOptions = {}): Pacer {
         waitEnds: noWaitEnds(),
         blockedUntil: 0,
         blockedBy: "window",
+        held: null,
       };
       keys.set(apiKeyId, s);
     }
@@ -200,11 +201,14 @@ export function createPacer(options: PacerOptions = {}): Pacer {
           first.reject(new DeadlineExceededError(d.sendAt, "window"));
           continue;
         }
-        // Hold the slot until its time; wake-ups (aborts, a 429 elsewhere) do not move it.
+        // Hold the slot until its time; wake-ups (aborts, a 429 elsewhere) do not move it. Answers
+        // that arrive meanwhile know it is granted but not sent (ObserveParams.unsent, C10).
+        s.held = d;
         while (clock.now() < d.sendAt && clock.now() >= s.pausedUntil && s.queue.length > 0) {
           await sleepUntil(s, d.sendAt);
           s.waitEnds.spacing = clock.now();
         }
+        s.held = null;
         const head = s.queue.head();
         // I3: a slot handed out past the window's last safe send instant (a slow store round trip,
         // a stalled event loop) could land in the server's next window, uncounted by ours.

@@ -90,8 +90,14 @@ export function applyObserve(r: WindowRecord, p: ObserveParams): void {
   // C10: a snapshot raises the known used count, never lowers it. More used than we ever granted
   // means sends we did not make (another process, a predecessor); our grants after this request
   // may not have reached the server yet, so they come on top (a later one that overtook it is then
-  // counted twice, which only errs on the safe side).
+  // counted twice, which only errs on the safe side). Grants not even sent when the answer came
+  // cannot be in it: used + those above our count means foreign sends as well, even when used alone
+  // is not above it (a predecessor's send, hidden by a grant of ours still waiting for its slot).
   if (used > r.count) r.count = used + (ord !== null ? Math.max(0, r.ord - ord) : 0);
+  else if (ord !== null && p.unsent !== undefined && Number.isFinite(p.unsent)) {
+    const unsent = Math.max(0, Math.min(Math.floor(p.unsent), r.ord - ord));
+    if (used + unsent > r.count) r.count = used + unsent;
+  }
   if (used > r.peakUsed) {
     r.priorUsed = r.peakUsed;
     r.priorAt = r.peakAt;

@@ -130,6 +130,11 @@ export interface ObserveParams {
   readonly sentAt?: number;
   /** Requests of this key already in flight when this one was sent (they may land after it, C8). */
   readonly slack?: number;
+  /**
+   * Grants made after this request that were not sent yet when its answer arrived: the server
+   * cannot have counted them, so they come on top of its used count (C10).
+   */
+  readonly unsent?: number;
 }
 
 export interface WindowStore {

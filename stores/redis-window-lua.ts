@@ -147,7 +147,7 @@ return reply(r, -1, nil)
 
 /**
  * ARGV: windowId, remaining, limit, now, graceMs, valid ("1" when remaining and limit are finite),
- * ord ("" when unknown), sentAt, slack. Mirrors applyObserve, including the re-dating.
+ * ord ("" when unknown), sentAt, slack, unsent ("" when unknown). Mirrors applyObserve, including the re-dating.
  */
 export const OBSERVE_LUA = `${PRELUDE}
 local r = load()
@@ -181,6 +181,9 @@ if current(r, ARGV[1]) and ARGV[6] == '1' then
     if used > r.count then
       r.count = used
       if ord ~= nil then r.count = used + math.max(0, r.ord - ord) end
+    elseif ord ~= nil and num(ARGV[10]) ~= nil then
+      local unsent = math.max(0, math.min(math.floor(num(ARGV[10])), r.ord - ord))
+      if used + unsent > r.count then r.count = used + unsent end
     end
     if used > r.pku then
       r.pru = r.pku; r.pra = r.pka; r.prs = r.pks

@@ -460,6 +460,7 @@ export function createRedisWindowStore(options: RedisWindowStoreOptions): Window
           p.ord !== undefined && Number.isFinite(p.ord) ? p.ord : "",
           p.sentAt !== undefined && Number.isFinite(p.sentAt) ? p.sentAt : "",
           p.slack !== undefined && Number.isFinite(p.slack) ? p.slack : 0,
+          p.unsent !== undefined && Number.isFinite(p.unsent) ? p.unsent : "",
         ),
       );
       if (reply) return fromRedis(key, reply, p.now).snapshot;

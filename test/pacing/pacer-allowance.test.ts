@@ -182,3 +182,24 @@ describe("pacer: re-synchronising with the server's window (C3, C10)", () => {
     expect(snaps[0].windowEndsAt).toBe(opener!.sentAt + 4 + W + 2 + Math.ceil(W / 2000));
   });
 });
+
+describe("pacer: a successor on a small-limit key (C10)", () => {
+  for (const initialLimit of [120, 5]) {
+    it(`C10: a process started right after its predecessor sent into a new server window counts that send — its own next grant waiting for its slot does not hide it (0 × 429, initialLimit ${initialLimit})`, async () => {
+      const [L, W] = [5, 10_000];
+      const j = world(L, W);
+      // The predecessor: L + 1 calls at once — L fill the server's window, the last opens the next one.
+      const old = createPacer({ clock: j.clock, windowMs: W, initialLimit: L });
+      await Promise.all(Array.from({ length: L + 1 }, () => command(j, old)));
+      // Its successor, a new process (knowing nothing), at once: L + 1 calls at once as well.
+      const next = createPacer({ clock: j.clock, windowMs: W, initialLimit });
+      const before = j.log.length;
+      const statuses = await Promise.all(Array.from({ length: L + 1 }, () => command(j, next)));
+      expect(statuses.every((s) => s === 200)).toBe(true);
+      expect(served429(j.emu)).toBe(0);
+      // It sent L − 1 into the predecessor's last window (its first answer said 2 used), the rest after it.
+      const firstEnd = j.log[before].sentAt + W;
+      expect(j.log.slice(before).filter((s) => s.sentAt < firstEnd).length).toBe(L - 1);
+    });
+  }
+});

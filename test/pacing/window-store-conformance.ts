@@ -260,6 +260,43 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       expect(t.count).toBe(22);
     });
 
+    it("C10: a used count equal to ours still counts a predecessor's send when a later grant of ours was not sent yet (unsent)", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 5)));
+      granted(await store.reserve(key, params(T0 + 1, 5))); // b: granted for later, still waiting for its slot
+      // A predecessor's one send + a = 2 used: equal to our 2 grants, but b was not sent — 3 in the window.
+      const s = await store.observe(key, {
+        windowId: a.windowId,
+        remaining: 3,
+        limit: 5,
+        now: T0 + 5,
+        ord: a.ord,
+        sentAt: a.sendAt,
+        unsent: 1,
+      });
+      expect(s.count).toBe(3);
+      // Two more fit, then the window is full (5 in the server's window: 1 foreign + 4 ours).
+      granted(await store.reserve(key, params(T0 + 6, 5)));
+      granted(await store.reserve(key, params(T0 + 7, 5)));
+      expect((await store.reserve(key, params(T0 + 8, 5))).granted).toBe(false);
+    });
+
+    it("C10: with no sends but ours, used + unsent never exceeds our count (nothing is counted twice)", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 5)));
+      granted(await store.reserve(key, params(T0 + 1, 5)));
+      const s = await store.observe(key, {
+        windowId: a.windowId,
+        remaining: 4,
+        limit: 5,
+        now: T0 + 5,
+        ord: a.ord,
+        sentAt: a.sendAt,
+        unsent: 1,
+      });
+      expect(s.count).toBe(2);
+    });
+
     it("I3: the next window opens `endGuardMs` after the earliest response + W (the server counted before it answered)", async () => {
       const { store, key } = await setup();
       const withEnd = (now: number) => ({ ...params(now), endGuardMs: 4 });
