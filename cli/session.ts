@@ -175,6 +175,9 @@ export async function openSession(
       clock,
       journal: opened?.journal,
       timeoutMs: options.requestTimeoutMs,
+      // A job's rows wait their turn in the key's window, however long (C3): a row never sent is
+      // not an unknown outcome. Attempts stay bounded (timeout, retries); Ctrl-C stops the rest.
+      deadlineMs: Number.POSITIVE_INFINITY,
       pacing: { windowMs: options.windowMs },
       onEvent: (event) => listener?.(event),
     });

@@ -122,3 +122,13 @@ describe("the ETA against the job's real end (issue item 4)", () => {
     }, 120_000);
   }
 });
+
+describe("rows that wait for the key's window longer than a call's default deadline", () => {
+  it("C3: 12 renewals at 2 per 60 s (minutes of waiting per row): every row is renewed — none ends `unknown (deadline)` unsent, exit 0", async () => {
+    const { code, events, results } = await runJob({ rows: 12, limit: 2, windowMs: 60_000, args: ["--no-wait"] });
+    expect(results.filter((r) => r.kind !== "accepted")).toEqual([]);
+    expect(results).toHaveLength(12);
+    expect(events.filter((e) => e.type === "unknown-outcome")).toEqual([]);
+    expect(code).toBe(0);
+  }, 120_000);
+});
