@@ -93,6 +93,8 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     return rows.filter((r) => taken.has(r.id));
   };
   let records: CommandRecord[];
+  // G4: commands left out only for being newer than staleAfterMs are reported, never silently passed over.
+  const tooRecent: RecoverSummary["tooRecent"] = [];
   if (leases) {
     // Fleet mode: one atomic claim takes the batch — expired leases, our own, and unowned commands
     // past staleAfterMs — so a live worker's command is never touched and each has one recoverer.
@@ -127,12 +129,13 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     // updatedAt and leaseUntil come from the journal's own clock (Date.now by default).
     const now = Date.now();
     const skip = new Set(notDue);
-    const isEligible = (r: CommandRecord) =>
+    const isOurs = (r: CommandRecord) =>
       !skip.has(r.id) &&
       r.apiKeyId === deps.apiKeyId &&
       r.environment === deps.environment &&
-      !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now) && // a live fleet worker's
-      (staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs);
+      !(r.owner !== null && r.leaseUntil !== null && r.leaseUntil > now); // a live fleet worker's
+    const isStale = (r: CommandRecord) => staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs;
+    const held = new Set(holders?.busy()); // this process's own calls and waits: not left for a later recover()
     // A bounded read: pages of the oldest commands until enough are eligible (never the whole backlog).
     const wanted = maxCommands + (holders?.busy().length ?? 0);
     const eligible: CommandRecord[] = [];
@@ -148,7 +151,9 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         if (seen.has(r.id)) continue; // a store that does not page returns everything every time
         seen.add(r.id);
         fresh += 1;
-        if (isEligible(r)) eligible.push(r);
+        if (!isOurs(r)) continue;
+        if (isStale(r)) eligible.push(r);
+        else if (!held.has(r.id)) tooRecent.push({ commandId: r.id, staleAt: r.updatedAt + staleAfterMs });
       }
       if (page.length !== limit || fresh === 0) break; // the last page
       after = page.at(-1);
@@ -162,7 +167,14 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     leases?.release(id);
     holders?.leaveRecovery(id);
   };
-  const summary: RecoverSummary = { examined: records.length, resolved: [], manual: [], stillPending: [], skipped: [] };
+  const summary: RecoverSummary = {
+    examined: records.length,
+    resolved: [],
+    manual: [],
+    stillPending: [],
+    skipped: [],
+    tooRecent,
+  };
   let next = 0;
   try {
     emit({ type: "recovery-start", examined: records.length, apiKeyId: deps.apiKeyId });

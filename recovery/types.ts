@@ -31,7 +31,8 @@ export interface RecoverOptions {
    * Only commands not updated for this long, ms. In fleet mode (client option `fleet`) it applies
    * only to commands written without a lease (before leases existed): leased commands are taken when
    * their lease has expired or this worker owns them. Without fleet mode, set it above your longest
-   * command when several live processes share one journal.
+   * command when several live processes share one journal; one process on its journal keeps 0, or a
+   * restart within it passes over its own open commands (listed in `RecoverSummary.tooRecent`).
    * @default DEFAULT_RECOVER.staleAfterMs (0)
    */
   staleAfterMs?: number;
@@ -80,6 +81,17 @@ export interface RecoverSummary {
   stillPending: (RecoveryTransition & { reason: string })[];
   /** Left alone: claimed by another process (a lost state-machine race or a lost lease) or aborted. */
   skipped: { commandId: string; reason: string }[];
+  /**
+   * Passed over without fleet mode because they changed within the last `staleAfterMs` (another live
+   * process may still be sending them): their ids and `staleAt`, the time (ms since epoch, the
+   * journal's clock) from which a recover() with the same `staleAfterMs` takes each. Nothing calls
+   * recover() again by itself outside fleet mode: call it at the earliest `staleAt`, or — one process
+   * per journal — use `staleAfterMs: 0` (the default). Always empty with `staleAfterMs: 0`, and in
+   * fleet mode, where `staleAfterMs` only applies to commands written without a lease and
+   * `fleet.continuousRecovery` comes back for them. Lists only the commands this call read (it
+   * reads oldest first and stops at `maxCommands` eligible ones).
+   */
+  tooRecent: { commandId: string; staleAt: number }[];
 }
 
 export interface RecoverDeps {

@@ -5,7 +5,9 @@
  * `failed` end the wait. HTTP results never throw; the caller's abort does.
  * With `commandId`, the wait works on that journalled command: in fleet mode it holds the command's
  * lease for its whole duration (renewed by the heartbeat), so no survivor takes a live wait's command,
- * and its one write (accepted → completed/failed) is fenced by that lease.
+ * and its one write (accepted → completed/failed) is fenced by that lease. A wait that starts while
+ * this process's recover() holds the command writes nothing until recovery lets it go, then records
+ * the result if recovery left the command `accepted` (I5, I6).
  */
 import { operationRoles } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
@@ -90,70 +92,112 @@ export async function waitForOperation(
   checkArgumentNames(options, "wait");
   checkWaitDeadline(options, clock.now());
   const id = options.commandId;
-  if (!jr || !id) return poll(false);
+  if (!jr || !id) return readOnly();
   const { leases, holders } = jr;
-  // This process's recovery already settles it: poll, but leave the write to recovery.
-  if (holders?.recovering(id)) return poll(false);
-  const leaveWait = holders?.enterWait(id);
-  // Fleet mode: "trying" while the journal cannot be reached — the lease is asked for again every
-  // heartbeat period (as the heartbeat renews it), so the wait holds the command as soon as the
-  // journal answers, not only if it answered at the wait's start (a poll may wait long for its slot).
-  const hold: { lease: "held" | "trying" | "elsewhere" | "none" } = { lease: leases ? "trying" : "none" };
-  const tryAcquire = async (): Promise<typeof hold.lease> => {
-    try {
-      await leases!.acquire(id); // from now on renewed by the heartbeat until the wait ends
-      hold.lease = "held";
-    } catch (error) {
-      // Another live worker holds it (it settles the command): a read-only wait, never a throw (F3).
-      // An unreachable journal: the command stays `accepted` meanwhile; ask again a period later.
-      if (isLeaseLostError(error)) hold.lease = "elsewhere";
-    }
-    return hold.lease;
-  };
-  const retrying = new AbortController();
-  try {
-    if (leases) await tryAcquire();
-    if (hold.lease === "trying") void keepTrying(leases!.lease.leaseMs / DEFAULT_FLEET.heartbeatsPerLease);
-    return await poll(() => hold.lease === "held" || hold.lease === "none");
-  } finally {
-    retrying.abort();
-    if (hold.lease === "held") leases!.release(id);
-    leaveWait?.();
-  }
-
-  async function keepTrying(everyMs: number): Promise<void> {
-    while (hold.lease === "trying") {
-      try {
-        await clock.sleep(everyMs, retrying.signal);
-      } catch {
-        return; // the wait ended
-      }
-      const state = await tryAcquire();
-      if (retrying.signal.aborted && state === "held") {
-        leases!.release(id!); // it ended while this request was out: hand the lease straight back
-        hold.lease = "none";
-      }
-    }
-  }
-
-  async function poll(writes: boolean | (() => boolean)): Promise<WaitResult> {
-    return pollOperation(get, clock, operationUuid, options, async (result) => {
-      if (!(typeof writes === "function" ? writes() : writes) || !jr || !id) return;
-      try {
-        const record = await jr.journal.get(id);
-        if (record?.state !== "accepted") return; // settled already (by recovery, or another wait)
-        await jr.journal.transition(
-          id,
-          result.kind,
-          { response: { status: 200, body: { data: result.operation } } },
-          jr.leases?.lease,
-        );
-      } catch (error) {
-        // The operation's result stands: a race means someone else recorded it (I5); a failed write
-        // leaves the command `accepted`, which recovery polls and settles — never a reason to throw.
-        if (isLeaseLostError(error)) jr.leases?.lost(id, error.currentOwner);
-      }
+  if (holders?.recovering(id)) {
+    // I6: this process's recovery is the command's one mover now — poll, but write nothing meanwhile.
+    const result = await readOnly();
+    if (result.kind !== "completed" && result.kind !== "failed") return result;
+    // I5: recovery may let it go still `accepted` (its own poll came too early or failed): once it is
+    // free, record the result here, so the journal and the domain's lock follow what the wait saw.
+    // The last check and holding()'s enterWait are one synchronous step: no recovery takes it between.
+    while (holders.recovering(id)) if (!(await freeOrAborted(holders.whenFree(id)))) return result;
+    return holding(async (writes) => {
+      if (writes()) await record(result);
+      return result;
     });
+  }
+  return holding((writes) =>
+    pollOperation(get, clock, operationUuid, options, async (r) => {
+      if (writes()) await record(r);
+    }),
+  );
+
+  /** Holds the command for `work` (this process's holders, and in fleet mode its lease); `writes` says whether it may write. */
+  async function holding<T>(work: (writes: () => boolean) => Promise<T>): Promise<T> {
+    const leaveWait = holders?.enterWait(id!);
+    // Fleet mode: "trying" while the journal cannot be reached — the lease is asked for again every
+    // heartbeat period (as the heartbeat renews it), so the wait holds the command as soon as the
+    // journal answers, not only if it answered at the wait's start (a poll may wait long for its slot).
+    const hold: { lease: "held" | "trying" | "elsewhere" | "none" } = { lease: leases ? "trying" : "none" };
+    const tryAcquire = async (): Promise<typeof hold.lease> => {
+      try {
+        await leases!.acquire(id!); // from now on renewed by the heartbeat until the wait ends
+        hold.lease = "held";
+      } catch (error) {
+        // Another live worker holds it (it settles the command): a read-only wait, never a throw (F3).
+        // An unreachable journal: the command stays `accepted` meanwhile; ask again a period later.
+        if (isLeaseLostError(error)) hold.lease = "elsewhere";
+      }
+      return hold.lease;
+    };
+    const retrying = new AbortController();
+    try {
+      if (leases) await tryAcquire();
+      if (hold.lease === "trying") void keepTrying(leases!.lease.leaseMs / DEFAULT_FLEET.heartbeatsPerLease);
+      return await work(() => hold.lease === "held" || hold.lease === "none");
+    } finally {
+      retrying.abort();
+      if (hold.lease === "held") leases!.release(id!);
+      leaveWait?.();
+    }
+
+    async function keepTrying(everyMs: number): Promise<void> {
+      while (hold.lease === "trying") {
+        try {
+          await clock.sleep(everyMs, retrying.signal);
+        } catch {
+          return; // the wait ended
+        }
+        const state = await tryAcquire();
+        if (retrying.signal.aborted && state === "held") {
+          leases!.release(id!); // it ended while this request was out: hand the lease straight back
+          hold.lease = "none";
+        }
+      }
+    }
+  }
+
+  function readOnly(): Promise<WaitResult> {
+    return pollOperation(get, clock, operationUuid, options, async () => undefined);
+  }
+
+  /** accepted → completed/failed, compare-and-set: a command someone else settled is left as it is (I5). */
+  async function record(result: { kind: "completed" | "failed"; operation: OperationResource }): Promise<void> {
+    if (!jr || !id) return;
+    try {
+      const record = await jr.journal.get(id);
+      if (record?.state !== "accepted") return; // settled already (by recovery, or another wait)
+      await jr.journal.transition(
+        id,
+        result.kind,
+        { response: { status: 200, body: { data: result.operation } } },
+        jr.leases?.lease,
+      );
+    } catch (error) {
+      // The operation's result stands: a race means someone else recorded it (I5); a failed write
+      // leaves the command `accepted`, which recovery polls and settles — never a reason to throw.
+      if (isLeaseLostError(error)) jr.leases?.lost(id, error.currentOwner);
+    }
+  }
+
+  /**
+   * True once `free` resolves; false if the caller aborts first — the result stands, and recovery,
+   * which still holds the command, polls and settles it itself (I5).
+   */
+  async function freeOrAborted(free: Promise<void>): Promise<boolean> {
+    const { signal } = options;
+    if (signal?.aborted) return false;
+    let onAbort: (() => void) | undefined;
+    const aborted = new Promise<boolean>((resolve) => {
+      onAbort = () => resolve(false);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      return await Promise.race([free.then(() => true), aborted]);
+    } finally {
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+    }
   }
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulatorServer, type EmulatorServer } from "../../emulator/public";
-import { createResellerClient, type Outcome, type ResellerClient } from "../../src/index";
+import { createResellerClient, type Outcome, type RecoverSummary, type ResellerClient } from "../../src/index";
 import { createMemoryJournal } from "../../stores/memory-journal";
 import { startPostgres, type PostgresServer } from "../support/postgres";
 import { startRedis, type RedisServer } from "../support/redis";
@@ -100,6 +100,20 @@ const drivers: Record<string, (value: unknown) => Promise<void>> = {
   },
   afterStart: async (fn) => {
     await (fn as (c: ResellerClient) => Promise<void>)(client({ journal: true }));
+  },
+  recoverShared: async (fn) => {
+    // A command left open a moment ago: passed over for staleAfterMs, then recovered by the follow-up.
+    const journal = createMemoryJournal();
+    const c = createResellerClient({ baseUrl: server.baseUrl, token, journal, retry: { maxAttempts: 1 } });
+    server.emulator.control.addFault({ method: "POST", path: "/domains/{domainUuid}/renew", kind: "reset_after" });
+    const out = await c.domains.renew({ domainUuid: domainOf(token).uuid, body: { period: 1 } });
+    expect(out.kind).toBe("unknown");
+    const recoverShared = fn as (c: ResellerClient, staleAfterMs: number) => Promise<RecoverSummary>;
+    const summary = await recoverShared(c, 300);
+    expect(summary.examined).toBe(0);
+    expect(summary.tooRecent.map((item) => item.commandId)).toEqual([out.commandId]);
+    await expect.poll(async () => (await journal.get(out.commandId!))?.state, { timeout: 5_000 }).not.toBe("unknown");
+    await c.close();
   },
   ticketFor: async (fn) => {
     // A real manual item: a `report` write whose answer was lost, which recover() hands to a person.

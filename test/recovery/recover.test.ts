@@ -385,6 +385,26 @@ describe("recover(): other states", () => {
     expect(h.captured).toHaveLength(0);
   });
 
+  it("G4: commands newer than staleAfterMs are reported in tooRecent with when they become stale, not silently passed over", async () => {
+    const h = setup();
+    const { journal } = sqlite();
+    const before = Date.now(); // updatedAt is the journal's clock
+    const c = await crashed(h, journal, renewCrash(h));
+    const client = h.makeClient({ journal });
+    const early = await client.recover({ staleAfterMs: 5 * 60_000 });
+    expect(early).toMatchObject({ examined: 0, resolved: [], manual: [], stillPending: [], skipped: [] });
+    expect(early.tooRecent).toEqual([{ commandId: c.id, staleAt: expect.any(Number) }]);
+    expect(early.tooRecent[0].staleAt).toBeGreaterThanOrEqual(before + 5 * 60_000);
+    expect(early.tooRecent[0].staleAt).toBeLessThanOrEqual(Date.now() + 5 * 60_000);
+    expect((await journal.get(c.id))?.state).toBe("sending");
+    expect(h.captured).toHaveLength(0);
+    // One process on the journal: staleAfterMs 0 (the default) takes it at once.
+    const now = await client.recover();
+    expect(now.examined).toBe(1);
+    expect(now.tooRecent).toEqual([]);
+    expect(now.stillPending.map((p) => p.commandId)).toEqual([c.id]);
+  });
+
   it("G1: recover() without a journal is a typed error; recoverOnStart without one fails at start-up", async () => {
     const h = setup();
     expect(() => h.makeClient().recover()).toThrow(/needs the journal option/);
