@@ -295,7 +295,7 @@ export interface ResolveOptions {
 }
 
 /**
- * Closes a needs_manual_check command with what support confirmed (F4, seed: keep the UUIDs, never
+ * Closes a needs_manual_check command with what support confirmed (F4: keep the UUIDs, never
  * repeat the purchase). Journalled with the operator's note and support's reference; sends nothing,
  * needs no token. `completed`: the purchase happened. `failed`: it did not; the domain is free again.
  */

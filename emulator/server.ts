@@ -10,9 +10,9 @@ import type { Emulator, EmulatorOptions, SocketFault } from "./types";
 
 export interface EmulatorServerOptions extends EmulatorOptions {
   /** Interface to bind; loopback by default (the control API must never leave the machine). */
-  host?: string;
+  host?: string | undefined;
   /** TCP port; 0 picks an ephemeral one. */
-  port?: number;
+  port?: number | undefined;
 }
 
 export interface EmulatorServer {
@@ -137,10 +137,10 @@ function listenErrorMessage(host: string, port: number, error: NodeJS.ErrnoExcep
 }
 
 export interface ServeOptions {
-  host?: string;
-  port?: number;
+  host?: string | undefined;
+  port?: number | undefined;
   /** Who may call /_emulator/*; loopback only by default. Tests pass a stricter predicate. */
-  controlAllowed?: (remoteAddress: string | undefined) => boolean;
+  controlAllowed?: ((remoteAddress: string | undefined) => boolean) | undefined;
 }
 
 /** Serves any handler with the emulator's `handle` signature on a loopback port. */

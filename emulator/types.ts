@@ -21,30 +21,30 @@ export interface TariffInput {
 /** How an async domain operation moves through its lifecycle (F3), evaluated lazily from the clock. */
 export interface OperationPolicy {
   /** Time spent in `pending` after acceptance (default 1000 ms). */
-  pendingMs?: number;
+  pendingMs?: number | undefined;
   /** Time spent in `processing` after `pending` (default 2000 ms). */
-  processingMs?: number;
+  processingMs?: number | undefined;
   /** Where the operation ends (default "completed"). */
-  outcome?: "completed" | "failed" | "uncertain";
+  outcome?: "completed" | "failed" | "uncertain" | undefined;
   /** For "uncertain": when the scheduled re-check resolves it to `completed` (default 300000 ms). */
-  uncertainRecheckMs?: number;
+  uncertainRecheckMs?: number | undefined;
 }
 
 export interface CreateKeyInput {
   environment: Environment;
   /** Default: every scope the API knows. */
-  scopes?: string[];
+  scopes?: string[] | undefined;
   /** C1: 1..10000, default the emulator's defaultRateLimit (120). */
-  rate_limit_per_minute?: number;
-  reseller_status?: ResellerStatus;
-  ip_allowlist?: string[];
-  expires_at?: string | null;
+  rate_limit_per_minute?: number | undefined;
+  reseller_status?: ResellerStatus | undefined;
+  ip_allowlist?: string[] | undefined;
+  expires_at?: string | null | undefined;
   /** A7, default "full". */
-  api_mode?: ApiMode;
+  api_mode?: ApiMode | undefined;
   /** A7, default: a tariff that includes every operation. */
-  tariff?: TariffInput;
+  tariff?: TariffInput | undefined;
   /** Omit to create a new reseller. */
-  reseller_uuid?: string;
+  reseller_uuid?: string | undefined;
 }
 
 export interface CreatedKey {
@@ -68,26 +68,26 @@ export interface KeyInfo extends CreatedKey {
 }
 
 export interface UpdateKeyInput {
-  scopes?: string[];
-  rate_limit_per_minute?: number;
-  ip_allowlist?: string[];
-  expires_at?: string | null;
-  api_mode?: ApiMode;
+  scopes?: string[] | undefined;
+  rate_limit_per_minute?: number | undefined;
+  ip_allowlist?: string[] | undefined;
+  expires_at?: string | null | undefined;
+  api_mode?: ApiMode | undefined;
   /** null: back to a tariff that includes everything. */
-  tariff?: TariffInput | null;
+  tariff?: TariffInput | null | undefined;
 }
 
 /** Bulk seeding (tests, benches): `names`, or `count` names `${prefix}${i}${zone}` for i = 1..count. */
 export interface SeedDomainsInput {
-  token?: string;
-  public_key_id?: string;
-  names?: string[];
-  count?: number;
+  token?: string | undefined;
+  public_key_id?: string | undefined;
+  names?: string[] | undefined;
+  count?: number | undefined;
   /** Default "bulk-". */
-  prefix?: string;
+  prefix?: string | undefined;
   /** Default ".kz". */
-  zone?: string;
-  expires_at?: string;
+  zone?: string | undefined;
+  expires_at?: string | undefined;
 }
 
 export interface SeededDomains {
@@ -97,43 +97,43 @@ export interface SeededDomains {
 
 /** A seed key may fix its token so that setups are reproducible. */
 export interface SeedKey extends CreateKeyInput {
-  token?: string;
+  token?: string | undefined;
 }
 
 export interface SeedDomain {
   /** The owning key (by token or public key id); the domain belongs to its reseller and environment. */
-  token?: string;
-  public_key_id?: string;
+  token?: string | undefined;
+  public_key_id?: string | undefined;
   name: string;
-  uuid?: string;
-  expires_at?: string;
+  uuid?: string | undefined;
+  expires_at?: string | undefined;
 }
 
 export interface EmulatorSeed {
-  keys?: SeedKey[];
-  domains?: SeedDomain[];
+  keys?: SeedKey[] | undefined;
+  domains?: SeedDomain[] | undefined;
 }
 
 export interface EmulatorOptions {
-  clock?: Clock;
-  windowMs?: number;
-  replayTtlMs?: number;
-  defaultRateLimit?: number;
-  random?: () => number;
-  seed?: EmulatorSeed;
+  clock?: Clock | undefined;
+  windowMs?: number | undefined;
+  replayTtlMs?: number | undefined;
+  defaultRateLimit?: number | undefined;
+  random?: (() => number) | undefined;
+  seed?: EmulatorSeed | undefined;
   /**
    * One test and one live key (same reseller, every scope) with three domains each.
    * Default: false for `createEmulator`; for `startEmulatorServer`, true unless a `seed` is given (as the CLI).
    */
-  withDefaultKeys?: boolean;
-  operationPolicy?: OperationPolicy;
-  language?: Language;
+  withDefaultKeys?: boolean | undefined;
+  operationPolicy?: OperationPolicy | undefined;
+  language?: Language | undefined;
   /**
    * A span per API request (the control routes are not traced). The emulator only calls this hook;
    * `emulatorTracer(…)` from `reseller-api/otel` implements it with OpenTelemetry, continuing the
    * caller's W3C `traceparent`, so one trace crosses the client and the emulator.
    */
-  tracer?: EmulatorTracer;
+  tracer?: EmulatorTracer | undefined;
 }
 
 /** What the emulator tells its tracer about one API request as it arrives. */
@@ -191,11 +191,11 @@ export interface FaultInput {
   path: string;
   kind: FaultKind;
   /** How many matching requests it fires on (default 1). */
-  times?: number;
+  times?: number | undefined;
   /** Chance per matching request, drawn from options.random (default 1). */
-  probability?: number;
+  probability?: number | undefined;
   /** proxy_429_date: how far ahead the HTTP-date Retry-After points (default 5 s). */
-  retry_after_seconds?: number;
+  retry_after_seconds?: number | undefined;
 }
 
 export interface FaultInfo extends Required<Omit<FaultInput, "retry_after_seconds">> {

@@ -165,7 +165,7 @@ export interface WriteOptions {
    * cut can lose it — and only it and later writes, never an earlier one. Never set for a write that
    * a send depends on (G1: `record()` is always durable before the first byte).
    */
-  redoable?: boolean;
+  redoable?: boolean | undefined;
 }
 
 /** What `prune()` drops: bodies of commands settled (terminal) before `settledBefore`. */
@@ -173,18 +173,18 @@ export interface PruneOptions {
   /** Journal time (ms since epoch): commands whose last update (the settle) is older lose their bodies. */
   settledBefore: number;
   /** At most this many commands in this call (oldest settle first); default: all that match. */
-  limit?: number;
+  limit?: number | undefined;
 }
 
 /** A page of `listCommands()`: newest first. */
 export interface ListCommandsFilter {
-  apiKeyId?: string;
+  apiKeyId?: string | undefined;
   /** Only these states (default: every state). */
-  states?: readonly CommandState[];
+  states?: readonly CommandState[] | undefined;
   /** Page size, 1..1000. */
   limit: number;
   /** The last command of the previous page: the next page holds commands older than it. */
-  before?: { createdAt: number; id: string };
+  before?: { createdAt: number; id: string } | undefined;
 }
 
 /** A page of `listByState()`: oldest first, at most `limit` commands after `after`. */
@@ -192,7 +192,7 @@ export interface StatePage {
   /** Page size, ≥ 1. */
   limit: number;
   /** The last command of the previous page: this page starts after it (createdAt, then insertion order). */
-  after?: { createdAt: number; id: string };
+  after?: { createdAt: number; id: string } | undefined;
 }
 
 export interface Journal {

@@ -42,9 +42,9 @@ export interface EmulatorTracerHook {
 
 export interface EmulatorTracerOptions {
   /** @default the global tracer provider */
-  tracerProvider?: TracerProvider;
+  tracerProvider?: TracerProvider | undefined;
   /** Reads the caller's context from the request headers. @default W3C `traceparent`, parsed directly */
-  propagator?: TextMapPropagator;
+  propagator?: TextMapPropagator | undefined;
 }
 
 const headerGetter = {

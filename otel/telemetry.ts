@@ -40,30 +40,30 @@ import { formatTraceparent } from "./traceparent";
 
 export interface OtelTelemetryOptions {
   /** Where spans go. @default the global tracer provider (`trace.getTracerProvider()`). */
-  tracerProvider?: TracerProvider;
+  tracerProvider?: TracerProvider | undefined;
   /** Where metrics go. @default the global meter provider (`metrics.getMeterProvider()`). */
-  meterProvider?: MeterProvider;
+  meterProvider?: MeterProvider | undefined;
   /**
    * Writes the trace context into each attempt's headers.
    * @default W3C `traceparent` written directly, whatever global propagator is (or is not) set
    */
-  propagator?: TextMapPropagator;
+  propagator?: TextMapPropagator | undefined;
   /**
    * `reseller.client.name` on the observable metrics (window, budget, journal), to tell apart
    * clients of different keys that share one meter provider. Keep it low-cardinality.
    * @default "default"
    */
-  clientName?: string;
+  clientName?: string | undefined;
   /**
    * `false`: no spans and no `traceparent` header — metrics only, without the SDK's per-span cost.
    * @default true
    */
-  traces?: boolean;
+  traces?: boolean | undefined;
   /**
    * `false`: no instruments — spans only, without the SDK's per-record cost.
    * @default true
    */
-  metrics?: boolean;
+  metrics?: boolean | undefined;
 }
 
 export const OTEL_TELEMETRY_DEFAULTS = { clientName: "default", traces: true, metrics: true } as const;

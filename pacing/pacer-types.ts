@@ -9,22 +9,22 @@ import type { WindowStore } from "./window-store";
 
 export interface PacerOptions {
   /** Shared window state (default: in-process memory store; Redis across processes, I1). */
-  store?: WindowStore;
+  store?: WindowStore | undefined;
   /**
    * The server's fixed window length, ms (C3: one counter per key per fixed window).
    * @default DEFAULT_PACING.windowMs (60 000)
    */
-  windowMs?: number;
+  windowMs?: number | undefined;
   /**
    * Requests per window assumed until the key's limit is learned (C1).
    * @default DEFAULT_PACING.initialLimit (120)
    */
-  initialLimit?: number;
+  initialLimit?: number | undefined;
   /**
    * Requests of one key in flight at once in this process (C8).
    * @default DEFAULT_PACING.maxConcurrency (4)
    */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
   /**
    * Sends an idle key may make at once, ahead of the even spacing (C8): a token bucket of `burst`
    * sends refilled at `limit` per window, used only in a window whose first answer has arrived.
@@ -32,10 +32,10 @@ export interface PacerOptions {
    * caps them at the limit. Capped at the limit.
    * @default maxConcurrency
    */
-  burst?: number;
-  clock?: Clock;
+  burst?: number | undefined;
+  clock?: Clock | undefined;
   /** Uniform in [0, 1), for the 429 margin and backoff jitter (default Math.random). */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /**
    * Latency/granularity margin (default clamp(windowMs / 200, 25, 1000) ms): the last send of a
    * window goes out ≥ guardMs before its earliest possible server end, and the next window opens
@@ -43,10 +43,10 @@ export interface PacerOptions {
    * the key's last 16 round trips (capped at windowMs / 40), because the model holds only while
    * one-way latency stays below the guard.
    */
-  guardMs?: number;
+  guardMs?: number | undefined;
   /** Floors and margins of the pause after a 429 (see `pauseAfter429`). */
-  pause?: Omit<PauseOptions, "random">;
-  onEvent?: (e: PacingEvent) => void;
+  pause?: Omit<PauseOptions, "random"> | undefined;
+  onEvent?: ((e: PacingEvent) => void) | undefined;
 }
 
 export interface PacingSnapshot {

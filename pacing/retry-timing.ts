@@ -87,14 +87,14 @@ export interface BackoffOptions {
    * Delay before jitter for attempt 0, ms.
    * @default DEFAULT_RETRY.baseMs (1000)
    */
-  baseMs?: number;
+  baseMs?: number | undefined;
   /**
    * The delay never exceeds this, jitter included, ms.
    * @default DEFAULT_RETRY.capMs (32 000)
    */
-  capMs?: number;
+  capMs?: number | undefined;
   /** Uniform in [0, 1) (default Math.random). Out-of-range results are clamped. */
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 function unit(random: () => number): number {
@@ -123,11 +123,11 @@ export function backoffDelay(attempt: number, opts: BackoffOptions = {}): number
 
 export interface PauseOptions extends BackoffOptions {
   /** Shortest pause after any 429 (default 250 ms): `Retry-After: 0` never becomes a busy loop. */
-  floorMs?: number;
+  floorMs?: number | undefined;
   /** Fixed part of the random margin added to a Retry-After (default 250 ms). */
-  jitterMs?: number;
+  jitterMs?: number | undefined;
   /** Proportional part of the margin, as a fraction of Retry-After (default 0.05 = 5 %). */
-  jitterRatio?: number;
+  jitterRatio?: number | undefined;
 }
 
 /**

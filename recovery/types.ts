@@ -14,19 +14,19 @@ export interface RecoverOptions {
    * The provider's idempotency replay TTL, ms (D6: a key replays its first response for 24 hours).
    * @default DEFAULT_RECOVER.replayTtlMs (86 400 000)
    */
-  replayTtlMs?: number;
+  replayTtlMs?: number | undefined;
   /**
    * No resend later than `createdAt + replayTtlMs − safetyMarginMs`, ms.
    * @default DEFAULT_RECOVER.safetyMarginMs (3 600 000)
    */
-  safetyMarginMs?: number;
+  safetyMarginMs?: number | undefined;
   /**
    * Past the TTL, resend async domain operations (renew, sync, nameservers) with the same key and
    * bytes, relying on the provider's durable key → task binding (D7). false → they become
    * needs_manual_check, listing the domain's recent operations.
    * @default DEFAULT_RECOVER.asyncResendPastTtl (true)
    */
-  asyncResendPastTtl?: boolean;
+  asyncResendPastTtl?: boolean | undefined;
   /**
    * Only commands not updated for this long, ms. In fleet mode (client option `fleet`) it applies
    * only to commands written without a lease (before leases existed): leased commands are taken when
@@ -35,31 +35,31 @@ export interface RecoverOptions {
    * restart within it passes over its own open commands (listed in `RecoverSummary.tooRecent`).
    * @default DEFAULT_RECOVER.staleAfterMs (0)
    */
-  staleAfterMs?: number;
+  staleAfterMs?: number | undefined;
   /**
    * At most this many commands in one call, oldest first.
    * @default DEFAULT_RECOVER.maxCommands (10 000)
    */
-  maxCommands?: number;
+  maxCommands?: number | undefined;
   /**
    * Also re-examine needs_manual_check commands.
    * @default DEFAULT_RECOVER.recheckManual (false)
    */
-  recheckManual?: boolean;
+  recheckManual?: boolean | undefined;
   /**
    * Commands reconciled in parallel; every request still goes through the key's pacer.
    * @default DEFAULT_RECOVER.concurrency (4)
    */
-  concurrency?: number;
+  concurrency?: number | undefined;
   /**
    * A 429 journalled this recently pauses recovery until `its time + this`, ms (C12: after a 429 the
    * whole key waits). The limiter's own Retry-After never exceeds one window.
    * @default the client's `pacing.windowMs` (DEFAULT_PACING.windowMs, 60 000)
    */
-  pauseAfter429Ms?: number;
+  pauseAfter429Ms?: number | undefined;
   /** Stop early; commands not yet examined are left as they are. */
-  signal?: AbortSignal;
-  onEvent?: (event: RecoveryEvent) => unknown;
+  signal?: AbortSignal | undefined;
+  onEvent?: ((event: RecoveryEvent) => unknown) | undefined;
 }
 
 export interface RecoveryTransition {

@@ -14,22 +14,22 @@ export interface RetryBudgetOptions {
    * Bucket size in tokens.
    * @default DEFAULT_RETRY_BUDGET.capacity (500)
    */
-  capacity?: number;
+  capacity?: number | undefined;
   /**
    * Cost of a retry after a 5xx, a network error or a malformed body.
    * @default DEFAULT_RETRY_BUDGET.retryCost (5)
    */
-  retryCost?: number;
+  retryCost?: number | undefined;
   /**
    * Cost of a retry after a timeout (timeouts hold resources longer).
    * @default DEFAULT_RETRY_BUDGET.timeoutCost (10)
    */
-  timeoutCost?: number;
+  timeoutCost?: number | undefined;
   /**
    * Tokens returned by every successful attempt that needed no retry.
    * @default DEFAULT_RETRY_BUDGET.successRefill (1)
    */
-  successRefill?: number;
+  successRefill?: number | undefined;
 }
 
 export interface RetryBudget {
@@ -42,7 +42,9 @@ export interface RetryBudget {
 }
 
 export function createRetryBudget(options: RetryBudgetOptions = {}): RetryBudget {
-  const cfg = { ...DEFAULT_RETRY_BUDGET, ...options };
+  // `{ capacity: undefined }` keeps the default, like an absent field.
+  const cfg: Record<keyof typeof DEFAULT_RETRY_BUDGET, number> = { ...DEFAULT_RETRY_BUDGET };
+  for (const k of Object.keys(cfg) as (keyof typeof cfg)[]) if (options[k] !== undefined) cfg[k] = options[k];
   for (const [k, v] of Object.entries(cfg)) {
     if (!Number.isFinite(v) || v < 0) throw new RangeError(`retry.budget.${k} must be a finite number ≥ 0.`);
   }

@@ -43,13 +43,13 @@ interface Timer {
 
 export interface VirtualClockOptions {
   /** Start time in ms since the epoch (default 2026-10-05T09:00:00Z, the guide's example day). */
-  start?: number;
+  start?: number | undefined;
   /**
    * When true (default) the clock jumps to the next pending timer as soon as the event loop has
    * nothing else to do (checked with setImmediate), so a test with a 60 s window runs in
    * milliseconds. When false, time moves only through advance().
    */
-  autoAdvance?: boolean;
+  autoAdvance?: boolean | undefined;
 }
 
 /**

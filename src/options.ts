@@ -24,18 +24,18 @@ export interface FleetOptions {
    * id takes its commands back at once; with a new id it waits until their leases run out.
    * @default "worker-" + a random UUID per client
    */
-  workerId?: string;
+  workerId?: string | undefined;
   /**
    * How long the worker's hold on a command lasts without a heartbeat, ms: a survivor takes a dead
    * worker's commands this long after its last heartbeat. Must exceed the longest pause you expect.
    * @default 30_000 (DEFAULT_FLEET.leaseMs)
    */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /**
    * Time between heartbeats (one journal write renews every lease the worker holds), ms; < leaseMs.
    * @default leaseMs / 3 (DEFAULT_FLEET.heartbeatsPerLease)
    */
-  heartbeatMs?: number;
+  heartbeatMs?: number | undefined;
   /**
    * Keep recovering commands whose lease expired (a dead worker's), in the background, through the
    * key's pacer — in its recovery lane, ahead of new work. `true` uses the defaults; stop it with
@@ -49,14 +49,15 @@ export interface FleetOptions {
          * The longest pause between two rounds, ms; each pause is jittered in [intervalMs / 2, intervalMs].
          * @default 2_000 (DEFAULT_FLEET.recoveryIntervalMs)
          */
-        intervalMs?: number;
+        intervalMs?: number | undefined;
         /** @default 4 (DEFAULT_FLEET.recoveryBatch) */
-        batch?: number;
+        batch?: number | undefined;
         /** @default 2 (DEFAULT_FLEET.recoveryConcurrency) */
-        concurrency?: number;
+        concurrency?: number | undefined;
         /** Each round's summary (e.g. to log what a survivor settled). */
-        onRound?: (summary: RecoverSummary) => void;
-      };
+        onRound?: ((summary: RecoverSummary) => void) | undefined;
+      }
+    | undefined;
 }
 
 /**
@@ -85,18 +86,18 @@ export interface ResellerClientOptions {
    * attempt cannot close its connection. The attempt ends on time either way.
    * @default globalThis.fetch
    */
-  fetch?: (input: Request, init?: { signal?: AbortSignal }) => Promise<Response>;
+  fetch?: ((input: Request, init?: { signal?: AbortSignal }) => Promise<Response>) | undefined;
   /** Source of time for backoff, pacing and deadlines; tests pass a `VirtualClock`. @default systemClock */
-  clock?: Clock;
+  clock?: Clock | undefined;
   /** Uniform in [0, 1): backoff jitter and pacing margins. @default Math.random */
-  random?: () => number;
+  random?: (() => number) | undefined;
   /** Default `X-Language` of error messages (E6), e.g. `"en"`. @default the server's own default */
-  language?: string;
+  language?: string | undefined;
   /**
    * Per-attempt timeout, ms. Each attempt also ends at the call's deadline, whichever comes first.
    * @default DEFAULT_CALL.timeoutMs (30 000)
    */
-  timeoutMs?: number;
+  timeoutMs?: number | undefined;
   /**
    * Bound on every call as a whole, ms: pacer waits, 429 pauses (even a proxy's Retry-After of a day),
    * backoff between retries and every attempt. When waiting would pass it the call returns at once:
@@ -104,74 +105,78 @@ export interface ResellerClientOptions {
    * (when the key may send again). `Infinity` turns it off (background jobs). Per call: `{ deadlineMs }`.
    * @default DEFAULT_CALL.deadlineMs (60 000)
    */
-  deadlineMs?: number;
+  deadlineMs?: number | undefined;
   /**
    * Longest response body read into memory, bytes. A longer body is not read on: a 2xx becomes
    * `unknown` with reason "response_too_large" (the side effect may have happened), an error keeps
    * its ≤ 2 KiB snippet.
    * @default DEFAULT_CALL.maxResponseBytes (4 MiB)
    */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /** Retries after a 5xx, a network error, a timeout or a 429 (I2: bounded, with backoff and jitter). */
-  retry?: {
-    /**
-     * Attempts per command after a 5xx, network error or timeout, the first one included.
-     * @default DEFAULT_RETRY.maxAttempts (6 = 1 + 5 retries)
-     */
-    maxAttempts?: number;
-    /**
-     * Backoff base, ms: the n-th retry waits about `baseMs · 2^(n−1)`, jittered.
-     * @default DEFAULT_RETRY.baseMs (1000)
-     */
-    baseMs?: number;
-    /**
-     * Backoff cap, ms, jitter included.
-     * @default DEFAULT_RETRY.capMs (32 000)
-     */
-    capMs?: number;
-    /**
-     * 429 retries per command; each first waits out the key's pause (C12: after a 429 the whole key waits).
-     * @default DEFAULT_RETRY.maxRateLimitRetries (10)
-     */
-    maxRateLimitRetries?: number;
-    /** The retry budget shared by every command of this client. @default DEFAULT_RETRY_BUDGET */
-    budget?: RetryBudgetOptions;
-  };
+  retry?:
+    | {
+        /**
+         * Attempts per command after a 5xx, network error or timeout, the first one included.
+         * @default DEFAULT_RETRY.maxAttempts (6 = 1 + 5 retries)
+         */
+        maxAttempts?: number | undefined;
+        /**
+         * Backoff base, ms: the n-th retry waits about `baseMs · 2^(n−1)`, jittered.
+         * @default DEFAULT_RETRY.baseMs (1000)
+         */
+        baseMs?: number | undefined;
+        /**
+         * Backoff cap, ms, jitter included.
+         * @default DEFAULT_RETRY.capMs (32 000)
+         */
+        capMs?: number | undefined;
+        /**
+         * 429 retries per command; each first waits out the key's pause (C12: after a 429 the whole key waits).
+         * @default DEFAULT_RETRY.maxRateLimitRetries (10)
+         */
+        maxRateLimitRetries?: number | undefined;
+        /** The retry budget shared by every command of this client. @default DEFAULT_RETRY_BUDGET */
+        budget?: RetryBudgetOptions | undefined;
+      }
+    | undefined;
   /** Pacing that fits the server's fixed per-key window, so the client is not throttled (C1–C12). */
-  pacing?: {
-    /**
-     * The server's fixed rate-limit window, ms (C3).
-     * @default DEFAULT_PACING.windowMs (60 000)
-     */
-    windowMs?: number;
-    /**
-     * Where the window's counters live. Clients of one key in one process share an in-memory store;
-     * pass the Redis store (`reseller-api/stores/redis`) to share the window across processes (I1).
-     * @default one in-memory store per clock, shared by the clients of this process
-     */
-    store?: WindowStore;
-    /**
-     * Requests of one key in flight at once in this process (C8).
-     * @default DEFAULT_PACING.maxConcurrency (4)
-     */
-    maxConcurrency?: number;
-    /**
-     * Requests per window assumed until the key's own limit is learned from `context.get` (C1).
-     * @default DEFAULT_PACING.initialLimit (120)
-     */
-    initialLimit?: number;
-  };
+  pacing?:
+    | {
+        /**
+         * The server's fixed rate-limit window, ms (C3).
+         * @default DEFAULT_PACING.windowMs (60 000)
+         */
+        windowMs?: number | undefined;
+        /**
+         * Where the window's counters live. Clients of one key in one process share an in-memory store;
+         * pass the Redis store (`reseller-api/stores/redis`) to share the window across processes (I1).
+         * @default one in-memory store per clock, shared by the clients of this process
+         */
+        store?: WindowStore | undefined;
+        /**
+         * Requests of one key in flight at once in this process (C8).
+         * @default DEFAULT_PACING.maxConcurrency (4)
+         */
+        maxConcurrency?: number | undefined;
+        /**
+         * Requests per window assumed until the key's own limit is learned from `context.get` (C1).
+         * @default DEFAULT_PACING.initialLimit (120)
+         */
+        initialLimit?: number | undefined;
+      }
+    | undefined;
   /** A pacer shared by several clients of the SAME key in one process (advanced; overrides `pacing`). */
-  pacer?: Pacer;
+  pacer?: Pacer | undefined;
   /**
    * The command journal (G1: every write is recorded before its first byte is sent, so a crash never
    * loses or doubles a command). Needed by `recover()` and `recoverOnStart`. Journals live in
    * `reseller-api/stores/{memory,sqlite,postgres}`.
    * @default none: commands are not journalled
    */
-  journal?: Journal;
+  journal?: Journal | undefined;
   /** Attempt, retry, pause, replay, unknown-outcome, reconcile and outcome events, already redacted (I7: log every retry and failure). */
-  onEvent?: EventHandler;
+  onEvent?: EventHandler | undefined;
   /**
    * A standard logger for the same events (I7) as structured lines — `console`, a pino logger, or any
    * object with `info`/`warn`/`error` (and optionally `debug`). Levels: debug per attempt, info per
@@ -179,33 +184,33 @@ export interface ResellerClientOptions {
    * error on needs_manual_check. Lines are redacted like events: never the token or a secret field.
    * @default undefined (nothing is logged)
    */
-  logger?: Logger;
+  logger?: Logger | undefined;
   /**
    * Spans and metrics for every command and attempt: pass `otelTelemetry(…)` from
    * `reseller-api/otel`, or your own ClientTelemetry. Absent, the client does no telemetry work.
    * @default undefined (no telemetry)
    */
-  telemetry?: ClientTelemetry;
+  telemetry?: ClientTelemetry | undefined;
   /**
    * Send live-only operations (B1–B4: support tickets, balance and ledger) with a test key anyway.
    * The server answers 403 to them, so this is only useful to test that answer.
    * @default false: such a call throws LiveOnlyError before anything is sent
    */
-  allowLiveOnlyWithTestKey?: boolean;
+  allowLiveOnlyWithTestKey?: boolean | undefined;
   /**
    * Allow `http://` to a non-loopback host (A1: the token must not travel in clear text). Loopback
    * hosts never need it.
    * @default false
    */
-  allowInsecureHttp?: boolean;
+  allowInsecureHttp?: boolean | undefined;
   /**
    * Run `client.recover()` as soon as the client is created (needs `journal`). Writes made through
    * the facade wait until it has finished; its summary is `client.recovery`.
    * @default false
    */
-  recoverOnStart?: boolean | RecoverOptions;
+  recoverOnStart?: boolean | RecoverOptions | undefined;
   /** Fleet mode (needs `journal`): leases on every command this instance sends, and background recovery. */
-  fleet?: FleetOptions;
+  fleet?: FleetOptions | undefined;
 }
 
 function positive(name: string, value: unknown, integer = false): void {

@@ -42,7 +42,7 @@ import { checkOptionNames, type OptionNames } from "./store-options";
 
 export interface MemoryJournalOptions {
   /** Source of updatedAt and of lease times (default Date.now). */
-  clock?: JournalClock;
+  clock?: JournalClock | undefined;
 }
 
 const OPTION_NAMES: OptionNames<MemoryJournalOptions> = { clock: true };

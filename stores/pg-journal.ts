@@ -93,23 +93,23 @@ export interface PgPoolClient {
 
 export interface PgJournalOptions {
   /** An existing `pg.Pool` (not ended by close()), or … */
-  pool?: PgPool;
+  pool?: PgPool | undefined;
   /** … a connection string for a pool the journal owns (ended by close()). */
-  connectionString?: string;
+  connectionString?: string | undefined;
   /** Schema holding the tables; created if missing. Default "reseller_api". */
-  schema?: string;
+  schema?: string | undefined;
   /**
    * Source of updatedAt (default Date.now) and of lease times (default: the database server's
    * clock, so workers on different machines agree on when a lease expires).
    */
-  clock?: JournalClock;
+  clock?: JournalClock | undefined;
   /**
    * How long one journal call keeps trying while the database is unreachable (a restart, a
    * failover), ms; then it throws StoreUnavailableError. 0: fail at once. The waits run on `clock`
    * when it has a `sleep(ms)`, else on the real clock.
    * @default 10_000
    */
-  reconnectWithinMs?: number;
+  reconnectWithinMs?: number | undefined;
 }
 
 /** A PostgreSQL restart or a managed failover takes seconds; a call waits this long for it (G1: before a send). */

@@ -48,22 +48,24 @@ export interface RedisWindowStoreOptions {
   /** A connected client (not closed by close()), or options / a redis:// URL for one the store owns. */
   redis: Redis | RedisOptions | string;
   /** Prefix of every key this store writes. Default "reseller-api:". */
-  keyPrefix?: string;
-  failover?: {
-    /**
-     * Fraction of the limit one process may use while Redis is unreachable: 1/N for N processes
-     * sharing the key (default 1/4). Each process then sends at most floor(limit × share) requests
-     * in any window-length interval, so N of them stay within the limit.
-     */
-    share?: number;
-    /** Give up on a Redis command after this many ms and pace locally (default 1000). */
-    commandTimeoutMs?: number;
-    /** While failed over, try Redis again at most this often (default 1000 ms, wall clock). */
-    retryIntervalMs?: number;
-  };
+  keyPrefix?: string | undefined;
+  failover?:
+    | {
+        /**
+         * Fraction of the limit one process may use while Redis is unreachable: 1/N for N processes
+         * sharing the key (default 1/4). Each process then sends at most floor(limit × share) requests
+         * in any window-length interval, so N of them stay within the limit.
+         */
+        share?: number | undefined;
+        /** Give up on a Redis command after this many ms and pace locally (default 1000). */
+        commandTimeoutMs?: number | undefined;
+        /** While failed over, try Redis again at most this often (default 1000 ms, wall clock). */
+        retryIntervalMs?: number | undefined;
+      }
+    | undefined;
   /** Extra lifetime of a key after every time in it has passed (default 1 h). */
-  ttlGraceMs?: number;
-  onEvent?: (event: RedisWindowStoreEvent) => unknown;
+  ttlGraceMs?: number | undefined;
+  onEvent?: ((event: RedisWindowStoreEvent) => unknown) | undefined;
 }
 
 type Reply = string[];

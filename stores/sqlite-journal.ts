@@ -57,30 +57,30 @@ export interface SqliteJournalOptions {
    * How long a write waits for another process's lock, ms (SQLite busy_timeout).
    * @default 5000
    */
-  busyTimeoutMs?: number;
+  busyTimeoutMs?: number | undefined;
   /**
    * "full" (default): every commit is fsynced before its call returns — survives a killed process
    * AND a power cut/kernel panic; a command costs two fsyncs, shared with the other commands in
    * flight. "normal": WAL without fsync per commit — survives a killed process (SIGKILL, OOM,
    * deploy) but a power cut may lose the last commits.
    */
-  synchronous?: SqliteSynchronous;
+  synchronous?: SqliteSynchronous | undefined;
   /** Source of updatedAt and of lease times (default Date.now). */
-  clock?: JournalClock;
+  clock?: JournalClock | undefined;
   /**
    * H2: the journal holds request bodies and outcomes. Files it creates (main, -wal, -shm) are 0600.
    * An existing file readable by group or others: "warn" (default: a process warning with code
    * `RESELLER_JOURNAL_PERMISSIONS` naming the `chmod 600` fix), "refuse" (throws
    * InvalidOptionsError), or "ignore".
    */
-  filePermissions?: "warn" | "refuse" | "ignore";
+  filePermissions?: "warn" | "refuse" | "ignore" | undefined;
   /**
    * Which SQLite to use. "auto" (default): bun:sqlite in Bun, node:sqlite in Deno, better-sqlite3 in
    * Node.js when it is installed, else node:sqlite (Node.js ≥ 22.5). One that this runtime lacks is a
    * MissingDependencyError saying what to use instead.
    * @default "auto"
    */
-  driver?: SqliteDriver;
+  driver?: SqliteDriver | undefined;
 }
 
 const OPTION_NAMES: OptionNames<SqliteJournalOptions> = {

@@ -13,7 +13,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { build } from "vitepress";
-import { CLI_WORDS, cliIndex, cliPage, collectCliHelp } from "./cli-reference";
+import { cliReferenceFiles, collectCliHelp } from "./cli-reference";
 import { docsRoot } from "./guides";
 import { changelogPage } from "./changelog";
 import { httpIndexPage } from "./http-index";
@@ -141,13 +141,7 @@ async function buildSite(outDir = DEFAULT_OUT_DIR): Promise<BuildSummary> {
   copySdkToRussian();
   writeMethodPages("ru/sdk", "ru");
   addStartHere("ru/sdk", "ru");
-  for (const [prefix, words] of [
-    ["cli", CLI_WORDS.en],
-    ["ru/cli", CLI_WORDS.ru],
-  ] as const) {
-    write(join(docsRoot, prefix, "index.md"), cliIndex(cli, words));
-    for (const ref of cli) write(join(docsRoot, prefix, `${ref.bin}.md`), cliPage(ref, words));
-  }
+  for (const [path, text] of cliReferenceFiles(cli)) write(join(docsRoot, path), text);
   if (existsSync(outDir)) rmSync(outDir, { recursive: true, force: true });
   const vitepressStarted = performance.now();
   await build(docsRoot, { outDir, mpa: false });

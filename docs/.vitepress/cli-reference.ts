@@ -106,8 +106,24 @@ export function cliPage(ref: CliReference, words: CliWords): string {
   return lines.join("\n");
 }
 
-export function cliIndex(refs: CliReference[], words: CliWords): string {
+function cliIndex(refs: CliReference[], words: CliWords): string {
   return [`# ${words.title}`, "", words.intro, "", ...refs.map((r) => `- [\`${r.bin}\`](./${r.bin}.md)`), ""].join(
     "\n",
   );
+}
+
+/**
+ * Every CLI page a build writes, by path under docs/: the index and one page per bin, in English
+ * and in Russian. build.ts writes exactly these; the docs test compares any left on disk with them.
+ */
+export function cliReferenceFiles(refs: CliReference[]): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [prefix, words] of [
+    ["cli", CLI_WORDS.en],
+    ["ru/cli", CLI_WORDS.ru],
+  ] as const) {
+    files.set(`${prefix}/index.md`, cliIndex(refs, words));
+    for (const ref of refs) files.set(`${prefix}/${ref.bin}.md`, cliPage(ref, words));
+  }
+  return files;
 }

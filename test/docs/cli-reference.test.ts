@@ -1,8 +1,17 @@
 // The CLI reference is built from help text: the command list is read from commander-style help
 // (wrapped descriptions, arguments, aliases), and every bin of package.json gets a page.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { cliPage, CLI_WORDS, collectCliHelp, subcommands } from "../../docs/.vitepress/cli-reference";
-import { binEntries } from "../../docs/.vitepress/package-entries";
+import {
+  cliPage,
+  cliReferenceFiles,
+  CLI_WORDS,
+  collectCliHelp,
+  subcommands,
+} from "../../docs/.vitepress/cli-reference";
+import { binEntries, repoRoot } from "../../docs/.vitepress/package-entries";
+import { EXIT_CODE_HELP } from "../../cli/exit-codes";
 
 const COMMANDER_HELP = `Usage: reseller [options] [command]
 
@@ -37,5 +46,24 @@ describe("docs: CLI reference", () => {
     const page = cliPage(emulator, CLI_WORDS.en);
     for (const flag of ["--port", "--window-ms", "--replay-ttl-ms", "--rate-limit", "--seed"])
       expect(page).toContain(flag);
+  });
+
+  // The pages are build output (gitignored): `npm run docs` writes them, and nothing rewrote them when
+  // a help text changed afterwards — a page on disk kept the old exit-code line. Each page a build left
+  // behind must be what the build would write now, in both languages.
+  it("J1: the reseller page prints the exit codes as `reseller --help` does; pages on disk are current", async () => {
+    const refs = await collectCliHelp();
+    const reseller = refs.find((r) => r.bin === "reseller")!;
+    expect(reseller.pages[0].text).toContain(EXIT_CODE_HELP);
+    for (const words of [CLI_WORDS.en, CLI_WORDS.ru]) expect(cliPage(reseller, words)).toContain(EXIT_CODE_HELP);
+    const files = cliReferenceFiles(refs);
+    expect([...files.keys()]).toEqual(
+      ["cli", "ru/cli"].flatMap((p) => [`${p}/index.md`, ...refs.map((r) => `${p}/${r.bin}.md`)]),
+    );
+    for (const [path, text] of files) {
+      const onDisk = join(repoRoot, "docs", path);
+      if (!existsSync(onDisk)) continue; // not built here: nothing stale to read
+      expect(readFileSync(onDisk, "utf8"), `docs/${path} is stale: run \`npm run docs\``).toBe(text);
+    }
   });
 });

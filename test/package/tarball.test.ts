@@ -60,6 +60,12 @@ beforeAll(async () => {
       "export const all = [client, pacing, emulator, memory, sqlite, postgres, redis, otel];",
       'export const db: sqlite.SqliteDatabase = sqlite.createSqliteJournal({ filename: ":memory:" }).database;',
       "export const defaults: number = client.DEFAULT_PACING.windowMs;",
+      // exactOptionalPropertyTypes (the bundler variant): an option left out by a condition is `undefined`.
+      "export const fromConfig = (fast: boolean, log?: client.EventHandler) =>",
+      '  client.createResellerClient({ baseUrl: "http://127.0.0.1:1/api/reseller/v1", token: "rsl_test_x",',
+      "    pacing: fast ? { maxConcurrency: 8, windowMs: undefined } : undefined, onEvent: log ? log : undefined,",
+      "    journal: fast ? undefined : memory.createMemoryJournal({ clock: undefined }), fleet: undefined });",
+      "export const telemetry = (traces?: boolean) => otel.otelTelemetry({ traces, metrics: undefined });",
       "",
     ].join("\n"),
   );
