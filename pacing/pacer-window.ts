@@ -40,7 +40,7 @@ export interface KeyState {
 
 /** 1 when the pump holds a grant of the same window made after `grant` (granted, not sent yet). */
 function laterUnsent(held: Grant | null, grant: Grant): number {
-  if (held === null || held.windowId !== grant.windowId) return 0;
+  if (held?.windowId !== grant.windowId) return 0;
   return held.ord !== undefined && grant.ord !== undefined && held.ord > grant.ord ? 1 : 0;
 }
 
