@@ -270,7 +270,6 @@ function contextFailure(
   if (outcome.kind === "unknown" && status === undefined) {
     const url = new URL(baseUrl);
     const host = `${url.hostname}:${url.port || (url.protocol === "https:" ? 443 : 80)}`;
-    const connectMs = limits.connectMs;
     // Every attempt ran out of time (or the short deadline ended the retries): the port took the connection.
     if (outcome.reason === "timeout" || (outcome.reason === "deadline" && outcome.attempts.every(timedOut)))
       return new SetupError(
@@ -278,7 +277,11 @@ function contextFailure(
       );
     const code = outcome.cause && "causeCode" in outcome.cause ? outcome.cause.causeCode : undefined;
     const failure = failureOf(code);
-    return new ConnectionError(connectionMessage(failure, host, code ?? outcome.reason, connectMs), failure, host);
+    return new ConnectionError(
+      connectionMessage(failure, host, code ?? outcome.reason, limits.connectMs),
+      failure,
+      host,
+    );
   }
   const code = "error" in outcome && outcome.error ? ` ${outcome.error.code}` : "";
   const reason = outcome.kind === "unknown" ? ` (${outcome.reason})` : "";

@@ -137,7 +137,7 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
     const isStale = (r: CommandRecord) => staleAfterMs <= 0 || r.updatedAt <= now - staleAfterMs;
     const held = new Set(holders?.busy()); // this process's own calls and waits: not left for a later recover()
     // A bounded read: pages of the oldest commands until enough are eligible (never the whole backlog).
-    const wanted = maxCommands + (holders?.busy().length ?? 0);
+    const wanted = maxCommands + held.size;
     const eligible: CommandRecord[] = [];
     const seen = new Set<string>();
     for (let after: CommandRecord | undefined; eligible.length < wanted;) {
