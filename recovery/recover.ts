@@ -187,8 +187,12 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
       await clock.sleep(pauseUntil - clock.now(), options.signal);
     }
 
+    // The first lane that fails ends the round — but only once every lane has let go of what it
+    // holds: a lane still running after recover() returned would take commands the round already
+    // handed back, which a call or wait of this process may hold by then (I6: one mover).
+    let failed: { error: unknown } | undefined;
     const lane = async () => {
-      while (next < records.length) {
+      while (!failed && next < records.length) {
         const record = records[next++];
         if (options.signal?.aborted) {
           leave(record.id);
@@ -211,7 +215,8 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
             emit({ type: "recovery-skip", commandId: record.id, operationId: record.operationId, reason });
             continue;
           }
-          throw error;
+          failed ??= { error };
+          return;
         }
         leave(record.id); // settled or left open: ours until the lease runs out, no more heartbeats
       }
@@ -222,9 +227,10 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
         lane,
       ),
     );
+    if (failed) throw failed.error;
     return summary;
   } finally {
-    for (let i = next; i < records.length; i++) leave(records[i].id); // never reached (a pause was aborted)
+    for (let i = next; i < records.length; i++) leave(records[i].id); // never reached: a pause was aborted, or a lane failed
   }
 
   async function recoverOne(record: CommandRecord): Promise<void> {

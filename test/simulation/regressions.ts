@@ -329,4 +329,43 @@ export const REGRESSIONS: Regression[] = [
       schedule: [0, 0, 0, 0, 7],
     },
   },
+  {
+    // w0's background round took cmd-4, cmd-2 and cmd-0 on two lanes; the lane on cmd-2 failed on a
+    // journal outage and the round returned, handing cmd-0 back untouched — while the other lane, still
+    // on cmd-4, went on to take cmd-0 next. By then w0's own wait held cmd-0, and the stray lane polled
+    // it and wrote over the wait's hold (and let its lease go, so w1 claimed it from the live wait).
+    // Found as: npm run simulate -- --seed 120712 --path 505
+    name: "I6: a recovery round that fails returns only once every lane has stopped, so no lane takes a command the round handed back",
+    invariant: "one mover per command",
+    scenario: {
+      seed: 2147483617,
+      journal: "sqlite",
+      workers: 2,
+      continuous: [true],
+      commands: ["renew", "order", "renew", "renew", "renew"],
+      scripts: [
+        [
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "cmd", cmd: 0, wait: true },
+          { op: "cmd", cmd: 4, wait: false },
+          { op: "cmd", cmd: 0, wait: true },
+        ],
+        [
+          { op: "cmd", cmd: 1, wait: false },
+          { op: "cmd", cmd: 1, wait: false },
+          { op: "pause", ms: 31000 },
+          { op: "cmd", cmd: 1, wait: false },
+          { op: "cmd", cmd: 2, wait: false },
+          { op: "cmd", cmd: 0, wait: false },
+        ],
+        [{ op: "recover" }, { op: "cmd", cmd: 0, wait: true }, { op: "cmd", cmd: 1, wait: true }],
+      ],
+      events: [
+        { step: 34, kind: "store-outage", worker: 0, steps: 23 },
+        { step: 1, kind: "crash-at", worker: 1, role: "wait", at: "journal.claim", restart: true },
+        { step: 140, kind: "journal-outage", worker: 3, steps: 13 },
+      ],
+      schedule: [3, 1, 1, 8],
+    },
+  },
 ];

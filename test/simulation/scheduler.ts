@@ -65,7 +65,9 @@ export class Scheduler {
 
   release(index: number): Point {
     const [p] = this.pending.splice(index, 1);
-    this.trace.push(`${p.worker}:${p.label}`);
+    const a = p.activity;
+    // Which activity stopped here (call, wait, recovery round) and on what: a failure's trace reads on its own.
+    this.trace.push(`${p.worker}:${p.label}${a ? ` [${a.role}#${a.id}${a.key ? ` ${a.key}` : ""}]` : ""}`);
     p.release();
     return p;
   }
