@@ -4,7 +4,7 @@
  * one reconciles what the other is still sending (`unknown` rows). A job (renew, register, check,
  * recover) therefore holds `<journal>.lock` — created exclusively, holding its pid and host — while it
  * runs; a second job on the same journal is refused before anything is sent. A lock whose process is
- * gone (kill -9, a reboot) is taken over. PostgreSQL journals (several machines) are not locked here.
+ * gone (kill -9, a reboot) is taken over. PostgreSQL journals (several machines) lock per key: pg-job-lock.ts.
  */
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";

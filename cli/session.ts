@@ -188,6 +188,17 @@ export async function openSession(
     throw error;
   }
   const { publicKeyId, environment } = client.credential;
+  if (use === "write" && opened?.lockJob) {
+    // PostgreSQL: one job per key on the journal (several machines share it, each with its own key).
+    try {
+      lock = await opened.lockJob({ apiKeyId: publicKeyId, environment });
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      await opened.journal.close().catch(() => undefined);
+      await closeEmulator?.().catch(() => undefined);
+      throw error;
+    }
+  }
   const session: ReadSession = {
     client,
     journalLabel,

@@ -9,6 +9,8 @@ import { dirname, join, resolve } from "node:path";
 import { redactUrl, type Journal } from "../src/index";
 import { SetupError, UsageError } from "./errors";
 import { openFailure, openSqliteJournal, type SqliteDriverName } from "./sqlite-open";
+import type { JournalLock } from "./journal-lock";
+import { lockPgJob } from "./pg-job-lock";
 // Types only: the modules themselves load on demand, below.
 import type * as PgStore from "../stores/pg-journal";
 import type * as SqliteStore from "../stores/sqlite-journal";
@@ -22,6 +24,8 @@ export interface OpenedJournal {
   driver?: SqliteDriverName;
   /** SQLite only: the file did not exist and this run created it (the notice says so). */
   created?: boolean;
+  /** PostgreSQL only: takes the job's lock on this journal for one API key (pg-job-lock.ts). */
+  lockJob?: (scope: { apiKeyId: string; environment: string }) => Promise<JournalLock>;
 }
 
 /** The notice a run prints once: where the journal is, and with which SQLite driver. */
@@ -33,6 +37,9 @@ export function journalNotice(opened: OpenedJournal): string {
 export function newJournalNotice(opened: OpenedJournal): string | undefined {
   return opened.created ? `new journal created: ${opened.label}` : undefined;
 }
+
+/** The store's default schema, named here: a job's lock on the journal is keyed by it (pg-job-lock.ts). */
+const PG_SCHEMA = "reseller_api";
 
 const MEMORY_LABEL = "memory (ends with this process, like the in-process emulator)";
 
@@ -173,10 +180,13 @@ export async function openJournal(
       missingDriver("pg", error);
     }
     try {
+      const label = redactUrl(chosen);
       return {
-        journal: await mod.createPgJournal({ connectionString: chosen }),
-        label: redactUrl(chosen),
+        journal: await mod.createPgJournal({ connectionString: chosen, schema: PG_SCHEMA }),
+        label,
         kind: "postgres",
+        lockJob: (scope) =>
+          lockPgJob(chosen, label, { ...scope, schema: PG_SCHEMA }, (message) => redactMessage(message, chosen)),
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") missingDriver("pg", error);

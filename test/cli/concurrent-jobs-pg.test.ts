@@ -1,0 +1,90 @@
+/**
+ * B1/G1 on a PostgreSQL journal, which several machines share on purpose, each with its own key: two
+ * jobs on one key would each pace its window alone (HTTP 429) and settle each other's commands. A
+ * second job on a key a running job holds is refused before anything is sent (exit code 4, naming the
+ * job); a job on another key runs beside it; a job killed with -9 leaves nothing to clean up.
+ * A real PostgreSQL and the emulator in its own process, both on loopback.
+ */
+import { writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startPostgres, type PostgresServer } from "../support/postgres";
+import { TSX_CLI, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
+
+// 10 renewals per 3 s: the first job's 40 domains keep it running ~12 s while the others start.
+const fx = useEmulatorProcess(["--window-ms", "3000", "--rate-limit", "10"], "reseller-cli-concurrent-pg-");
+const { tmp, env } = fx;
+let server: PostgresServer;
+let url: string;
+
+beforeAll(async () => {
+  server = await startPostgres();
+  const root = new pg.Client({ connectionString: server.connectionString });
+  await root.connect();
+  await root.query("CREATE DATABASE jobs");
+  await root.end();
+  url = server.connectionString.replace(/\/postgres$/, "/jobs");
+}, 120_000);
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+const renewed = async () =>
+  (await fx.emu.control<{ kind: string; idempotency_key: string | null }[]>("GET", "/effects")).filter(
+    (e) => e.kind === "domain.renew",
+  );
+
+describe("two jobs on one PostgreSQL journal", () => {
+  it("B1: a second job on the same key is refused (exit 4, names the job) and sends nothing; a job on another key runs beside it; a killed job's lock is gone with it", async () => {
+    const a = join(tmp.dir, "a.txt");
+    const b = join(tmp.dir, "b.txt");
+    writeFileSync(a, (await seedDomains(fx.emu, 40, "pga")).join("\n") + "\n");
+    writeFileSync(b, (await seedDomains(fx.emu, 4, "pgb")).join("\n") + "\n");
+    const args = (file: string) => ["--journal", url, "--window-ms", "3000", "renew", file];
+
+    const first = spawnCli(TSX_CLI, args(a), env());
+    await first.until((_, err) => err.includes('"type":"row"'));
+    const before = (await renewed()).length;
+
+    const second = await runCli(TSX_CLI, args(b), env());
+    expect(second.code, second.stderr).toBe(4);
+    const error = jsonLines(second.stderr).find((e) => e.type === "error")!;
+    expect(error.code).toBe("cli_setup");
+    expect(error.message).toContain(`Another reseller job (pid ${first.child.pid} on ${hostname()}, started `);
+    expect(error.message).toContain(fx.emu.keyId);
+    expect(error.message).not.toContain(url); // the journal as printed: no credentials
+    expect(second.stdout).toBe("");
+
+    // Another key (another reseller) on the same journal is not held back.
+    const other = await fx.emu.control<{ token: string }>("POST", "/keys", {
+      environment: "test",
+      rate_limit_per_minute: 10,
+    });
+    const c = join(tmp.dir, "c.txt");
+    const expires = new Date(Date.now() + 10 * 86_400_000).toISOString();
+    const names = ["pgc001.kz", "pgc002.kz"];
+    for (const name of names) await fx.emu.control("POST", "/domains", { token: other.token, name, expires_at: expires });
+    writeFileSync(c, names.join("\n") + "\n");
+    const beside = await runCli(TSX_CLI, args(c), { ...env(), RESELLER_API_TOKEN: other.token });
+    expect(beside.code, beside.stderr).toBe(0);
+    expect(jsonLines(beside.stdout).map((r) => r.kind)).toEqual(["done", "done"]);
+
+    // The first job was still running all along: nothing of b was renewed, and it goes on after.
+    expect((await renewed()).length).toBeGreaterThan(before);
+    expect(first.child.exitCode).toBeNull();
+    first.child.kill("SIGKILL");
+    await first.exited;
+
+    // Its lock went with its connection: the same key's next job runs (and finishes the first one's rows).
+    const again = await runCli(TSX_CLI, args(a), env());
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).not.toContain("Another reseller job");
+    const perKey = new Map<string, number>();
+    for (const e of await renewed()) perKey.set(e.idempotency_key ?? "", (perKey.get(e.idempotency_key ?? "") ?? 0) + 1);
+    expect([...perKey.values()].filter((n) => n > 1)).toEqual([]);
+    expect(jsonLines(again.stderr).filter((e) => e.type === "rate-limited")).toEqual([]);
+  }, 180_000);
+});
