@@ -66,7 +66,8 @@ describe("two jobs on one PostgreSQL journal", () => {
     const c = join(tmp.dir, "c.txt");
     const expires = new Date(Date.now() + 10 * 86_400_000).toISOString();
     const names = ["pgc001.kz", "pgc002.kz"];
-    for (const name of names) await fx.emu.control("POST", "/domains", { token: other.token, name, expires_at: expires });
+    for (const name of names)
+      await fx.emu.control("POST", "/domains", { token: other.token, name, expires_at: expires });
     writeFileSync(c, names.join("\n") + "\n");
     const beside = await runCli(TSX_CLI, args(c), { ...env(), RESELLER_API_TOKEN: other.token });
     expect(beside.code, beside.stderr).toBe(0);
@@ -83,7 +84,8 @@ describe("two jobs on one PostgreSQL journal", () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain("Another reseller job");
     const perKey = new Map<string, number>();
-    for (const e of await renewed()) perKey.set(e.idempotency_key ?? "", (perKey.get(e.idempotency_key ?? "") ?? 0) + 1);
+    for (const e of await renewed())
+      perKey.set(e.idempotency_key ?? "", (perKey.get(e.idempotency_key ?? "") ?? 0) + 1);
     expect([...perKey.values()].filter((n) => n > 1)).toEqual([]);
     expect(jsonLines(again.stderr).filter((e) => e.type === "rate-limited")).toEqual([]);
   }, 180_000);

@@ -58,7 +58,11 @@ describe("recover(): a round that fails", () => {
   it("I6: a round that fails on one command returns only after its other lanes stopped, and never takes the commands it handed back", async () => {
     const h = setup();
     const inner = sqlite();
-    const [a, b, c] = [await recordedOrder(h, inner, 1), await recordedOrder(h, inner, 2), await recordedOrder(h, inner, 3)];
+    const [a, b, c] = [
+      await recordedOrder(h, inner, 1),
+      await recordedOrder(h, inner, 2),
+      await recordedOrder(h, inner, 3),
+    ];
     // The journal refuses the first write to `a`; the first write to `b` is slow, and answers only a
     // few event-loop turns after `a` failed — long enough for a round that did not wait to be over.
     let refused = false;
