@@ -84,7 +84,7 @@ describe("recover(): a round that fails", () => {
           return (value as (...args: unknown[]) => unknown).call(target, id, ...rest);
         };
       },
-    }) as SqliteJournal;
+    });
     const client = h.makeClient({ journal });
 
     await expect(client.recover({ concurrency: 2 })).rejects.toThrow(/ECONNREFUSED/);
