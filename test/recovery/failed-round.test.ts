@@ -2,29 +2,15 @@
 // still working (I6, G4): the round returns only once every lane has stopped, so nothing of it goes
 // on after the caller saw it end — no lane takes a command the round handed back, which a call or a
 // wait of this process may hold by then. In-process emulator, one VirtualClock, a SQLite journal.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createSqliteJournal, type SqliteJournal } from "../../stores/sqlite-journal";
+import { describe, expect, it } from "vitest";
+import type { SqliteJournal } from "../../stores/sqlite-journal";
 import type { Journal } from "../../journal";
 import { fingerprintSync } from "../../stores/sqlite-backfill";
 import { setup, type Harness } from "../client/harness";
+import { tempSqliteJournals } from "../support/journal";
 
-const dirs: string[] = [];
-const journals: SqliteJournal[] = [];
-afterEach(async () => {
-  for (const j of journals.splice(0)) await j.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function sqlite(): SqliteJournal {
-  const dir = mkdtempSync(join(tmpdir(), "reseller-failed-round-"));
-  dirs.push(dir);
-  const journal = createSqliteJournal({ filename: join(dir, "journal.db") });
-  journals.push(journal);
-  return journal;
-}
+const tempJournal = tempSqliteJournals("reseller-failed-round-");
+const sqlite = (): SqliteJournal => tempJournal().journal;
 
 /** An order a killed process journalled and never sent (`recorded`): recovery sends it. */
 async function recordedOrder(h: Harness, journal: Journal, n: number) {

@@ -2,11 +2,7 @@
 // F1, F4, I4, I5, I6, C12). "Crashed" commands are written with the journal API exactly as the
 // client leaves them (recorded → sending, attempts appended after each response) and, for
 // "the server committed before the crash", delivered to the emulator with the same key and bytes.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createSqliteJournal, type SqliteJournal } from "../../stores/sqlite-journal";
+import { describe, expect, it } from "vitest";
 import { createMemoryJournal } from "../../stores/memory-journal";
 import type { Journal, NewCommand } from "../../journal";
 import type { ClientEvent } from "../../core";
@@ -14,22 +10,9 @@ import type { OperationId } from "../../generated/operations";
 import { VirtualClock } from "../../runtime/clock";
 import { BASE_URL, decode, requestsTo, setup, type Harness } from "../client/harness";
 import { fingerprintSync } from "../../stores/sqlite-backfill";
+import { tempSqliteJournals } from "../support/journal";
 
-const dirs: string[] = [];
-const journals: SqliteJournal[] = [];
-afterEach(async () => {
-  for (const j of journals.splice(0)) await j.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function sqlite(): { journal: SqliteJournal; filename: string } {
-  const dir = mkdtempSync(join(tmpdir(), "reseller-recover-"));
-  dirs.push(dir);
-  const filename = join(dir, "journal.db");
-  const journal = createSqliteJournal({ filename });
-  journals.push(journal);
-  return { journal, filename };
-}
+const sqlite = tempSqliteJournals("reseller-recover-");
 
 const enc = (s: string) => new TextEncoder().encode(s);
 let seq = 0;
@@ -330,8 +313,7 @@ describe("recover(): other states", () => {
   it("I5: two recoverers on one SQLite journal claim each command once; one renewal per command", async () => {
     const h = setup();
     const { journal, filename } = sqlite();
-    const other = createSqliteJournal({ filename });
-    journals.push(other);
+    const { journal: other } = sqlite(filename);
     for (let i = 0; i < 6; i++) {
       const d = h.emulator.control.createDomain({ token: h.token, name: `race${i}.kz` });
       await crashed(h, journal, {

@@ -2,31 +2,17 @@
 // I6, F1): recovery stays the one mover while it holds it, and the wait's terminal result still
 // reaches the journal — so the command never stays `accepted` with its domain lock held after a
 // wait that saw it end. In-process emulator, one VirtualClock, a SQLite journal, no fleet.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { createSqliteJournal, type SqliteJournal } from "../../stores/sqlite-journal";
+import { describe, expect, it } from "vitest";
+import type { SqliteJournal } from "../../stores/sqlite-journal";
 import type { ResellerClient, ResellerClientOptions, WaitResult } from "../../src/index";
 // Loaded up front: the client imports them on first use, and the VirtualClock must not run on meanwhile.
 import "../../src/operations-wait";
 import "../../recovery";
 import { setup, type Harness } from "../client/harness";
+import { tempSqliteJournals } from "../support/journal";
 
-const dirs: string[] = [];
-const journals: SqliteJournal[] = [];
-afterEach(async () => {
-  for (const j of journals.splice(0)) await j.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
-
-function sqlite(): SqliteJournal {
-  const dir = mkdtempSync(join(tmpdir(), "reseller-wait-recover-"));
-  dirs.push(dir);
-  const journal = createSqliteJournal({ filename: join(dir, "journal.db") });
-  journals.push(journal);
-  return journal;
-}
+const tempJournal = tempSqliteJournals("reseller-wait-recover-");
+const sqlite = (): SqliteJournal => tempJournal().journal;
 
 /**
  * An accepted renewal, then recover() whose one GET of the operation hangs until the client's
