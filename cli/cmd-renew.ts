@@ -21,7 +21,7 @@ import {
   listDomains,
   renewKey,
   targetTerm,
-  termOfKey,
+  termsOfKey,
   type DomainRef,
 } from "./renewals";
 import { UsageError } from "./errors";
@@ -334,9 +334,16 @@ export async function runRenew(global: GlobalOptions, rt: Runtime, options: Rene
         operationUuid: record.resources.operationUuid,
       };
       const when = isoOf(record.createdAt);
-      // The term this command produced (its key names it), not the one a new renewal would produce now.
-      const produced = termOfKey(record.idempotencyKey);
-      if (result.data) r.data = { ...result.data, target: produced ?? null, next_target: result.data.target };
+      // The terms this command went from and to (its key names them), not those of a renewal made now:
+      // the domain's expiry already shows the renewed term. Another client's key names neither.
+      const terms = termsOfKey(record.idempotencyKey);
+      if (result.data)
+        r.data = {
+          ...result.data,
+          from: terms?.from ?? null,
+          target: terms?.target ?? null,
+          next_target: result.data.target,
+        };
       switch (record.state) {
         case "completed":
         case "succeeded":

@@ -5,6 +5,7 @@
  */
 import { setMaxListeners } from "node:events";
 import { STDOUT_CLOSED } from "./closed-stdout";
+import { JOB_LOCK_LOST } from "./pg-job-lock";
 
 /** Abort listeners one waiting row may hold at once (its wait, a poll's fetch, a pacer slot, a timer). */
 const LISTENERS_PER_WAIT = 4;
@@ -41,11 +42,13 @@ export function watchInterrupts(
   };
   proc.on("SIGINT", handler);
   proc.on("SIGTERM", handler);
-  // stdout closed (`| head`): like the first Ctrl-C, once; only a real second Ctrl-C exits at once.
+  // stdout closed (`| head`), or another job took this job's key (pg-job-lock.ts): like the first
+  // Ctrl-C, once; only a real second Ctrl-C exits at once.
   const onClosed = () => {
     if (count === 0) handler();
   };
   proc.on(STDOUT_CLOSED, onClosed);
+  proc.on(JOB_LOCK_LOST, onClosed);
   return {
     signal: controller.signal,
     get interrupted() {
@@ -55,6 +58,7 @@ export function watchInterrupts(
       proc.off("SIGINT", handler);
       proc.off("SIGTERM", handler);
       proc.off(STDOUT_CLOSED, onClosed);
+      proc.off(JOB_LOCK_LOST, onClosed);
     },
   };
 }

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import type { Writable } from "node:stream";
 import type { WaitPoll } from "../src/index";
 import { formatDuration } from "./args";
-import { exitCodeFor, type ExitCode, type ResultKind } from "./exit-codes";
+import { EXIT, exitCodeFor, type ExitCode, type ResultKind } from "./exit-codes";
 import { watchInterrupts } from "./interrupt";
 import { colourOn, paintKind } from "./colour";
 import { jsonLine, renderTable, terminalColumns, type OutputMode } from "./output";
@@ -106,8 +106,11 @@ export async function runJob<Row>(
     },
     () => {
       sink.stop();
-      io.stderr.write(`\nExiting now. Nothing is lost: every write was journalled first. ${spec.resumeHint}\n`);
-      io.proc.exit(130);
+      const message = `Exiting now. Nothing is lost: every write was journalled first. ${spec.resumeHint}`;
+      // Not a terminal: one JSON event, like every other stderr line (`2> events.jsonl`, `| jq`).
+      if (io.mode.ttyErr) io.stderr.write(`\n${message}\n`);
+      else sink.event({ type: "exit", exitCode: EXIT.interrupted, message, resume: spec.resumeHint });
+      io.proc.exit(EXIT.interrupted);
     },
     spec.concurrency,
   );

@@ -6,6 +6,7 @@
  * key and its environment, held on a connection of the job's own for as long as the job runs. A second
  * job on the same key is refused before anything is sent. PostgreSQL frees the lock when that
  * connection ends, so a job killed with -9, or whose machine went away, leaves nothing to clean up.
+ * Also here: whether a PostgreSQL database holds a journal at all, for commands that must not create one.
  */
 import { createHash } from "node:crypto";
 import { hostname } from "node:os";
@@ -24,7 +25,7 @@ export interface PgJobScope {
 }
 
 /** The advisory lock's bigint key, and its halves as pg_locks shows them (classid high, objid low). */
-function lockKey(scope: PgJobScope): { key: string; high: string; low: string } {
+export function jobLockKey(scope: PgJobScope): { key: string; high: string; low: string } {
   const digest = createHash("sha256")
     .update(`reseller-api job\0${scope.schema}\0${scope.environment}\0${scope.apiKeyId}`)
     .digest();
@@ -36,10 +37,23 @@ function lockKey(scope: PgJobScope): { key: string; high: string; low: string } 
   };
 }
 
+/** Emitted on the process when another job took this job's key: interrupt.ts treats it as the first Ctrl-C. */
+export const JOB_LOCK_LOST = "reseller:job-lock-lost";
+
+/** How often a job whose lock connection went away (a database restart) asks for its lock again, ms. */
+const RETAKE_EVERY_MS = 1000;
+
+type Taken = { client: pg.Client } | { holder: string };
+
 /**
  * Takes the job's lock for `scope` on the journal at `connectionString`, or throws a SetupError that
  * names the job holding it (when PostgreSQL lets this role see it). `label` is the journal as printed
  * (no password); `redact` takes the connection string's secrets out of a driver's message.
+ *
+ * A lock connection that goes away mid-job (a database restart, a failover) takes the lock with it:
+ * the job asks for it again every second until it has it, so a job started after the database is
+ * back is refused as before. If another job got it first, this one is told as on Ctrl-C — no new
+ * rows start, the ones in flight settle, it exits 130 — with a warning saying why (B1).
  */
 export async function lockPgJob(
   connectionString: string,
@@ -49,41 +63,70 @@ export async function lockPgJob(
 ): Promise<JournalLock> {
   const { default: driver } = (await import("pg")) as { default: typeof pg };
   const me = `${APP_PREFIX}pid ${process.pid} on ${hostname()}`;
-  // application_name is what pg_stat_activity shows other jobs: who holds the key (63 bytes at most).
-  const client = new driver.Client({ connectionString, application_name: me.slice(0, 63) });
-  // A connection lost mid-job (a database restart) loses the lock with it; the job goes on — its
-  // journal reconnects on its own — and the next job simply takes the lock. Never a crash.
-  client.on("error", () => undefined);
-  const { key, high, low } = lockKey(scope);
-  try {
-    await client.connect();
-    const taken = await client.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [key]);
-    if (!taken.rows[0]?.ok) {
-      // A bigint advisory lock shows in pg_locks as classid (high half), objid (low half), objsubid 1.
-      const holder = await client
-        .query<{ name: string | null; since: Date | null }>(
-          `SELECT a.application_name AS name, a.backend_start AS since
-             FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
-            WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
-              AND l.classid = $1::bigint::oid AND l.objid = $2::bigint::oid`,
-          [high, low],
-        )
-        .then((r) => r.rows[0])
-        .catch(() => undefined);
-      const name = holder?.name?.startsWith(APP_PREFIX) ? holder.name.slice(APP_PREFIX.length) : holder?.name;
-      const who = name ? `${name}${holder?.since ? `, started ${holder.since.toISOString()}` : ""}` : "another process";
-      throw new SetupError(
-        `Another reseller job (${who}) is using API key ${scope.apiKeyId} (${scope.environment}) on the journal ${label}; two jobs on one key share its rate limit without pacing together (HTTP 429) and settle each other's commands. Wait for it to finish and re-run, or stop it (Ctrl-C) first; a job on another machine needs its own key. Nothing was sent.`,
-      );
+  const { key } = jobLockKey(scope);
+  let held = true;
+  let client: pg.Client;
+
+  const take = async (): Promise<Taken> => {
+    // application_name is what pg_stat_activity shows other jobs: who holds the key (63 bytes at most).
+    const c = new driver.Client({ connectionString, application_name: me.slice(0, 63) });
+    c.on("error", () => undefined); // a lost connection is seen as its `end`, below: never a crash
+    try {
+      await c.connect();
+      const taken = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [key]);
+      if (taken.rows[0]?.ok) return { client: c };
+      const holder = await holderOf(c, scope);
+      await c.end().catch(() => undefined);
+      return { holder };
+    } catch (error) {
+      await c.end().catch(() => undefined);
+      throw error;
     }
+  };
+  const watch = (c: pg.Client) => {
+    c.once("end", () => {
+      if (held && c === client) void retake();
+    });
+  };
+  const retake = async (): Promise<void> => {
+    while (held) {
+      await new Promise((resolve) => setTimeout(resolve, RETAKE_EVERY_MS).unref());
+      if (!held) return;
+      let taken: Taken;
+      try {
+        taken = await take();
+      } catch {
+        continue; // the database is not back yet
+      }
+      if ("client" in taken) {
+        if (!held) return void taken.client.end().catch(() => undefined);
+        client = taken.client;
+        watch(client);
+        return;
+      }
+      process.emitWarning(
+        `Another reseller job (${taken.holder}) took API key ${scope.apiKeyId} (${scope.environment}) on the journal ${label} while this job's connection to it was down: this job starts no new rows, lets the ones in flight settle and exits. Re-run it once the other job is done; nothing is lost.`,
+        "JobLockLost",
+      );
+      (process as NodeJS.EventEmitter).emit(JOB_LOCK_LOST);
+      return;
+    }
+  };
+
+  let first: Taken;
+  try {
+    first = await take();
   } catch (error) {
-    await client.end().catch(() => undefined);
-    if (error instanceof SetupError) throw error;
     throw new SetupError(
       `Cannot take the job's lock on the PostgreSQL journal ${label}: ${redact(error instanceof Error ? error.message : String(error))}. Nothing was sent.`,
     );
   }
-  let held = true;
+  if ("holder" in first)
+    throw new SetupError(
+      `Another reseller job (${first.holder}) is using API key ${scope.apiKeyId} (${scope.environment}) on the journal ${label}; two jobs on one key share its rate limit without pacing together (HTTP 429) and settle each other's commands. Wait for it to finish and re-run, or stop it (Ctrl-C) first; a job on another machine needs its own key. Nothing was sent.`,
+    );
+  client = first.client;
+  watch(client);
   return {
     release() {
       if (!held) return;
@@ -92,4 +135,41 @@ export async function lockPgJob(
       void client.end().catch(() => undefined);
     },
   };
+}
+
+/** Who holds the key's lock, as its connection names itself; "another process" when this role may not see it. */
+async function holderOf(c: pg.Client, scope: PgJobScope): Promise<string> {
+  const { high, low } = jobLockKey(scope);
+  // A bigint advisory lock shows in pg_locks as classid (high half), objid (low half), objsubid 1.
+  const holder = await c
+    .query<{ name: string | null; since: Date | null }>(
+      `SELECT a.application_name AS name, a.backend_start AS since
+         FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+          AND l.classid = $1::bigint::oid AND l.objid = $2::bigint::oid`,
+      [high, low],
+    )
+    .then((r) => r.rows[0])
+    .catch(() => undefined);
+  const name = holder?.name?.startsWith(APP_PREFIX) ? holder.name.slice(APP_PREFIX.length) : holder?.name;
+  return name ? `${name}${holder?.since ? `, started ${holder.since.toISOString()}` : ""}` : "another process";
+}
+
+/**
+ * Whether the database at `connectionString` holds a journal in `schema` (its migrations table):
+ * commands that only read must not create one in an empty or mistyped database.
+ */
+export async function pgJournalExists(connectionString: string, schema: string): Promise<boolean> {
+  const { default: driver } = (await import("pg")) as { default: typeof pg };
+  const c = new driver.Client({ connectionString });
+  c.on("error", () => undefined);
+  try {
+    await c.connect();
+    const found = await c.query<{ ok: boolean }>("SELECT to_regclass($1) IS NOT NULL AS ok", [
+      `"${schema}".schema_migrations`,
+    ]);
+    return found.rows[0]?.ok;
+  } finally {
+    await c.end().catch(() => undefined);
+  }
 }

@@ -24,7 +24,9 @@ import { tokenForRedaction } from "./credentials";
 import { CLI_DEFAULTS } from "./defaults";
 import { EXIT_CODE_HELP, type ExitCode } from "./exit-codes";
 import type { Runtime } from "./job-session";
+import { stderrNotice } from "./output";
 import { DEFAULT_GLOBALS, type GlobalOptions } from "./session";
+import { journalPasswordWarning } from "./stores";
 
 const TRY_IT = `Try it with no account (an in-process emulator, test key, no real money):
   reseller --emulator context
@@ -166,11 +168,15 @@ export function buildProgram(
     .option("--no-color", "no colours (also NO_COLOR=1; colours are only ever used on a terminal)")
     .addHelpText("after", `\n${TRY_IT}\n\n${CREDENTIALS_HELP}\n\n${EXIT_CODE_HELP}\n`)
     .showHelpAfterError("(add --help for usage)")
-    // A4: before any command runs, the --token-file token is one of the strings output never shows —
-    // also in commands that never read it (check --dry-run, the `commands` commands).
-    .hook("preAction", () =>
-      rt.redactor?.addToken(tokenForRedaction(program.opts<Raw>().tokenFile as string | undefined)),
-    );
+    .hook("preAction", () => {
+      const o = program.opts<Raw>();
+      // A4: before any command runs, the --token-file token is one of the strings output never shows —
+      // also in commands that never read it (check --dry-run, the `commands` commands).
+      rt.redactor?.addToken(tokenForRedaction(o.tokenFile as string | undefined));
+      // A4/H2: a journal password on the command line is in `ps` and shell history: said once, first.
+      const warning = journalPasswordWarning(o.journal as string | undefined);
+      if (warning) stderrNotice(rt.stderr, o.json === true, warning);
+    });
 
   program
     .command("context")

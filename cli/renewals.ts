@@ -34,10 +34,16 @@ function renewLockKey(domainUuid: string): string {
   return `domain:${domainUuid.toLowerCase()}`;
 }
 
-/** The term a journalled renewal produced (or will): the `:<target>` of a CLI key, else undefined. */
-export function termOfKey(idempotencyKey: string): string | undefined {
+/**
+ * The terms a journalled renewal went from and to, from a CLI key (`:<period>y:<target>`): what its
+ * row reports on a re-run, when the domain's expiry already shows the renewed term.
+ */
+export function termsOfKey(idempotencyKey: string): { from: string; target: string } | undefined {
   if (!idempotencyKey.startsWith(RENEW_KEY_PREFIX)) return undefined;
-  return /:\d+y:(\d{4}-\d{2}-\d{2})(?::a\d+)?$/.exec(idempotencyKey)?.[1];
+  const match = /:(\d+)y:(\d{4}-\d{2}-\d{2})(?::a\d+)?$/.exec(idempotencyKey);
+  if (!match) return undefined;
+  const target = match[2];
+  return { from: targetTerm(target, -Number(match[1])), target };
 }
 
 /**

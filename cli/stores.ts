@@ -10,7 +10,7 @@ import { redactUrl, type Journal } from "../src/index";
 import { SetupError, UsageError } from "./errors";
 import { openFailure, openSqliteJournal, type SqliteDriverName } from "./sqlite-open";
 import type { JournalLock } from "./journal-lock";
-import { lockPgJob } from "./pg-job-lock";
+import { lockPgJob, pgJournalExists } from "./pg-job-lock";
 // Types only: the modules themselves load on demand, below.
 import type * as PgStore from "../stores/pg-journal";
 import type * as SqliteStore from "../stores/sqlite-journal";
@@ -74,12 +74,35 @@ function isPostgresUrl(value: string): boolean {
 }
 
 /**
+ * H2: an `@` after the authority of `scheme://…` (in the path, the query or the fragment): a user
+ * name or password with an unencoded `@`, `/`, `:`, `#` or `?`, which every parser splits somewhere
+ * else — `postgres://ops:Xy@z:9/Secret@db/j` connects to host `z` with part of the password as the
+ * database name, and would print the rest of it.
+ */
+function hasAtAfterAuthority(url: string): boolean {
+  const authority = url.slice(url.indexOf("//") + 2);
+  const end = authority.search(/[/?#]/);
+  return end >= 0 && authority.slice(end).includes("@");
+}
+
+/**
+ * The form of a postgres:// journal, said without a URL that holds `@`: printed text passes through
+ * redactUrl (redact.ts), which would show an example `user:password@` as `user:[REDACTED]@`.
+ */
+const PG_FORM = "postgres://host:5432/db, with the user and password before the host as user:password@host";
+
+/** How to put a password (or a user name) with special characters into a postgres:// URL. */
+const PERCENT_ENCODE =
+  "percent-encode special characters in the user name and password (@ → %40, / → %2F, : → %3A, # → %23, ? → %3F), or leave the password out of the URL and set it in PGPASSWORD";
+
+/**
  * The journal this run uses: --journal, else RESELLER_JOURNAL (not with --emulator), else undefined
  * (the default file, or memory with --emulator). Every value that could silently start a new, empty
  * journal — where a re-run would renew everything again — is a usage error, printed redacted:
  * - an empty (or blank) --journal or RESELLER_JOURNAL: never "the default journal" by accident;
- * - a `<scheme>://` value that is not a postgres:// or postgresql:// URL (`postgress://…`), or one
- *   that does not parse;
+ * - a `<scheme>://` value that is not a postgres:// or postgresql:// URL (`postgress://…`), one with
+ *   an `@` after its host (a password with an unencoded `@`, `/`, `:`, `#` or `?`), or one that does
+ *   not parse;
  * - anything else shaped like a connection string: `postgres:/app:pw@host/db` (a slash missing),
  *   a scheme-less `app:pw@host/db`, a libpq `host=… password=…` string — never a file path (nor
  *   folders named after the URL and its password).
@@ -96,15 +119,27 @@ export function chooseJournal(spec: string | undefined, env: NodeJS.ProcessEnv, 
         ? `RESELLER_JOURNAL is set but empty: unset it (\`unset RESELLER_JOURNAL\`) to use the default journal at ${defaultJournalPath(env)}, or set it to the journal of your jobs. Nothing was sent; an empty value never falls back to the default journal, where a finished job would run again.`
         : `--journal is empty: give the journal of your jobs (a file path or a postgres:// URL), or leave --journal out to use the default journal at ${defaultJournalPath(env)}. Nothing was sent; an empty value never falls back to the default journal, where a finished job would run again.`,
     );
-  const refuse = (what: string): never => {
-    throw new UsageError(
-      `${source}: ${what}, which is no journal this CLI opens. Give a file path (SQLite) or a postgres:// or postgresql:// URL (postgres://user:password@host:5432/db); nothing was created and nothing was sent.`,
-    );
+  const refuse = (
+    what: string,
+    fix = `Give a file path (SQLite) or a postgres:// or postgresql:// URL (${PG_FORM})`,
+  ): never => {
+    throw new UsageError(`${source}: ${what}. ${fix}; nothing was created and nothing was sent.`);
   };
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(chosen)) {
-    const scheme = chosen.slice(0, chosen.indexOf(":"));
-    if (!isPostgresUrl(chosen)) refuse(`${redactUrl(chosen)} is a ${scheme}:// URL`);
-    if (!canParse(chosen)) refuse(`${redactUrl(chosen)} is not a valid ${scheme}:// URL`);
+    const scheme = chosen.slice(0, chosen.indexOf(":")).toLowerCase();
+    if (!isPostgresUrl(chosen))
+      refuse(`${redactUrl(chosen)} is a ${scheme}:// URL, which is no journal this CLI opens`);
+    // Before it is parsed: such a URL may parse, with part of the password as its host or database.
+    if (hasAtAfterAuthority(chosen))
+      refuse(
+        `the ${scheme}:// URL (not echoed: it may hold a password) has an "@" after its host, in its path, query or fragment: its user name or password holds an unencoded "@", "/", ":", "#" or "?", so part of the password would be read as the host, the port or the database`,
+        `Write it again: ${PERCENT_ENCODE}`,
+      );
+    if (!canParse(chosen))
+      refuse(
+        `the ${scheme}:// URL (not echoed: it may hold a password) does not parse`,
+        `Check its host and port (1 to 65535) — the form is ${PG_FORM} — and ${PERCENT_ENCODE}`,
+      );
     return chosen;
   }
   const scheme = /^([a-z][a-z0-9+.-]+):/i.exec(chosen)?.[1];
@@ -115,10 +150,36 @@ export function chooseJournal(spec: string | undefined, env: NodeJS.ProcessEnv, 
       } (a file whose name starts so: prefix it with ./)`,
     );
   if (/^[^\s/@]+:[^\s/@]*@/.test(chosen))
-    refuse("a value shaped like user:password@host (not echoed) — a connection string without its postgres:// scheme");
+    refuse(
+      "a value shaped like user:password@host (not echoed) — a connection string without its postgres:// scheme",
+      "Put postgres:// in front of it, or give a file path (SQLite)",
+    );
   if (/(?:^|\s)(?:host|hostaddr|port|dbname|user|password|sslmode|passfile)\s*=/i.test(chosen))
-    refuse("a libpq key=value connection string (not echoed: it may hold a password) — give it as a postgres:// URL");
+    refuse(
+      "a libpq key=value connection string (not echoed: it may hold a password); --journal and RESELLER_JOURNAL take a postgres:// URL instead",
+      `Write the same settings as a URL — host=H port=P dbname=D user=U password=W becomes U:W@H:P/D after postgres:// — and ${PERCENT_ENCODE}`,
+    );
   return chosen;
+}
+
+/**
+ * A4/H2: a postgres:// --journal with a password in it (`user:password@`, `?password=`) puts the
+ * password where API tokens are never read from — the command line, which shell history and `ps`
+ * keep. The run goes on (a journal is not refused for it), with this warning, which holds no part of
+ * the value; RESELLER_JOURNAL is not warned about. Undefined when there is nothing to warn about, or
+ * when chooseJournal refuses the value anyway.
+ */
+export function journalPasswordWarning(spec: string | undefined): string | undefined {
+  const value = spec?.trim();
+  if (!value || !isPostgresUrl(value) || hasAtAfterAuthority(value)) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return undefined;
+  }
+  if (!url.password && !url.searchParams.get("password")) return undefined;
+  return "warning: --journal holds a database password, and a command line is kept in shell history and shown by `ps` to other users of this machine: put the URL in RESELLER_JOURNAL instead, or leave the password out of it and set PGPASSWORD (PostgreSQL's own variable) — and change the password if others can read this history.";
 }
 
 /** A driver's message may quote the connection string or its password: neither is printed. */
@@ -143,6 +204,55 @@ function missingDriver(driver: string, error: unknown): never {
     );
   }
   throw error;
+}
+
+/** A postgres:// journal; commands that only read never create its tables (see `existing`, below). */
+async function openPgJournal(chosen: string, existing?: { what: string } | { dryRun: true }): Promise<OpenedJournal> {
+  let mod: typeof PgStore;
+  try {
+    mod = await import("../stores/pg-journal");
+  } catch (error) {
+    missingDriver("pg", error);
+  }
+  const label = redactUrl(chosen);
+  let exists = true;
+  if (existing) {
+    try {
+      exists = await pgJournalExists(chosen, PG_SCHEMA);
+    } catch (error) {
+      throw new SetupError(
+        `Cannot open the PostgreSQL journal ${label}: ${redactMessage((error as Error).message, chosen)} — is PostgreSQL running there, and are the user, password and database in --journal or RESELLER_JOURNAL right? Nothing was created and nothing was sent.`,
+      );
+    }
+  }
+  try {
+    if (existing && !exists) {
+      if ("dryRun" in existing) {
+        const { createMemoryJournal } = await import("../stores/memory-journal");
+        return {
+          journal: createMemoryJournal(),
+          label: `${label} holds no journal yet: this dry run looks commands up in an empty in-memory journal and creates nothing there`,
+          kind: "memory",
+        };
+      }
+      throw new SetupError(
+        `No journal in ${label}: the database has no ${PG_SCHEMA} journal tables, so there is no command to ${existing.what}, and none was created. Check --journal or RESELLER_JOURNAL (the database name, the user); renew, register, check and recover create the journal on their first run.`,
+      );
+    }
+    return {
+      journal: await mod.createPgJournal({ connectionString: chosen, schema: PG_SCHEMA }),
+      label,
+      kind: "postgres",
+      lockJob: (scope) =>
+        lockPgJob(chosen, label, { ...scope, schema: PG_SCHEMA }, (message) => redactMessage(message, chosen)),
+    };
+  } catch (error) {
+    if (error instanceof SetupError) throw error;
+    if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") missingDriver("pg", error);
+    throw new SetupError(
+      `Cannot open the PostgreSQL journal ${label}: ${redactMessage((error as Error).message, chosen)}`,
+    );
+  }
 }
 
 /**
@@ -172,29 +282,7 @@ export async function openJournal(
       kind: "memory",
     };
   }
-  if (chosen && isPostgresUrl(chosen)) {
-    let mod: typeof PgStore;
-    try {
-      mod = await import("../stores/pg-journal");
-    } catch (error) {
-      missingDriver("pg", error);
-    }
-    try {
-      const label = redactUrl(chosen);
-      return {
-        journal: await mod.createPgJournal({ connectionString: chosen, schema: PG_SCHEMA }),
-        label,
-        kind: "postgres",
-        lockJob: (scope) =>
-          lockPgJob(chosen, label, { ...scope, schema: PG_SCHEMA }, (message) => redactMessage(message, chosen)),
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") missingDriver("pg", error);
-      throw new SetupError(
-        `Cannot open the PostgreSQL journal ${redactUrl(chosen)}: ${redactMessage((error as Error).message, chosen)}`,
-      );
-    }
-  }
+  if (chosen && isPostgresUrl(chosen)) return openPgJournal(chosen, existing);
   const file = resolve(chosen || defaultJournalPath(env));
   if (existing && "dryRun" in existing && !existsSync(file)) {
     const { createMemoryJournal } = await import("../stores/memory-journal");

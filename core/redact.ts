@@ -164,7 +164,10 @@ export function containsUrlSecret(text: string): boolean {
  * The one redaction of a URL for anything the package prints or throws (H2, A4): the userinfo
  * (`user:secret@`) loses its password and the user name is kept; every query parameter whose name
  * looks like a secret keeps its name with its value replaced; a fragment is dropped. Text that does
- * not parse as a URL is never echoed: only its scheme, if any, is kept.
+ * not parse as a URL is never echoed: only its scheme, if any, is kept. Nor is a URL with an `@`
+ * after its authority (in the path, the query or the fragment): a user name or password holding an
+ * unencoded `@`, `/`, `:`, `#` or `?` is split by the parser, so part of the password would be read as
+ * the host, the port or the path (`postgres://ops:Xy@z:9/Secret@db/j`) — only its scheme is kept.
  */
 export function redactUrl(input: string): string {
   let url: URL;
@@ -174,6 +177,7 @@ export function redactUrl(input: string): string {
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(input)?.[1];
     return scheme ? `${scheme.toLowerCase()}://(unparseable URL)` : "(unparseable URL)";
   }
+  if ((url.pathname + url.search + url.hash).includes("@")) return `${url.protocol}//${REDACTED}`;
   // A lone user name may itself be a token (`https://<token>@host`); next to a password it is kept.
   if (url.password) url.password = REDACTED;
   else if (url.username) url.username = REDACTED;

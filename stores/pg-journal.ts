@@ -237,6 +237,13 @@ export async function migratePg(
  * A pool we own must not crash the process when the server drops idle connections (restart,
  * failover): the error surfaces on the next query instead, where the caller handles it.
  */
+/** An `@` after the authority of `scheme://…` (in the path, query or fragment): a password split by the parser. */
+function atAfterAuthority(url: string): boolean {
+  const rest = url.slice(url.indexOf("//") + 2);
+  const end = rest.search(/[/?#]/);
+  return end >= 0 && rest.slice(end).includes("@");
+}
+
 function ownedPool(connectionString: string): pg.Pool {
   const { Pool } = loadPeer("pg", "reseller-api/stores/postgres") as typeof pg;
   const pool = new Pool({ connectionString });
@@ -426,6 +433,14 @@ export async function createPgJournal(options: PgJournalOptions): Promise<Journa
   if (options.connectionString !== undefined && typeof options.connectionString !== "string") {
     throw new InvalidOptionsError(
       "PgJournalOptions.connectionString must be a postgres:// URL string.",
+      "connectionString",
+    );
+  }
+  if (options.connectionString !== undefined && atAfterAuthority(options.connectionString)) {
+    // H2: the driver would read part of such a password as the host or the database, and name it in
+    // its errors ("ENOTFOUND …"): refused before any connection, echoing nothing of the value.
+    throw new InvalidOptionsError(
+      'PgJournalOptions.connectionString (not echoed: it may hold a password) has an "@" after its host: its user name or password holds an unencoded "@", "/", ":", "#" or "?". Percent-encode them (@ as %40, / as %2F, : as %3A, # as %23, ? as %3F), or leave the password out of the URL and set PGPASSWORD.',
       "connectionString",
     );
   }

@@ -80,4 +80,51 @@ describe("Ctrl-C and SIGTERM", () => {
       }
     }, 120_000);
   }
+
+  it("G4: a second Ctrl-C exits 130 at once and, stderr piped, says so as one JSON event: every stderr line is JSON", async () => {
+    const names = await seedDomains(fx.emu, 6, "sigtwice");
+    const file = join(tmp.dir, "twice.txt");
+    writeFileSync(file, names.join("\n") + "\n");
+    // Every renewal hangs unanswered: its row stays in flight past the first Ctrl-C.
+    await fx.emu.control("POST", "/faults", {
+      method: "POST",
+      path: "/domains/{domainUuid}/renew",
+      kind: "timeout_before",
+      times: names.length,
+    });
+    try {
+      const run = spawnCli(
+        TSX_CLI,
+        [
+          "--journal",
+          join(tmp.dir, "twice.sqlite"),
+          "--window-ms",
+          "1000",
+          "--request-timeout",
+          "120s",
+          "renew",
+          "--concurrency",
+          "3",
+          file,
+        ],
+        env(),
+      );
+      await run.until((_, err) => (err.match(/"state":"sending"/g) ?? []).length >= 3);
+      run.child.kill("SIGINT");
+      await run.until((_, err) => err.includes('"type":"interrupt"'));
+      run.child.kill("SIGINT");
+      const { code } = await run.exited;
+      expect(code, run.stderr()).toBe(130);
+      const events = jsonLines(run.stderr()); // throws on a line that is not JSON
+      expect(events.at(-1)).toMatchObject({
+        type: "exit",
+        exitCode: 130,
+        message: expect.stringMatching(/^Exiting now\. Nothing is lost: every write was journalled first\. /),
+        resume: expect.stringContaining("Re-run the same command"),
+      });
+      expect(typeof events.at(-1)?.at).toBe("string");
+    } finally {
+      await fx.emu.control("DELETE", "/faults").catch(() => undefined);
+    }
+  }, 120_000);
 });

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type PostgresServer } from "../support/postgres";
+import { jobLockKey } from "../../cli/pg-job-lock";
 import { TSX_CLI, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
 
 // 10 renewals per 3 s: the first job's 40 domains keep it running ~12 s while the others start.
@@ -89,4 +90,105 @@ describe("two jobs on one PostgreSQL journal", () => {
     expect([...perKey.values()].filter((n) => n > 1)).toEqual([]);
     expect(jsonLines(again.stderr).filter((e) => e.type === "rate-limited")).toEqual([]);
   }, 180_000);
+
+  /** The running job's lock connection, as PostgreSQL shows it (pid of its backend), once it holds the key. */
+  const lockHolder = async (db: pg.Client): Promise<number | undefined> => {
+    const { high, low } = jobLockKey({ apiKeyId: fx.emu.keyId, environment: "test", schema: "reseller_api" });
+    const r = await db.query<{ pid: number; name: string }>(
+      `SELECT l.pid, a.application_name AS name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 1
+          AND l.classid = $1::bigint::oid AND l.objid = $2::bigint::oid`,
+      [high, low],
+    );
+    return r.rows.find((row) => row.name.startsWith("reseller job: "))?.pid;
+  };
+  const until = async <T>(probe: () => Promise<T | undefined>): Promise<T> => {
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+
+  it("B1: a job whose lock connection drops (a database restart) takes its lock again, so a job started after is still refused", async () => {
+    const a = join(tmp.dir, "drop-a.txt");
+    writeFileSync(a, (await seedDomains(fx.emu, 40, "pgd")).join("\n") + "\n");
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      const first = spawnCli(TSX_CLI, ["--journal", url, "--window-ms", "3000", "renew", a], env());
+      const before = await until(() => lockHolder(db));
+      await db.query("SELECT pg_terminate_backend($1)", [before]);
+      // A new connection of the same job holds the key again.
+      await until(async () => {
+        const now = await lockHolder(db);
+        return now !== undefined && now !== before ? now : undefined;
+      });
+      const second = await runCli(TSX_CLI, ["--journal", url, "--window-ms", "3000", "renew", a], env());
+      expect(second.code, second.stderr).toBe(4);
+      expect(second.stderr).toContain(`Another reseller job (pid ${first.child.pid}`);
+      const { code } = await first.exited;
+      expect(code, first.stderr()).toBe(0);
+      expect(jsonLines(first.stdout()).map((r) => r.kind)).toEqual(Array(40).fill("done"));
+    } finally {
+      await db.end();
+    }
+  }, 180_000);
+
+  it("B1: a job whose key another job took while its connection was down stops as on Ctrl-C: no new rows, in-flight rows settle, exit 130, a warning says why", async () => {
+    const a = join(tmp.dir, "lost-a.txt");
+    writeFileSync(a, (await seedDomains(fx.emu, 40, "pgl")).join("\n") + "\n");
+    const db = new pg.Client({ connectionString: url });
+    const other = new pg.Client({ connectionString: url, application_name: "the other job" });
+    await db.connect();
+    await other.connect();
+    try {
+      const first = spawnCli(TSX_CLI, ["--journal", url, "--window-ms", "3000", "renew", a], env());
+      await first.until((_, err) => err.includes('"type":"row"'));
+      const holder = await until(() => lockHolder(db));
+      // The other job queues for the key first, so PostgreSQL hands it the lock the moment it is free.
+      const { key } = jobLockKey({ apiKeyId: fx.emu.keyId, environment: "test", schema: "reseller_api" });
+      const queued = other.query("SELECT pg_advisory_lock($1::bigint)", [key]);
+      await until(async () => {
+        const r = await db.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+        return r.rowCount ? true : undefined;
+      });
+      await db.query("SELECT pg_terminate_backend($1)", [holder]);
+      await queued;
+      const { code } = await first.exited;
+      expect(code, first.stderr()).toBe(130);
+      const events = jsonLines(first.stderr());
+      const warning = events.find((e) => e.type === "warning");
+      expect(warning?.message).toContain("Another reseller job (the other job");
+      expect(warning?.message).toContain("took API key");
+      expect(events.some((e) => e.type === "interrupt")).toBe(true);
+      const rows = jsonLines(first.stdout());
+      expect(rows.length).toBeLessThan(40); // it stopped starting rows
+      for (const r of rows) expect(["done", "unknown"]).toContain(r.kind);
+    } finally {
+      await other.end();
+      await db.end();
+    }
+  }, 180_000);
+
+  it("G1: commands that only read never create a journal in an empty database: commands list is refused, a dry run uses an empty in-memory journal", async () => {
+    const root = new pg.Client({ connectionString: server.connectionString });
+    await root.connect();
+    await root.query("CREATE DATABASE empty_journal");
+    await root.end();
+    const empty = server.connectionString.replace(/\/postgres$/, "/empty_journal");
+    const list = await runCli(TSX_CLI, ["--journal", empty, "commands", "list"], env());
+    expect(list.code, list.stderr).toBe(4);
+    expect(list.stderr).toContain("No journal in");
+    const file = join(tmp.dir, "dry.txt");
+    writeFileSync(file, (await seedDomains(fx.emu, 2, "pge")).join("\n") + "\n");
+    const dry = await runCli(TSX_CLI, ["--journal", empty, "renew", file, "--dry-run"], env());
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stderr).toContain("holds no journal yet");
+    const db = new pg.Client({ connectionString: empty });
+    await db.connect();
+    const schema = await db.query("SELECT 1 FROM pg_namespace WHERE nspname = 'reseller_api'");
+    await db.end();
+    expect(schema.rowCount).toBe(0);
+  }, 120_000);
 });

@@ -208,6 +208,14 @@ describe("interruption", () => {
 
     const again = await runCli(TSX_CLI, args, env());
     expect(again.code, again.stderr).toBe(0);
+    // A row the first run renewed reports the same terms on the re-run, not the renewed expiry twice.
+    const done = first.filter((r) => r.kind === "done");
+    const repeated = jsonLines(again.stdout).filter((r) => r.kind === "already_done");
+    expect(done.length).toBeGreaterThan(0);
+    for (const before of done) {
+      const r = repeated.find((x) => x.line === before.line);
+      expect([r?.data.from, r?.data.target]).toEqual([before.data.from, before.data.target]);
+    }
     const effects = (await emu.control<{ kind: string; idempotency_key: string }[]>("GET", "/effects")).filter(
       (e) => e.kind === "domain.renew",
     );

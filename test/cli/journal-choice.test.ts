@@ -9,6 +9,7 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chooseJournal } from "../../cli/stores";
 import { REPO, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
 
 const CLI = [
@@ -112,9 +113,80 @@ describe("a value shaped like a connection string that is no postgres:// URL", (
         const message = await refused(args, extra, password);
         expect(message).toContain("postgres://");
         expect(message).toMatch(/nothing was created/);
+        // Says what is wrong with the value, never that postgres:// were no journal of this CLI.
+        expect(message).not.toMatch(/no journal this CLI opens/);
       }
     });
   }
+
+  it("G1: a libpq string is told how to write it as a postgres:// URL; an unparseable URL, what to check", () => {
+    expect(() => chooseJournal(`host=db user=app password=${password}`, {}, false)).toThrow(
+      /libpq key=value connection string .*take a postgres:\/\/ URL instead.*U:W@H:P\/D after postgres:\/\/.*@ → %40.*PGPASSWORD/,
+    );
+    expect(() => chooseJournal(`postgres://app:${password}@db:99999/reseller`, {}, false)).toThrow(
+      /the postgres:\/\/ URL .* does not parse\. Check its host and port \(1 to 65535\).*@ → %40.*PGPASSWORD/,
+    );
+  });
+});
+
+describe("a postgres URL with an @ after its authority (a password with an unencoded @ / : # ?)", () => {
+  for (const [label, value, parts] of [
+    ["@ and /", "postgres://ops2:Xy@z:9/Secr%t@127.0.0.1:55433/reseller", ["ops2", "Xy", "z:9", "Secr"]],
+    ["/", "postgres://app:12/PwTail77@127.0.0.1:55432/reseller", ["app:", "PwTail77"]],
+    ["?", "postgresql://app:12?PwTail77@127.0.0.1:55432/reseller", ["app:", "PwTail77"]],
+    ["#", "postgres://app:Pw#Tail77@127.0.0.1:55432/reseller", ["app:", "Tail77"]],
+  ] as [string, string, string[]][]) {
+    it(`H2: a password with an unencoded ${label} is refused at once (exit 2), echoing nothing of it, with the percent-encoding to use`, async () => {
+      for (const [args, extra] of [
+        [["--journal", value, "recover"], {}],
+        [["renew", input], { RESELLER_JOURNAL: value }],
+      ] as [string[], Record<string, string>][]) {
+        const message = await refused(args, extra);
+        expect(message).toMatch(/"@" after its host/);
+        expect(message).toContain("@ → %40, / → %2F, : → %3A, # → %23, ? → %3F");
+        expect(message).toContain("PGPASSWORD");
+        for (const part of parts) expect(message).not.toContain(part);
+      }
+    });
+  }
+});
+
+describe("a journal password on the command line", () => {
+  const pw = "ArgvPgPass4321";
+  const notices = (stderr: string) =>
+    jsonLines(stderr)
+      .filter((e) => e.type === "notice" && String(e.message).includes("password"))
+      .map((e) => String(e.message));
+
+  it("A4: --journal postgres://user:password@… or ?password=… runs, with one warning naming RESELLER_JOURNAL and PGPASSWORD, and no password", async () => {
+    for (const url of [
+      `postgres://app:${pw}@127.0.0.1:55432/reseller`,
+      `postgresql://app@127.0.0.1:55432/reseller?password=${pw}&sslmode=disable`,
+    ]) {
+      const r = await runCli(CLI, ["--journal", url, "context"], env());
+      expect(r.code, r.stderr).toBe(0);
+      const warned = notices(r.stderr);
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toMatch(/^warning: --journal holds a database password/);
+      expect(warned[0]).toContain("`ps`");
+      expect(warned[0]).toContain("shell history");
+      expect(warned[0]).toContain("RESELLER_JOURNAL");
+      expect(warned[0]).toContain("PGPASSWORD");
+      expect(r.stdout + r.stderr).not.toContain(pw);
+    }
+  });
+
+  it("A4: the same URL in RESELLER_JOURNAL, or a --journal URL without a password, is not warned about", async () => {
+    for (const [args, extra] of [
+      [["context"], { RESELLER_JOURNAL: `postgres://app:${pw}@127.0.0.1:55432/reseller` }],
+      [["--journal", "postgres://app@127.0.0.1:55432/reseller", "context"], { PGPASSWORD: pw }],
+    ] as [string[], Record<string, string>][]) {
+      const r = await runCli(CLI, args, env(extra));
+      expect(r.code, r.stderr).toBe(0);
+      expect(notices(r.stderr)).toEqual([]);
+      expect(r.stdout + r.stderr).not.toContain(pw);
+    }
+  });
 });
 
 describe("an explicit journal in a folder that does not exist", () => {

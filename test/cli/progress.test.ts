@@ -9,7 +9,7 @@ import { failureOf } from "../../cli/connect";
 import { isoTimes, renderTable } from "../../cli/output";
 import { Progress } from "../../cli/progress";
 import { fitFields, rowFields } from "../../cli/row-line";
-import { termOfKey } from "../../cli/renewals";
+import { termsOfKey } from "../../cli/renewals";
 import { plainWords } from "../../cli/support-note";
 
 function setup(now: { t: number }) {
@@ -167,10 +167,16 @@ describe("smaller items", () => {
     });
   });
 
-  it("an already-done row names the term its command produced (from its key), not the next one", () => {
-    expect(termOfKey("rsl-cli:renew:5555aaaa-0000-4000-8000-000000000000:1y:2028-12-01")).toBe("2028-12-01");
-    expect(termOfKey("rsl-cli:renew:5555aaaa-0000-4000-8000-000000000000:2y:2029-12-01:a2")).toBe("2029-12-01");
-    expect(termOfKey("my-own-key")).toBeUndefined();
+  it("an already-done row names the terms its command went from and to (from its key), not the next ones", () => {
+    expect(termsOfKey("rsl-cli:renew:5555aaaa-0000-4000-8000-000000000000:1y:2028-12-01")).toEqual({
+      from: "2027-12-01",
+      target: "2028-12-01",
+    });
+    expect(termsOfKey("rsl-cli:renew:5555aaaa-0000-4000-8000-000000000000:2y:2029-12-01:a2")).toEqual({
+      from: "2027-12-01",
+      target: "2029-12-01",
+    });
+    expect(termsOfKey("my-own-key")).toBeUndefined();
   });
 
   it("tables fit the width: low-priority columns hidden first (and said so), then truncated; --wide keeps all", () => {

@@ -31,6 +31,16 @@ describe("H2: URL redaction table", () => {
     ["https://x/p#access_token=t", "https://x/p"],
     ["not a url with a secret", "(unparseable URL)"],
     ["postgres://[::1:bad/j?password=x", "postgres://(unparseable URL)"],
+    // The last "@" of the authority ends the userinfo: an "@" inside a password is the parser's own.
+    ["postgres://ops@corp:Pa@ss99@db:5432/j", "postgres://ops%40corp:[REDACTED]@db:5432/j"],
+    // An "@" after the authority: a password with an unencoded "@", "/", ":", "#" or "?" split by the
+    // parser into host, port and path — nothing after the scheme is printed.
+    ["postgres://ops2:Xy@z:9/Secr%t@127.0.0.1:55433/reseller", "postgres://[REDACTED]"],
+    ["postgres://ops:12/SecretTail@db:5432/j", "postgres://[REDACTED]"],
+    ["postgres://ops:12?SecretTail@db:5432/j", "postgres://[REDACTED]"],
+    ["postgres://ops:12#SecretTail@db:5432/j", "postgres://[REDACTED]"],
+    ["postgresql://db:5432/j?application_name=Secret@Tail", "postgresql://[REDACTED]"],
+    ["https://ops:Xy@api.example:8443/v1/SecretTail@host/r", "https://[REDACTED]"],
   ];
   for (const [input, expected] of table) {
     it(`${input} → ${expected}`, () => {
@@ -43,6 +53,29 @@ describe("H2: URL redaction table", () => {
     expect(r.text("connect failed: postgres://u:pw12345@h/db?password=QueryPw999 (ECONNREFUSED)")).toBe(
       "connect failed: postgres://u:[REDACTED]@h/db?password=[REDACTED] (ECONNREFUSED)",
     );
+    expect(r.text("connect failed: postgres://ops2:Xy@z:9/Secr%t@127.0.0.1:55433/reseller (timeout)")).toBe(
+      "connect failed: postgres://[REDACTED] (timeout)",
+    );
+  });
+
+  it("H2: a URL whose password holds an unencoded @, /, :, # or ? prints no part of its userinfo or password", () => {
+    for (const [user, password] of [
+      ["ops2", "Xy@z:9/Secr%t"],
+      ["ops2", "12/Xy@Secret"],
+      ["ops2", "12?Xy@Secret"],
+      ["ops2", "12#Xy@Secret"],
+      ["ops2", "Xy:12/Secret"],
+    ]) {
+      for (const url of [
+        `postgres://${user}:${password}@127.0.0.1:55433/reseller`,
+        `https://${user}:${password}@h/x`,
+      ]) {
+        const printed = redactUrl(url);
+        expect(printed).not.toContain(user);
+        for (const part of password.split(/[@/:?#]/).filter((p) => p.length >= 2))
+          expect(printed, `${url} → ${printed}`).not.toContain(part);
+      }
+    }
   });
 });
 

@@ -137,12 +137,17 @@ export class Tracker {
     }
   }
 
-  /** Invariant: no command in two workers' hands — two live workers never send one key at once. */
+  /**
+   * Invariant: no command in two workers' hands — two live workers never send one key at once, unless
+   * the one sending first could not keep its lease: its journal was unreachable or its clock jumped
+   * within the last lease (a request sent under a live lease may outlast it; the server's idempotency
+   * record answers the second send, and "at most one effect" is checked on its own).
+   */
   onSend(worker: string, act: Activity | undefined, key: string | null): void {
     if (act) act.sends += 1;
     if (!key) return;
     const set = this.inFlight.get(key) ?? new Set();
-    const others = [...set].filter((w) => w !== worker && this.alive(w));
+    const others = [...set].filter((w) => w !== worker && this.alive(w) && !this.excused(w));
     if (others.length > 0)
       this.violate(
         "no command in two workers' hands",

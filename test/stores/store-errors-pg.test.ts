@@ -91,6 +91,17 @@ describe("postgres journal: set-up failures are typed, say the fix, and never sh
     expect(e.message).toContain("postgres://user:password@host:5432/db");
     expectNoSecret(e, PASSWORD);
   });
+
+  it("H2: a password with an unencoded @ and / → InvalidOptionsError before any connection, naming no part of it", async () => {
+    const e = await failure({
+      connectionString: `postgres://app:Xy@zq:9/Secr%t@127.0.0.1:${server.port}/reseller`,
+      reconnectWithinMs: 0,
+    });
+    expect(isInvalidOptionsError(e)).toBe(true);
+    expect(e.option).toBe("connectionString");
+    expect(e.message).toContain("%40");
+    for (const part of ["Xy", "zq", "Secr"]) expectNoSecret(e, part);
+  });
 });
 
 describe("postgres journal: option names", () => {
