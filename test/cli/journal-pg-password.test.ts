@@ -5,10 +5,8 @@
  * a --journal URL (it runs, with the warning that the command line shows it). The same password
  * typed unencoded is refused before any connection, and no output shows any part of it.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres, type PostgresServer } from "../support/postgres";
+import { addPasswordRole, startPostgres, type PostgresServer } from "../support/postgres";
 import { TSX_CLI, jsonLines, runCli } from "./harness";
 
 /** Every character the messages say to percent-encode. */
@@ -18,18 +16,7 @@ const PARTS = ["Xy", "Secr", "t?Pw", encodeURIComponent(PASSWORD)];
 let server: PostgresServer;
 beforeAll(async () => {
   server = await startPostgres();
-  const admin = new pg.Client({ connectionString: server.connectionString });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE ROLE app LOGIN PASSWORD '${PASSWORD}'`);
-    await admin.query("CREATE DATABASE reseller OWNER app");
-    // The test server trusts loopback; make `app` prove its password, as a real server would.
-    const hba = (await admin.query<{ hba_file: string }>("SHOW hba_file")).rows[0].hba_file;
-    writeFileSync(hba, `host all app 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
-    await admin.query("SELECT pg_reload_conf()");
-  } finally {
-    await admin.end();
-  }
+  await addPasswordRole(server, "app", PASSWORD, "reseller");
 }, 120_000);
 afterAll(async () => {
   await server?.stop();

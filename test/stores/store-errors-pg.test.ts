@@ -5,13 +5,11 @@
  * words and the SQLSTATE kept — and the password nowhere (message, stack, cause, logs). A misspelt
  * option next to a correct connectionString is refused.
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isInvalidOptionsError, isResellerClientError, isStoreUnavailableError } from "../../core";
 import { createPgJournal } from "../../stores/pg-journal";
 import { freePort } from "../support/process";
-import { startPostgres, type PostgresServer } from "../support/postgres";
+import { addPasswordRole, startPostgres, type PostgresServer } from "../support/postgres";
 import { expectNoSecret } from "./no-secret";
 
 const PASSWORD = "AppPgPass9876";
@@ -20,18 +18,7 @@ const WRONG = "WrongPgPw4321";
 let server: PostgresServer;
 beforeAll(async () => {
   server = await startPostgres();
-  const admin = new pg.Client({ connectionString: server.connectionString });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE ROLE app LOGIN PASSWORD '${PASSWORD}'`);
-    await admin.query("CREATE DATABASE reseller OWNER app");
-    // The test server trusts loopback; make `app` prove its password, as a real server would.
-    const hba = (await admin.query<{ hba_file: string }>("SHOW hba_file")).rows[0].hba_file;
-    writeFileSync(hba, `host all app 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
-    await admin.query("SELECT pg_reload_conf()");
-  } finally {
-    await admin.end();
-  }
+  await addPasswordRole(server, "app", PASSWORD, "reseller");
 });
 afterAll(async () => {
   await server?.stop();

@@ -5,7 +5,7 @@
  * stop() sends SIGINT (PostgreSQL's "fast" shutdown: SIGTERM would wait for every client to leave),
  * SIGKILL after a timeout, then removes the directory.
  */
-import { readFileSync, existsSync, chownSync } from "node:fs";
+import { readFileSync, existsSync, chownSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -162,4 +162,27 @@ export async function startPostgres(): Promise<PostgresServer> {
   }
   await removeDir(dir);
   throw lastError;
+}
+
+/**
+ * Creates the login role `role` with `password` and a database `database` it owns, and makes the
+ * server check that password over TCP (the test server trusts loopback otherwise), as a real one would.
+ */
+export async function addPasswordRole(
+  server: PostgresServer,
+  role: string,
+  password: string,
+  database: string,
+): Promise<void> {
+  const admin = new pg.Client({ connectionString: server.connectionString });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password.replaceAll("'", "''")}'`);
+    await admin.query(`CREATE DATABASE ${database} OWNER ${role}`);
+    const hba = (await admin.query<{ hba_file: string }>("SHOW hba_file")).rows[0].hba_file;
+    writeFileSync(hba, `host all ${role} 127.0.0.1/32 scram-sha-256\n${readFileSync(hba, "utf8")}`);
+    await admin.query("SELECT pg_reload_conf()");
+  } finally {
+    await admin.end();
+  }
 }
