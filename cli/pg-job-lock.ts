@@ -63,7 +63,7 @@ export async function lockPgJob(
 ): Promise<JournalLock> {
   const { default: driver } = (await import("pg")) as { default: typeof pg };
   const me = `${APP_PREFIX}pid ${process.pid} on ${hostname()}`;
-  const { key } = jobLockKey(scope);
+  const lockKey = jobLockKey(scope);
   let held = true;
   let client: pg.Client;
 
@@ -73,9 +73,9 @@ export async function lockPgJob(
     c.on("error", () => undefined); // a lost connection is seen as its `end`, below: never a crash
     try {
       await c.connect();
-      const taken = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [key]);
+      const taken = await c.query<{ ok: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS ok", [lockKey.key]);
       if (taken.rows[0]?.ok) return { client: c };
-      const holder = await holderOf(c, scope);
+      const holder = await holderOf(c, lockKey);
       await c.end().catch(() => undefined);
       return { holder };
     } catch (error) {
@@ -138,8 +138,7 @@ export async function lockPgJob(
 }
 
 /** Who holds the key's lock, as its connection names itself; "another process" when this role may not see it. */
-async function holderOf(c: pg.Client, scope: PgJobScope): Promise<string> {
-  const { high, low } = jobLockKey(scope);
+async function holderOf(c: pg.Client, { high, low }: { high: string; low: string }): Promise<string> {
   // A bigint advisory lock shows in pg_locks as classid (high half), objid (low half), objsubid 1.
   const holder = await c
     .query<{ name: string | null; since: Date | null }>(

@@ -140,6 +140,12 @@ export async function openSession(
   }
   let opened: OpenedJournal | undefined;
   let lock: JournalLock | undefined;
+  /** Closes what this session opened: on close(), and when setting it up fails part-way. */
+  const letGo = async () => {
+    await opened?.journal.close().catch(() => undefined);
+    lock?.release();
+    await closeEmulator?.().catch(() => undefined);
+  };
   if (use === "none") {
     // Short enough for an 80-column terminal; `context` prints where jobs journal.
     notices.push("journal: none (this command only reads)");
@@ -155,8 +161,7 @@ export async function openSession(
       try {
         lock = lockJournal(opened.label);
       } catch (error) {
-        await opened.journal.close().catch(() => undefined);
-        await closeEmulator?.().catch(() => undefined);
+        await letGo();
         throw error;
       }
     }
@@ -182,9 +187,7 @@ export async function openSession(
       onEvent: (event) => listener?.(event),
     });
   } catch (error) {
-    await opened?.journal.close();
-    lock?.release();
-    await closeEmulator?.().catch(() => undefined);
+    await letGo();
     throw error;
   }
   const { publicKeyId, environment } = client.credential;
@@ -194,8 +197,7 @@ export async function openSession(
       lock = await opened.lockJob({ apiKeyId: publicKeyId, environment });
     } catch (error) {
       await client.close().catch(() => undefined);
-      await opened.journal.close().catch(() => undefined);
-      await closeEmulator?.().catch(() => undefined);
+      await letGo();
       throw error;
     }
   }
@@ -242,11 +244,7 @@ export async function openSession(
         language: stringOf(data?.language) ?? null,
       };
     },
-    async close() {
-      await opened?.journal.close().catch(() => undefined);
-      lock?.release();
-      await closeEmulator?.().catch(() => undefined);
-    },
+    close: letGo,
   };
   if (!opened) return session;
   return {

@@ -215,8 +215,8 @@ async function openPgJournal(chosen: string, existing?: { what: string } | { dry
     missingDriver("pg", error);
   }
   const label = redactUrl(chosen);
-  let exists = true;
   if (existing) {
+    let exists: boolean;
     try {
       exists = await pgJournalExists(chosen, PG_SCHEMA);
     } catch (error) {
@@ -224,9 +224,7 @@ async function openPgJournal(chosen: string, existing?: { what: string } | { dry
         `Cannot open the PostgreSQL journal ${label}: ${redactMessage((error as Error).message, chosen)} — is PostgreSQL running there, and are the user, password and database in --journal or RESELLER_JOURNAL right? Nothing was created and nothing was sent.`,
       );
     }
-  }
-  try {
-    if (existing && !exists) {
+    if (!exists) {
       if ("dryRun" in existing) {
         const { createMemoryJournal } = await import("../stores/memory-journal");
         return {
@@ -239,6 +237,8 @@ async function openPgJournal(chosen: string, existing?: { what: string } | { dry
         `No journal in ${label}: the database has no ${PG_SCHEMA} journal tables, so there is no command to ${existing.what}, and none was created. Check --journal or RESELLER_JOURNAL (the database name, the user); renew, register, check and recover create the journal on their first run.`,
       );
     }
+  }
+  try {
     return {
       journal: await mod.createPgJournal({ connectionString: chosen, schema: PG_SCHEMA }),
       label,
@@ -247,7 +247,6 @@ async function openPgJournal(chosen: string, existing?: { what: string } | { dry
         lockPgJob(chosen, label, { ...scope, schema: PG_SCHEMA }, (message) => redactMessage(message, chosen)),
     };
   } catch (error) {
-    if (error instanceof SetupError) throw error;
     if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") missingDriver("pg", error);
     throw new SetupError(
       `Cannot open the PostgreSQL journal ${label}: ${redactMessage((error as Error).message, chosen)}`,

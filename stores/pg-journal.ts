@@ -233,10 +233,6 @@ export async function migratePg(
   });
 }
 
-/**
- * A pool we own must not crash the process when the server drops idle connections (restart,
- * failover): the error surfaces on the next query instead, where the caller handles it.
- */
 /** An `@` after the authority of `scheme://…` (in the path, query or fragment): a password split by the parser. */
 function atAfterAuthority(url: string): boolean {
   const rest = url.slice(url.indexOf("//") + 2);
@@ -244,6 +240,10 @@ function atAfterAuthority(url: string): boolean {
   return end >= 0 && rest.slice(end).includes("@");
 }
 
+/**
+ * A pool we own must not crash the process when the server drops idle connections (restart,
+ * failover): the error surfaces on the next query instead, where the caller handles it.
+ */
 function ownedPool(connectionString: string): pg.Pool {
   const { Pool } = loadPeer("pg", "reseller-api/stores/postgres") as typeof pg;
   const pool = new Pool({ connectionString });
