@@ -48,10 +48,13 @@ export function applyObserve(r: WindowRecord, p: ObserveParams): void {
   if (!isCurrent(r, p.windowId)) {
     // A send of the window before that left late (a stalled event loop, a slow connection) may have
     // been counted in the server's new window: a used count no higher than what ours holds + 1 (+ the
-    // sends in flight with it) says so, and it raises the count by it and every grant of ours since.
+    // sends in flight with it) says so. The new window then holds it, what the server counted before
+    // it, and every grant of ours since, which may have reached the server after it — also when used
+    // is not above our count (C3: Remaining = L − 1 means it OPENED the server's new window, ahead of
+    // the send that opened ours).
     const previous = r.open && p.windowId === String(r.seq - 1) && ord !== null && ord < r.firstOrd;
-    if (previous && used > r.count && used <= r.count + 1 + Math.max(0, p.slack ?? 0)) {
-      r.count = used + (r.ord - r.firstOrd + 1);
+    if (previous && used <= r.count + 1 + Math.max(0, p.slack ?? 0)) {
+      r.count = Math.max(r.count, used + (r.ord - r.firstOrd + 1));
     }
     return;
   }

@@ -201,8 +201,9 @@ export interface WindowStore {
    * request (late, or another process's) was counted after the re-dating one: then it raises the
    * count as any snapshot does.
    * No-op for a stale windowId — except an answer from the window just before (`seq − 1`) to a
-   * request that left late and was counted in the new one: used ≤ count + 1 + slack raises the
-   * count to used + (grants of the open window).
+   * request that left late and may have been counted in the new one: used ≤ count + 1 + slack
+   * raises the count to at least used + (grants of the open window) — also when used is not above
+   * the count (Remaining = limit − 1: it opened the server's new window before our opener got there).
    */
   observe(key: string, params: ObserveParams): Promise<WindowSnapshot>;
 

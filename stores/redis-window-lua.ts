@@ -193,7 +193,7 @@ if current(r, ARGV[1]) and ARGV[6] == '1' then
   save(r, now, tonumber(ARGV[5]))
 elseif r.open and ARGV[6] == '1' and ord ~= nil and ord < r.ford and ARGV[1] == f(r.seq - 1) then
   local used = math.max(0, tonumber(ARGV[3]) - tonumber(ARGV[2]))
-  if used > r.count and used <= r.count + 1 + math.max(0, num(ARGV[9]) or 0) then
+  if used <= r.count + 1 + math.max(0, num(ARGV[9]) or 0) and used + (r.ord - r.ford + 1) > r.count then
     r.count = used + (r.ord - r.ford + 1)
     save(r, tonumber(ARGV[4]), tonumber(ARGV[5]))
   end

@@ -164,6 +164,23 @@ export function describeWindowStore(name: string, make: () => Promise<StoreFixtu
       expect(both.state.count).toBe(2);
     });
 
+    it("C3/C8: a send of the window before that the server counted FIRST in its new window (Remaining L − 1), answered after a straddler opened ours, raises our count by it", async () => {
+      const { store, key } = await setup();
+      const a = granted(await store.reserve(key, params(T0, 10)));
+      await store.confirmWindowStart(key, a.windowId, T0 + 5);
+      await answer(store, key, a, 9, T0 + 5);
+      // b leaves before the old window's safe instant, but reaches the server only after its window ended.
+      const b = granted(await store.reserve(key, params(T0 + W - G - 10, 10)));
+      expect(b.windowId).toBe(a.windowId);
+      const s1 = granted(await store.reserve(key, params(T0 + W - G, 10)));
+      expect(s1.state.count).toBe(1);
+      // b opened the server's new window: it holds b and the straddler, not just the straddler.
+      const v = await answer(store, key, b, 9, T0 + W + 20);
+      expect(v).toMatchObject({ windowId: s1.state.windowId, count: 2 });
+      // Its answer again (a retried observe) counts it once.
+      expect((await answer(store, key, b, 9, T0 + W + 21)).count).toBe(2);
+    });
+
     it("I3: a window no answer confirmed whose count is not known to be the server's (a never-seen key) still holds past its safe instant", async () => {
       const { store, key } = await setup();
       granted(await store.reserve(key, params(T0, 10)));

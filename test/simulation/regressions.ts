@@ -368,4 +368,33 @@ export const REGRESSIONS: Regression[] = [
       schedule: [3, 1, 1, 8],
     },
   },
+  {
+    // A poll of the window before left 5 s before its server window ended and, the clock jumping, reached
+    // the server only after it: it opened the server's next window (Remaining L − 1) ahead of the
+    // straddler that opened ours, and its answer — from the window before — raised nothing, so the
+    // shared store counted one send too few and the 21st poll of that window got a 429.
+    // Found as: npm run simulate -- --seed 81207 --path 11306:0:3:13:15:14:24:25:28:19:25:27:31:33:37:36:40:43:46:49:53:48
+    name: "C3, C8: a send of the window before that opened the server's next window counts in ours, though its answer came after a straddler opened it",
+    invariant: "0 × 429 from our own pacing",
+    scenario: {
+      seed: 0,
+      journal: "memory",
+      workers: 2,
+      continuous: [false],
+      commands: ["order", "renew", "renew", "order"],
+      scripts: [
+        [
+          { op: "cmd", cmd: 1, wait: true },
+          { op: "cmd", cmd: 2, wait: true },
+          { op: "cmd", cmd: 0, wait: false },
+        ],
+      ],
+      events: [
+        { step: 64, kind: "jump", to: "lease" },
+        { step: 87, kind: "jump", to: "short" },
+        { step: 0, kind: "fault", fault: "rate_limit_no_header", path: "operations", times: 3 },
+      ],
+      schedule: [0, 3, 0, 0, 0, 0, 2],
+    },
+  },
 ];
