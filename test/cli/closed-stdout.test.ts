@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { REPO, TSX_CLI, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
+import { REPO, cli, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
 
 const fx = useEmulatorProcess(["--window-ms", "1000", "--rate-limit", "600"], "reseller-cli-epipe-");
 const { tmp, env } = fx;
@@ -19,8 +19,8 @@ describe("a closed stdout", () => {
     const file = join(tmp.dir, "epipe.txt");
     writeFileSync(file, names.join("\n") + "\n");
     const journal = join(tmp.dir, "epipe.sqlite");
-    const cli = [process.execPath, ...TSX_CLI].map((a) => `'${a}'`).join(" ");
-    const script = `${cli} --journal '${journal}' --window-ms 1000 renew --concurrency 8 '${file}' 2>'${tmp.dir}/err.jsonl' | head -2; echo "exit=\${PIPESTATUS[0]}"`;
+    const command = [process.execPath, ...cli()].map((a) => `'${a}'`).join(" ");
+    const script = `${command} --journal '${journal}' --window-ms 1000 renew --concurrency 8 '${file}' 2>'${tmp.dir}/err.jsonl' | head -2; echo "exit=\${PIPESTATUS[0]}"`;
     const out = await new Promise<string>((resolve) => {
       const child = spawn("bash", ["-c", script], { cwd: REPO, env: { ...process.env, ...env(), NO_COLOR: "1" } });
       let text = "";
@@ -40,7 +40,7 @@ describe("a closed stdout", () => {
     } finally {
       await store.close();
     }
-    const again = await runCli(TSX_CLI, ["--journal", journal, "--window-ms", "1000", "renew", file], env());
+    const again = await runCli(cli(), ["--journal", journal, "--window-ms", "1000", "renew", file], env());
     expect(again.code, again.stderr).toBe(0);
     const renewed = (await fx.emu.control<{ kind: string }[]>("GET", "/effects")).filter(
       (e) => e.kind === "domain.renew",
@@ -57,7 +57,7 @@ describe("Ctrl-C and SIGTERM", () => {
       writeFileSync(file, names.join("\n") + "\n");
       const journal = join(tmp.dir, `${signal}.sqlite`);
       const run = spawnCli(
-        TSX_CLI,
+        cli(),
         ["--journal", journal, "--window-ms", "1000", "renew", "--concurrency", "8", file],
         env(),
       );
@@ -94,7 +94,7 @@ describe("Ctrl-C and SIGTERM", () => {
     });
     try {
       const run = spawnCli(
-        TSX_CLI,
+        cli(),
         [
           "--journal",
           join(tmp.dir, "twice.sqlite"),

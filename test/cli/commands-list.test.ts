@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { REPO, TSX_CLI, jsonLines, runCli, tempDir } from "./harness";
+import { REPO, cli, jsonLines, runCli, tempDir } from "./harness";
 
 const tmp = tempDir("reseller-cli-list-");
 afterAll(() => tmp.cleanup());
@@ -70,7 +70,7 @@ function events(stderr: string) {
 
 describe("commands list on a journal with history", () => {
   it("H1: commands list prints the newest 100 by default, and a cut list says so in JSON — a notice and a summary with total, truncated and nextBefore", async () => {
-    const r = await runCli(TSX_CLI, ["commands", "list", "--state", "succeeded"], env);
+    const r = await runCli(cli(), ["commands", "list", "--state", "succeeded"], env);
     expect(r.code, r.stderr).toBe(0);
     const rows = jsonLines(r.stdout);
     expect(rows).toHaveLength(100);
@@ -98,7 +98,7 @@ describe("commands list on a journal with history", () => {
       }),
     ]);
     // What fits is never called cut: the unsettled default lists all 20, truncated false.
-    const open = await runCli(TSX_CLI, ["commands", "list"], env);
+    const open = await runCli(cli(), ["commands", "list"], env);
     expect(jsonLines(open.stdout)).toHaveLength(UNSETTLED);
     const opened = events(open.stderr);
     expect(opened.notices.some((m) => m.startsWith("cut"))).toBe(false);
@@ -108,7 +108,7 @@ describe("commands list on a journal with history", () => {
   });
 
   it("H1: commands list --limit 0 prints every row, and --before pages through the journal without a gap or a repeat", async () => {
-    const every = await runCli(TSX_CLI, ["commands", "list", "--all", "--limit", "0"], env);
+    const every = await runCli(cli(), ["commands", "list", "--all", "--limit", "0"], env);
     expect(every.code, every.stderr).toBe(0);
     const all = jsonLines(every.stdout).map((x) => String(x.id));
     expect(all).toHaveLength(SETTLED + UNSETTLED);
@@ -122,7 +122,7 @@ describe("commands list on a journal with history", () => {
     let before: string | null = null;
     for (let page = 0; page < 5; page++) {
       const args = ["commands", "list", "--all", "--limit", "500", ...(before ? ["--before", before] : [])];
-      const r = await runCli(TSX_CLI, args, env);
+      const r = await runCli(cli(), args, env);
       expect(r.code, r.stderr).toBe(0);
       const ids = jsonLines(r.stdout).map((x) => String(x.id));
       paged.push(...ids);
@@ -137,14 +137,14 @@ describe("commands list on a journal with history", () => {
     expect(paged).toEqual(all);
     // --before a time: only commands created before it, newest first.
     const at = new Date(START + 100 * MINUTE).toISOString();
-    const older = await runCli(TSX_CLI, ["commands", "list", "--all", "--before", at, "--limit", "0"], env);
+    const older = await runCli(cli(), ["commands", "list", "--all", "--before", at, "--limit", "0"], env);
     expect(older.code, older.stderr).toBe(0);
     expect(jsonLines(older.stdout).map((x) => x.id)).toEqual(all.slice(-100));
   });
 
   it("H1: a bad --limit or --before is a usage error (exit 2) naming the fix", async () => {
     for (const bad of ["-1", "abc", "1.5", "", "all"]) {
-      const r = await runCli(TSX_CLI, ["commands", "list", `--limit=${bad}`], env);
+      const r = await runCli(cli(), ["commands", "list", `--limit=${bad}`], env);
       expect(r.code, bad).toBe(2);
       expect(r.stdout).toBe("");
       const error = jsonLines(r.stderr).find((e) => e.type === "error")!;
@@ -153,7 +153,7 @@ describe("commands list on a journal with history", () => {
       expect(error.message).toContain("--limit 0 for every row");
     }
     for (const bad of ["no-such-command", "2026-02-31T25:00:00Z"]) {
-      const r = await runCli(TSX_CLI, ["commands", "list", "--before", bad], env);
+      const r = await runCli(cli(), ["commands", "list", "--before", bad], env);
       expect(r.code, bad).toBe(2);
       expect(r.stdout).toBe("");
       const error = jsonLines(r.stderr).find((e) => e.type === "error")!;
@@ -167,7 +167,7 @@ describe("commands list on a journal with history", () => {
   it("H1: on a terminal, a cut list says how many exist and how to see the rest; --help shows --limit and --before", async () => {
     const SCRIPT = "/usr/bin/script";
     if (!existsSync(SCRIPT)) throw new Error("This test needs util-linux `script`: apt-get install -y util-linux");
-    const cmd = [process.execPath, ...TSX_CLI, "--journal", file, "commands", "list", "--state", "succeeded"].join(" ");
+    const cmd = [process.execPath, ...cli(), "--journal", file, "commands", "list", "--state", "succeeded"].join(" ");
     const r = spawnSync(SCRIPT, ["-qfec", `${cmd} --limit 3`, "/dev/null"], {
       cwd: REPO,
       encoding: "utf8",
@@ -190,7 +190,7 @@ describe("commands list on a journal with history", () => {
     expect(whole.status, whole.stdout).toBe(0);
     expect(whole.stdout).toContain(`10 command(s) in succeeded created before ${idOf(10)}`);
     expect(whole.stdout).not.toContain("more exist");
-    const help = await runCli(TSX_CLI, ["commands", "list", "--help"], {});
+    const help = await runCli(cli(), ["commands", "list", "--help"], {});
     expect(help.stdout).toMatch(/--limit <n>\s+rows at most, newest first; 0 = every row \(default: "100"\)/);
     expect(help.stdout).toContain("--before <id|time>");
   });

@@ -12,7 +12,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startPostgres, type PostgresServer } from "../support/postgres";
 import { jobLockKey } from "../../cli/pg-job-lock";
-import { TSX_CLI, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
 
 // 10 renewals per 3 s: the first job's 100 domains would keep it running 30 s; it is stopped sooner.
 const fx = useEmulatorProcess(["--window-ms", "3000", "--rate-limit", "10"], "reseller-cli-concurrent-pg-");
@@ -69,10 +69,10 @@ describe("two jobs on one PostgreSQL journal", () => {
     await db.connect();
     await other.connect();
     try {
-      const first = spawnCli(TSX_CLI, args(a), env());
+      const first = spawnCli(cli(), args(a), env());
       await first.until((_, err) => err.includes('"type":"row"'));
       const refused = async () => {
-        const second = await runCli(TSX_CLI, args(b), env());
+        const second = await runCli(cli(), args(b), env());
         expect(second.code, second.stderr).toBe(4);
         const error = jsonLines(second.stderr).find((e) => e.type === "error")!;
         expect(error.code).toBe("cli_setup");
@@ -94,7 +94,7 @@ describe("two jobs on one PostgreSQL journal", () => {
       for (const name of names)
         await fx.emu.control("POST", "/domains", { token: key2.token, name, expires_at: expires });
       writeFileSync(c, names.join("\n") + "\n");
-      const beside = await runCli(TSX_CLI, args(c), { ...env(), RESELLER_API_TOKEN: key2.token });
+      const beside = await runCli(cli(), args(c), { ...env(), RESELLER_API_TOKEN: key2.token });
       expect(beside.code, beside.stderr).toBe(0);
       expect(jsonLines(beside.stdout).map((r) => r.kind)).toEqual(["done", "done"]);
 
@@ -131,7 +131,7 @@ describe("two jobs on one PostgreSQL journal", () => {
 
       // Once the other lets go, the key's next job runs; nothing was renewed twice.
       await other.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
-      const resumed = await runCli(TSX_CLI, ["--journal", url, "--window-ms", "3000", "recover"], env());
+      const resumed = await runCli(cli(), ["--journal", url, "--window-ms", "3000", "recover"], env());
       expect(resumed.code, resumed.stderr).toBe(0);
       const perKey = new Map<string, number>();
       for (const e of await renewed())
@@ -149,12 +149,12 @@ describe("two jobs on one PostgreSQL journal", () => {
     await root.query("CREATE DATABASE empty_journal");
     await root.end();
     const empty = server.connectionString.replace(/\/postgres$/, "/empty_journal");
-    const list = await runCli(TSX_CLI, ["--journal", empty, "commands", "list"], env());
+    const list = await runCli(cli(), ["--journal", empty, "commands", "list"], env());
     expect(list.code, list.stderr).toBe(4);
     expect(list.stderr).toContain("No journal in");
     const file = join(tmp.dir, "dry.txt");
     writeFileSync(file, (await seedDomains(fx.emu, 2, "pge")).join("\n") + "\n");
-    const dry = await runCli(TSX_CLI, ["--journal", empty, "renew", file, "--dry-run"], env());
+    const dry = await runCli(cli(), ["--journal", empty, "renew", file, "--dry-run"], env());
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stderr).toContain("holds no journal yet");
     const db = new pg.Client({ connectionString: empty });

@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, seedDomains, spawnCli, useEmulatorProcess } from "./harness";
 
 const fx = useEmulatorProcess(["--window-ms", "3000", "--rate-limit", "30"], "reseller-cli-concurrent-");
 const { tmp, env } = fx;
@@ -18,9 +18,9 @@ describe("two jobs on one journal", () => {
     const b = join(tmp.dir, "b.txt");
     writeFileSync(a, (await seedDomains(fx.emu, 16, "conca")).join("\n") + "\n");
     writeFileSync(b, (await seedDomains(fx.emu, 8, "concb")).join("\n") + "\n");
-    const first = spawnCli(TSX_CLI, ["--journal", journal, "--window-ms", "3000", "renew", a], env());
+    const first = spawnCli(cli(), ["--journal", journal, "--window-ms", "3000", "renew", a], env());
     await first.until((_, err) => err.includes('"type":"row"'));
-    const second = await runCli(TSX_CLI, ["--journal", journal, "--window-ms", "3000", "renew", b], env());
+    const second = await runCli(cli(), ["--journal", journal, "--window-ms", "3000", "renew", b], env());
     expect(second.code, second.stderr).toBe(4);
     const error = jsonLines(second.stderr).find((e) => e.type === "error")!;
     expect(error.code).toBe("cli_setup");
@@ -37,7 +37,7 @@ describe("two jobs on one journal", () => {
     expect(jsonLines(first.stderr()).filter((e) => e.type === "rate-limited")).toEqual([]);
     expect(existsSync(`${journal}.lock`)).toBe(false);
     // Once the first is done, the second runs.
-    const again = await runCli(TSX_CLI, ["--journal", journal, "--window-ms", "3000", "renew", b], env());
+    const again = await runCli(cli(), ["--journal", journal, "--window-ms", "3000", "renew", b], env());
     expect(again.code, again.stderr).toBe(0);
   }, 120_000);
 
@@ -51,7 +51,7 @@ describe("two jobs on one journal", () => {
         startedAt: "2026-01-01T00:00:00Z",
       }),
     );
-    const r = await runCli(TSX_CLI, ["--journal", journal, "recover"], env());
+    const r = await runCli(cli(), ["--journal", journal, "recover"], env());
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(`${journal}.lock`)).toBe(false);
   });
@@ -66,12 +66,12 @@ describe("two jobs on one journal", () => {
         startedAt: "2026-01-01T00:00:00Z",
       }),
     );
-    const list = await runCli(TSX_CLI, ["--journal", journal, "commands", "list"], env());
+    const list = await runCli(cli(), ["--journal", journal, "commands", "list"], env());
     expect(list.code, list.stderr).toBe(4); // no such journal yet: not the lock
     expect(list.stderr).not.toContain("Another reseller job");
-    const dry = await runCli(TSX_CLI, ["--journal", journal, "renew", "--expiring-within", "30d", "--dry-run"], env());
+    const dry = await runCli(cli(), ["--journal", journal, "renew", "--expiring-within", "30d", "--dry-run"], env());
     expect(dry.code, dry.stderr).toBe(0);
-    const real = await runCli(TSX_CLI, ["--journal", journal, "recover"], env());
+    const real = await runCli(cli(), ["--journal", journal, "recover"], env());
     expect(real.code).toBe(4);
     expect(real.stderr).toContain(`Another reseller job (pid ${process.pid}`);
   });

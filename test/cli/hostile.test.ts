@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
 
 interface Reply {
   status: number;
@@ -93,7 +93,7 @@ describe("cli: every response it reads is read totally", () => {
   ];
   it.each(CONTEXTS)("E5: GET /context answering %s → exit 4 with what to check, no TypeError", async (_name, reply) => {
     rewrite = (method, path) => (method === "GET" && path === "/context" ? reply : undefined);
-    const r = await runCli(TSX_CLI, ["context"], env());
+    const r = await runCli(cli(), ["context"], env());
     expect(r.code).toBe(4);
     expect(r.stderr).toMatch(/GET \/context answered 200 without a context object.*Check the base URL/s);
     expectNoCrash(r);
@@ -105,7 +105,7 @@ describe("cli: every response it reads is read totally", () => {
       const data = (up.json as { data: Record<string, unknown> }).data;
       return json(200, { data: { ...data, credential: { scopes: "all", rate_limit_per_minute: "60" }, reseller: 7 } });
     };
-    const r = await runCli(TSX_CLI, ["--json", "context"], env());
+    const r = await runCli(cli(), ["--json", "context"], env());
     expect(r.code).toBe(0);
     const [info] = jsonLines(r.stdout);
     expect(info).toMatchObject({ environment: "test", scopes: [], rate_limit_per_window: null, reseller_status: null });
@@ -121,7 +121,7 @@ describe("cli: every response it reads is read totally", () => {
         data: [null, 5, "x", { name: "no-uuid.kz" }, { uuid: "u", name: "n", expires_at: "soon" }, ...page.data],
       });
     };
-    const r = await runCli(TSX_CLI, ["--json", "domains", "list"], env());
+    const r = await runCli(cli(), ["--json", "domains", "list"], env());
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout).map((d) => d.name)).toEqual(
       expect.arrayContaining(["hostile-001.kz", "hostile-002.kz"]),
@@ -139,7 +139,7 @@ describe("cli: every response it reads is read totally", () => {
     "E5: POST /domains/check answering %s → the names are unknown (exit 3), nothing invented",
     async (_n, reply) => {
       rewrite = (method, path) => (method === "POST" && path === "/domains/check" ? reply : undefined);
-      const r = await runCli(TSX_CLI, ["--json", "check", "free-one.kz"], env());
+      const r = await runCli(cli(), ["--json", "check", "free-one.kz"], env());
       expect(r.code).toBe(3);
       const [row] = jsonLines(r.stdout);
       expect(row).toMatchObject({ subject: "free-one.kz", kind: "unknown" });
@@ -155,12 +155,12 @@ describe("cli: every response it reads is read totally", () => {
       method === "POST" && path === "/orders" && up.status < 300 ? json(up.status, null) : undefined;
     const journalEnv = env();
     const csv = "external_id,domain,period\ncrm-hostile-1,hostile-new.kz,1\n";
-    const r = await runCli(TSX_CLI, ["--json", "register", "-"], journalEnv, csv);
+    const r = await runCli(cli(), ["--json", "register", "-"], journalEnv, csv);
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout)[0]).toMatchObject({ kind: "done" });
     expect(jsonLines(r.stdout)[0].message).toMatch(/found by external_id/);
     expectNoCrash(r);
-    const again = await runCli(TSX_CLI, ["--json", "register", "-"], journalEnv, csv);
+    const again = await runCli(cli(), ["--json", "register", "-"], journalEnv, csv);
     expect(jsonLines(again.stdout)[0]).toMatchObject({ kind: "already_done" });
     expect(await effects()).toBe(before + 1);
   });
@@ -169,14 +169,14 @@ describe("cli: every response it reads is read totally", () => {
     rewrite = () => undefined;
     const journalEnv = env();
     const csv = "external_id,domain,period\ncrm-hostile-ts,hostile-ts.kz,1\n";
-    expect((await runCli(TSX_CLI, ["--json", "register", "-"], journalEnv, csv)).code).toBe(0);
+    expect((await runCli(cli(), ["--json", "register", "-"], journalEnv, csv)).code).toBe(0);
     const db = new Database(journalEnv.RESELLER_JOURNAL);
     db.prepare("UPDATE commands SET created_at = 'yesterday', updated_at = 'later'").run();
     db.close();
-    const list = await runCli(TSX_CLI, ["--json", "commands", "list", "--all"], journalEnv);
+    const list = await runCli(cli(), ["--json", "commands", "list", "--all"], journalEnv);
     expect(list.code).toBe(0);
     expect(jsonLines(list.stdout)[0]).toMatchObject({ external_id: "crm-hostile-ts", created_at: "(invalid time)" });
-    const table = await runCli(TSX_CLI, ["commands", "list", "--all"], journalEnv);
+    const table = await runCli(cli(), ["commands", "list", "--all"], journalEnv);
     expect(table.code).toBe(0);
     expect(table.stdout).toContain("(invalid time)");
     expectNoCrash(list);
@@ -190,7 +190,7 @@ describe("cli: every response it reads is read totally", () => {
         ? json(200, { data: { price: { amount: 4500, currency: null } } })
         : undefined;
     const r = await runCli(
-      TSX_CLI,
+      cli(),
       ["--json", "register", "--dry-run", "-"],
       env(),
       "external_id,domain\ncrm-q-1,priced.kz\n",

@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, runCli, seedDomains, useEmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, seedDomains, useEmulatorProcess } from "./harness";
 
 const fx = useEmulatorProcess(["--window-ms", "1000", "--rate-limit", "600"], "reseller-cli-input-rows-");
 const { tmp, env } = fx;
@@ -34,7 +34,7 @@ describe("an external_id that is a secret", () => {
       ["register", orders, "--journal", j], // a re-run: the same, never unknown
     ]) {
       const before = await orderEffects();
-      const r = await runCli(TSX_CLI, args, env());
+      const r = await runCli(cli(), args, env());
       expect(r.code, r.stderr).toBe(1);
       const rows = jsonLines(r.stdout);
       expect(rows[0]).toMatchObject({ line: 2, kind: "invalid" });
@@ -42,7 +42,7 @@ describe("an external_id that is a secret", () => {
       expect(r.stdout + r.stderr).not.toContain(secret);
       if (!args.includes("--dry-run")) expect(await orderEffects()).toBeLessThanOrEqual(before + 1); // only the other row
     }
-    const recover = await runCli(TSX_CLI, ["recover", "--journal", j], env());
+    const recover = await runCli(cli(), ["recover", "--journal", j], env());
     expect(recover.code, recover.stderr).toBe(0);
   });
 });
@@ -53,7 +53,7 @@ describe("a domain named by UUID and by name", () => {
     const domains = await fx.emu.control<{ uuid: string; name: string }[]>("GET", "/domains");
     const uuid = domains.find((d) => d.name === name)!.uuid;
     const input = file("uuid-name.txt", `${uuid},2\n${other}\n${name}\n`);
-    const r = await runCli(TSX_CLI, ["renew", input, "--journal", journal()], env());
+    const r = await runCli(cli(), ["renew", input, "--journal", journal()], env());
     expect(r.code, r.stderr).toBe(1);
     const rows = jsonLines(r.stdout).sort((a, b) => a.line - b.line);
     expect(rows.map((x) => [x.line, x.kind])).toEqual([
@@ -73,14 +73,14 @@ describe("register waits for its orders", () => {
       "external_id,domain,period,nameservers\nwait-order-1,wait-order-one.kz,1,\n",
     );
     const j = journal();
-    const r = await runCli(TSX_CLI, ["register", orders, "--journal", j], env());
+    const r = await runCli(cli(), ["register", orders, "--journal", j], env());
     expect(r.code, r.stderr).toBe(0);
     const [row] = jsonLines(r.stdout);
     expect(row).toMatchObject({ kind: "done", message: "order completed" });
     const orderUuid = row.orderUuid as string;
     const order = await fx.emu.control<{ status: string }>("GET", `/orders/${orderUuid}`).catch(() => undefined);
     if (order) expect(order.status).toBe("completed");
-    const again = await runCli(TSX_CLI, ["register", orders, "--journal", j], env());
+    const again = await runCli(cli(), ["register", orders, "--journal", j], env());
     expect(again.code, again.stderr).toBe(0);
     expect(jsonLines(again.stdout)[0]).toMatchObject({ kind: "already_done" });
   });

@@ -8,16 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import {
-  TSX_CLI,
-  jsonLines,
-  runCli,
-  seedDomains,
-  spawnCli,
-  startEmulator,
-  tempDir,
-  type EmulatorProcess,
-} from "./harness";
+import { cli, jsonLines, runCli, seedDomains, spawnCli, startEmulator, tempDir, type EmulatorProcess } from "./harness";
 
 let emu: EmulatorProcess;
 const tmp = tempDir("reseller-cli-jobs-");
@@ -42,7 +33,7 @@ describe("credentials", () => {
       ["context", `--token=${emu.token}`],
       ["check", emu.token],
     ]) {
-      const r = await runCli(TSX_CLI, args, {});
+      const r = await runCli(cli(), args, {});
       expect(r.code).toBe(2);
       expect(r.stderr).toContain("RESELLER_API_TOKEN");
       expect(r.stderr).toContain("--token-file");
@@ -51,12 +42,12 @@ describe("credentials", () => {
   });
 
   it("A4: the token comes from RESELLER_API_TOKEN or --token-file; none at all is a usage error", async () => {
-    const none = await runCli(TSX_CLI, ["context"], { RESELLER_API_BASE_URL: emu.baseUrl, RESELLER_API_TOKEN: "" });
+    const none = await runCli(cli(), ["context"], { RESELLER_API_BASE_URL: emu.baseUrl, RESELLER_API_TOKEN: "" });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("No API token");
     const file = join(tmp.dir, "token");
     writeFileSync(file, emu.token + "\n", { mode: 0o600 });
-    const r = await runCli(TSX_CLI, ["context", "--token-file", file, "--journal", journal()], {
+    const r = await runCli(cli(), ["context", "--token-file", file, "--journal", journal()], {
       RESELLER_API_BASE_URL: emu.baseUrl,
       RESELLER_API_TOKEN: "",
     });
@@ -84,7 +75,7 @@ describe("register", () => {
       ].join("\n") + "\n",
     );
     const j = journal();
-    const r = await runCli(TSX_CLI, ["register", csv, "--journal", j], env());
+    const r = await runCli(cli(), ["register", csv, "--journal", j], env());
     expect(r.code, r.stderr).toBe(1);
     const results = jsonLines(r.stdout);
     const byLine = Object.fromEntries(results.map((x) => [x.line, x]));
@@ -104,7 +95,7 @@ describe("register", () => {
     expect(effects.map((e) => e.idempotency_key).sort()).toEqual(["rsl-cli:register:crm-1", "rsl-cli:register:crm-2"]);
 
     const before = (await emu.control<unknown[]>("GET", "/requests")).length;
-    const again = await runCli(TSX_CLI, ["register", csv, "--journal", j], env());
+    const again = await runCli(cli(), ["register", csv, "--journal", j], env());
     expect(again.code).toBe(1); // the bad rows are still bad
     expect(
       jsonLines(again.stdout)
@@ -117,7 +108,7 @@ describe("register", () => {
     // The same external_id with another body, in a later file: refused against the journal.
     const changed = join(tmp.dir, "changed.jsonl");
     writeFileSync(changed, JSON.stringify({ external_id: "crm-1", domain: "first-order.kz", period: 3 }) + "\n");
-    const reused = await runCli(TSX_CLI, ["register", changed, "--journal", j], env());
+    const reused = await runCli(cli(), ["register", changed, "--journal", j], env());
     expect(reused.code).toBe(1);
     expect(jsonLines(reused.stdout)[0]).toMatchObject({
       line: 1,
@@ -135,7 +126,7 @@ describe("register", () => {
     ];
     writeFileSync(file, rows.map((x) => JSON.stringify(x)).join("\n") + "\n");
     const r = await runCli(
-      TSX_CLI,
+      cli(),
       ["register", file, "--journal", journal(), "--on-error", "stop", "--concurrency", "1"],
       env(),
     );
@@ -152,7 +143,7 @@ describe("dry runs", () => {
     const file = join(tmp.dir, "dry.txt");
     writeFileSync(file, names.join("\n") + "\n");
     const before = (await emu.control<unknown[]>("GET", "/requests")).length;
-    const r = await runCli(TSX_CLI, ["renew", file, "--dry-run", "--period", "2", "--journal", journal()], env());
+    const r = await runCli(cli(), ["renew", file, "--dry-run", "--period", "2", "--journal", journal()], env());
     expect(r.code, r.stderr).toBe(0);
     const results = jsonLines(r.stdout);
     expect(results).toHaveLength(5);
@@ -169,7 +160,7 @@ describe("dry runs", () => {
   });
 
   it("check --dry-run needs no credentials and sends nothing", async () => {
-    const r = await runCli(TSX_CLI, ["check", "--dry-run", "a-name.kz", "b-name.kz"], {
+    const r = await runCli(cli(), ["check", "--dry-run", "a-name.kz", "b-name.kz"], {
       RESELLER_API_TOKEN: "",
       RESELLER_API_BASE_URL: "",
     });
@@ -185,7 +176,7 @@ describe("interruption", () => {
     writeFileSync(file, names.join("\n") + "\n");
     const j = journal();
     const args = ["renew", file, "--journal", j, "--window-ms", "1000", "--concurrency", "10"];
-    const run = spawnCli(TSX_CLI, args, env());
+    const run = spawnCli(cli(), args, env());
     await run.until((out) => (out.match(/"kind":"done"/g) ?? []).length >= 3);
     run.child.kill("SIGINT");
     const { code } = await run.exited;
@@ -206,7 +197,7 @@ describe("interruption", () => {
       await store.close();
     }
 
-    const again = await runCli(TSX_CLI, args, env());
+    const again = await runCli(cli(), args, env());
     expect(again.code, again.stderr).toBe(0);
     // A row the first run renewed reports the same terms on the re-run, not the renewed expiry twice.
     const done = first.filter((r) => r.kind === "done");
@@ -243,18 +234,18 @@ describe("manual checks", () => {
     });
     const j = journal();
     const args = ["renew", file, "--journal", j, "--window-ms", "1000", "--request-timeout", "1s"];
-    const first = await runCli(TSX_CLI, args, env());
+    const first = await runCli(cli(), args, env());
     expect(first.code).toBe(3);
     expect(jsonLines(first.stdout)[0]).toMatchObject({ kind: "unknown" });
 
-    const second = await runCli(TSX_CLI, args, env());
+    const second = await runCli(cli(), args, env());
     expect(second.code).toBe(3);
     expect(jsonLines(second.stdout)[0]).toMatchObject({
       kind: "manual",
       message: expect.stringContaining("reseller commands notes"),
     });
 
-    const notes = await runCli(TSX_CLI, ["commands", "notes", "--journal", j], {});
+    const notes = await runCli(cli(), ["commands", "notes", "--journal", j], {});
     expect(notes.code).toBe(0); // printing the notes is the success; the job itself exited 3
     const [note] = jsonLines(notes.stdout);
     expect(note.note).toContain(`API key id:       ${emu.keyId}`);
@@ -263,7 +254,7 @@ describe("manual checks", () => {
     expect(note.note).toMatch(/First sent: {7}\d{4}-\d\d-\d\dT/);
     expect(note.note).toContain("409");
     expect(JSON.stringify(note)).not.toContain(emu.token.split(".")[1]);
-    const listed = await runCli(TSX_CLI, ["commands", "list", "--state", "needs_manual_check", "--journal", j], {});
+    const listed = await runCli(cli(), ["commands", "list", "--state", "needs_manual_check", "--journal", j], {});
     expect(jsonLines(listed.stdout)).toHaveLength(1);
   });
 });

@@ -7,16 +7,12 @@
  */
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chooseJournal } from "../../cli/stores";
-import { REPO, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, seedDomains, startEmulator, tempDir, type EmulatorProcess } from "./harness";
 
-const CLI = [
-  "--import",
-  pathToFileURL(join(REPO, "node_modules", "tsx", "dist", "loader.mjs")).href,
-  join(REPO, "cli", "main.ts"),
-];
+/** The built CLI (it runs from any working directory). */
+const CLI = cli();
 
 let emu: EmulatorProcess;
 let names: string[];

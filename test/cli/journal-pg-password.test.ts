@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { addPasswordRole, startPostgres, type PostgresServer } from "../support/postgres";
-import { TSX_CLI, jsonLines, runCli } from "./harness";
+import { cli, jsonLines, runCli } from "./harness";
 
 /** Every character the messages say to percent-encode. */
 const PASSWORD = "Xy@z:9/Secr#t?Pw";
@@ -37,9 +37,9 @@ describe("a PostgreSQL journal's password, passed as the messages say", () => {
   it("A4: --journal without a password and PGPASSWORD set opens the journal, with no warning", async () => {
     const args = ["--emulator", "--journal", `postgres://app@127.0.0.1:${server.port}/reseller`, "recover"];
     // The server does check it: without PGPASSWORD the journal cannot open.
-    const without = await runCli(TSX_CLI, args, env());
+    const without = await runCli(cli(), args, env());
     expect(without.code, without.stderr).toBe(4);
-    const r = await runCli(TSX_CLI, args, env({ PGPASSWORD: PASSWORD }));
+    const r = await runCli(cli(), args, env({ PGPASSWORD: PASSWORD }));
     expect(r.code, r.stderr).toBe(0);
     expect(
       jsonLines(r.stderr).find((e) => e.type === "notice" && String(e.message).startsWith("journal: postgres:")),
@@ -50,7 +50,7 @@ describe("a PostgreSQL journal's password, passed as the messages say", () => {
 
   it("H2: the password percent-encoded in --journal opens the journal, with the command-line warning", async () => {
     const r = await runCli(
-      TSX_CLI,
+      cli(),
       [
         "--emulator",
         "--journal",
@@ -69,7 +69,7 @@ describe("a PostgreSQL journal's password, passed as the messages say", () => {
       [["--emulator", "--journal", `postgres://app:${PASSWORD}@127.0.0.1:${server.port}/reseller`, "recover"], {}],
       [["recover"], { RESELLER_JOURNAL: `postgres://app:${PASSWORD}@127.0.0.1:${server.port}/reseller` }],
     ] as [string[], Record<string, string>][]) {
-      const r = await runCli(TSX_CLI, args, env(extra));
+      const r = await runCli(cli(), args, env(extra));
       expect(r.code, r.stderr).toBe(2);
       const [error] = jsonLines(r.stderr);
       expect(error).toMatchObject({ type: "error", code: "cli_usage", exitCode: 2 });

@@ -7,7 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, runCli, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, startEmulator, tempDir, type EmulatorProcess } from "./harness";
 
 let emu: EmulatorProcess;
 const tmp = tempDir("reseller-cli-messages-");
@@ -24,7 +24,7 @@ afterAll(async () => {
 
 describe("base URL and token file mistakes", () => {
   it("A1: --base-url http:// to a remote host says to use https:// (or a local server), not an SDK option", async () => {
-    const r = await runCli(TSX_CLI, ["--base-url", "http://no-such-host.invalid/api/reseller/v1", "context"], env());
+    const r = await runCli(cli(), ["--base-url", "http://no-such-host.invalid/api/reseller/v1", "context"], env());
     expect(r.code, r.stderr).toBe(2);
     const message = String(errorOf(r.stderr).message);
     expect(message).not.toContain("allowInsecureHttp");
@@ -34,7 +34,7 @@ describe("base URL and token file mistakes", () => {
 
   it("A1: a base URL with a wrong path suggests the origin's /api/reseller/v1, not the wrong path with it appended", async () => {
     const origin = new URL(emu.baseUrl).origin;
-    const r = await runCli(TSX_CLI, ["--base-url", `${origin}/wrong/path`, "context"], env());
+    const r = await runCli(cli(), ["--base-url", `${origin}/wrong/path`, "context"], env());
     expect(r.code, r.stderr).toBe(2);
     const message = String(errorOf(r.stderr).message);
     expect(message).toContain(`${origin}/api/reseller/v1`);
@@ -42,7 +42,7 @@ describe("base URL and token file mistakes", () => {
   });
 
   it("A1: https:// to a port that serves plain HTTP says so, not that a certificate is untrusted", async () => {
-    const r = await runCli(TSX_CLI, ["--base-url", emu.baseUrl.replace("http://", "https://"), "context"], env());
+    const r = await runCli(cli(), ["--base-url", emu.baseUrl.replace("http://", "https://"), "context"], env());
     expect(r.code, r.stderr).toBe(4);
     const message = String(errorOf(r.stderr).message);
     expect(message).toMatch(/plain HTTP/);
@@ -52,7 +52,7 @@ describe("base URL and token file mistakes", () => {
   it("A4: --token-file naming a directory says it is a directory (no chmod advice)", async () => {
     const dir = join(tmp.dir, "adir");
     mkdirSync(dir, { mode: 0o755 });
-    const r = await runCli(TSX_CLI, ["--token-file", dir, "context"], { ...env(), RESELLER_API_TOKEN: undefined });
+    const r = await runCli(cli(), ["--token-file", dir, "context"], { ...env(), RESELLER_API_TOKEN: undefined });
     expect(r.code, r.stderr).toBe(2);
     const message = String(errorOf(r.stderr).message);
     expect(message).toContain(`${dir} is a directory`);

@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, recordManualTicket, runCli, tempDir } from "./harness";
+import { cli, jsonLines, recordManualTicket, runCli, tempDir } from "./harness";
 
 const tmp = tempDir("reseller-cli-notes-redaction-");
 afterAll(() => tmp.cleanup());
@@ -51,7 +51,7 @@ describe("what the commands commands print", () => {
     ["commands", "list", "--all", "--wide"],
   ]) {
     it(`A4: ${args.join(" ")} prints no URL password, secret query value, auth code or signing secret`, async () => {
-      const r = await runCli(TSX_CLI, args, env);
+      const r = await runCli(cli(), args, env);
       expect(r.code, r.stderr).toBe(0);
       for (const secret of SECRETS) expect(r.stdout + r.stderr, secret).not.toContain(secret);
       if (!args.includes("list") || args.includes("--json")) {

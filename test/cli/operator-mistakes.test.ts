@@ -10,11 +10,11 @@ import { execFile } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import {
   REPO,
+  cli,
   jsonLines,
   recordManualTicket,
   runCli,
@@ -24,12 +24,8 @@ import {
   type EmulatorProcess,
 } from "./harness";
 
-/** The CLI from source with tsx loaded by path, so it runs from any working directory. */
-const CLI = [
-  "--import",
-  pathToFileURL(join(REPO, "node_modules", "tsx", "dist", "loader.mjs")).href,
-  join(REPO, "cli", "main.ts"),
-];
+/** The built CLI (it runs from any working directory). */
+const CLI = cli();
 
 let emu: EmulatorProcess;
 const tmp = tempDir("reseller-cli-mistakes-");

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { REPO, buildBin, jsonLines, recordManualTicket, runCli, seedDomains, startEmulator, tempDir } from "./harness";
 
 const tmp = tempDir("reseller-cli-operator-");
-let bin: { bin: string; cleanup(): void };
+let bin: { bin: string };
 let cmd: string[];
 const TOKEN = `rsl_test_${"A".repeat(24)}.${"b".repeat(64)}`;
 
@@ -24,7 +24,6 @@ beforeAll(() => {
   cmd = [bin.bin];
 }, 900_000);
 afterAll(() => {
-  bin?.cleanup();
   tmp.cleanup();
 });
 

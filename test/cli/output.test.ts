@@ -7,7 +7,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO, TSX_CLI, jsonLines, runCli, tempDir } from "./harness";
+import { REPO, cli, jsonLines, runCli, tempDir } from "./harness";
 
 const SCRIPT = "/usr/bin/script";
 const tmp = tempDir("reseller-cli-out-");
@@ -19,7 +19,7 @@ const CONTROL = /[\x00-\x08\x0b-\x1f\x7f]/;
 describe("CLI output", () => {
   it("on a TTY: one live progress line (done/total, rate, ETA, 429s, retries, unknown) and a summary table", () => {
     if (!existsSync(SCRIPT)) throw new Error("This test needs util-linux `script`: apt-get install -y util-linux");
-    const cmd = [process.execPath, ...TSX_CLI, "--emulator", "renew", "--expiring-within", "400d"].join(" ");
+    const cmd = [process.execPath, ...cli(), "--emulator", "renew", "--expiring-within", "400d"].join(" ");
     const r = spawnSync(SCRIPT, ["-qfec", cmd, "/dev/null"], {
       cwd: REPO,
       encoding: "utf8",
@@ -52,7 +52,7 @@ describe("CLI output", () => {
       ...names.slice(60),
     ];
     writeFileSync(file, lines.join("\n") + "\n");
-    const r = await runCli(TSX_CLI, ["--emulator", "check", "--file", file], {});
+    const r = await runCli(cli(), ["--emulator", "check", "--file", file], {});
     expect(r.code).toBe(1); // some rows rejected (bad input), none unknown
     expect(CONTROL.test(r.stdout.replace(/\n/g, ""))).toBe(false);
     expect(CONTROL.test(r.stderr.replace(/\n/g, ""))).toBe(false);
@@ -81,7 +81,7 @@ describe("CLI output", () => {
   });
 
   it("--help on every command, with the exit codes and the try-it session on the root", async () => {
-    const root = await runCli(TSX_CLI, ["--help"], {});
+    const root = await runCli(cli(), ["--help"], {});
     expect(root.code).toBe(0);
     expect(root.stdout).toContain("reseller --emulator renew --expiring-within 400d --dry-run");
     expect(root.stdout).toMatch(/Exit codes:[\s\S]*0 {4}all done[\s\S]*130 {2}interrupted/);
@@ -96,11 +96,11 @@ describe("CLI output", () => {
       ["commands", "notes"],
       ["recover"],
     ]) {
-      const r = await runCli(TSX_CLI, [...cmd, "--help"], {});
+      const r = await runCli(cli(), [...cmd, "--help"], {});
       expect(r.code, cmd.join(" ")).toBe(0);
       expect(r.stdout).toContain(`Usage: reseller ${cmd.join(" ")}`);
     }
-    const renew = await runCli(TSX_CLI, ["renew", "--help"], {});
+    const renew = await runCli(cli(), ["renew", "--help"], {});
     expect(renew.stdout).toContain("--no-wait");
     expect(renew.stdout).toContain("--dry-run");
     expect(renew.stdout).toContain("--on-error");

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CommandState } from "../../src/index";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { TSX_CLI, jsonLines, runCli, tempDir } from "./harness";
+import { cli, jsonLines, runCli, tempDir } from "./harness";
 
 const tmp = tempDir("reseller-cli-prune-");
 afterAll(() => tmp.cleanup());
@@ -73,7 +73,7 @@ async function records() {
 
 describe("reseller commands prune (H2 retention)", () => {
   it("H2: --dry-run counts by state what --older-than 30d would prune, and changes nothing", async () => {
-    const r = await runCli(TSX_CLI, ["commands", "prune", "--older-than", "30d", "--dry-run", "--json"], env);
+    const r = await runCli(cli(), ["commands", "prune", "--older-than", "30d", "--dry-run", "--json"], env);
     expect(r.code, r.stderr).toBe(0);
     const [report] = jsonLines(r.stdout);
     expect(report).toMatchObject({
@@ -89,7 +89,7 @@ describe("reseller commands prune (H2 retention)", () => {
 
   it("H2: drops the bodies of commands settled more than 30 days ago, by state; keeps key, fingerprint, state and UUIDs; never an unsettled or needs_manual_check one", async () => {
     const before = await records();
-    const r = await runCli(TSX_CLI, ["commands", "prune", "--older-than", "30d", "--json"], env);
+    const r = await runCli(cli(), ["commands", "prune", "--older-than", "30d", "--json"], env);
     expect(r.code, r.stderr).toBe(0);
     expect(jsonLines(r.stdout)[0]).toMatchObject({
       dry_run: false,
@@ -114,21 +114,21 @@ describe("reseller commands prune (H2 retention)", () => {
         expect(new TextDecoder().decode(record.body!)).toBe('{"period":1}');
       }
     }
-    const again = await runCli(TSX_CLI, ["commands", "prune", "--older-than", "30d", "--json"], env);
+    const again = await runCli(cli(), ["commands", "prune", "--older-than", "30d", "--json"], env);
     expect(jsonLines(again.stdout)[0]).toMatchObject({ pruned: 0, by_state: {} });
   });
 
   it("a shorter --older-than reaches the recent settled command too, still never the unsettled ones; --help says so", async () => {
-    const r = await runCli(TSX_CLI, ["commands", "prune", "--older-than", "1d", "--json"], env);
+    const r = await runCli(cli(), ["commands", "prune", "--older-than", "1d", "--json"], env);
     expect(jsonLines(r.stdout)[0]).toMatchObject({ pruned: 1, by_state: { completed: 1 } });
     const after = await records();
     expect(after.get(COMMANDS[4].id)!.bodyPruned).toBe(true);
     for (const c of COMMANDS.slice(5)) expect(after.get(c.id)!.bodyPruned).toBe(false);
-    const help = await runCli(TSX_CLI, ["commands", "prune", "--help"], {});
+    const help = await runCli(cli(), ["commands", "prune", "--help"], {});
     expect(help.stdout).toContain("--older-than");
     expect(help.stdout).toContain("--dry-run");
     expect(help.stdout).toMatch(/never an\s+unsettled or\s+needs_manual_check/);
-    const bad = await runCli(TSX_CLI, ["commands", "prune", "--older-than", "soon"], env);
+    const bad = await runCli(cli(), ["commands", "prune", "--older-than", "soon"], env);
     expect(bad.code).toBe(2);
   });
 });

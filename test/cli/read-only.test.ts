@@ -9,7 +9,6 @@ import { EventEmitter } from "node:events";
 import { chmodSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { PassThrough, Readable } from "node:stream";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../cli/main";
 import type { Runtime } from "../../cli/job-session";
@@ -17,14 +16,10 @@ import { openFailure } from "../../cli/sqlite-open";
 import { SetupError } from "../../cli/errors";
 import { InvalidOptionsError } from "../../src/index";
 import { createSqliteJournal } from "../../stores/sqlite-journal";
-import { REPO, jsonLines, runCli, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, startEmulator, tempDir, type EmulatorProcess } from "./harness";
 
-/** The CLI from source with tsx loaded by path, so it runs from any working directory. */
-const CLI = [
-  "--import",
-  pathToFileURL(join(REPO, "node_modules", "tsx", "dist", "loader.mjs")).href,
-  join(REPO, "cli", "main.ts"),
-];
+/** The built CLI (it runs from any working directory). */
+const CLI = cli();
 
 let emu: EmulatorProcess;
 const tmp = tempDir("reseller-cli-read-only-");

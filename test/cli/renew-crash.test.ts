@@ -57,7 +57,6 @@ describe("reseller renew: 200 domains, faults, two SIGKILLs", () => {
   afterAll(async () => {
     await emu?.stop();
     tmp?.cleanup();
-    bin?.cleanup();
   });
 
   it("G4/D2/F1: SIGKILL twice mid-job, re-run → exactly one renewal per domain, clean journal, a finished job sends no write", async () => {

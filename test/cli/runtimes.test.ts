@@ -12,7 +12,7 @@ import { runtimeBinary } from "../runtimes/binaries";
 import { REPO, buildBin, jsonLines, runCli, tempDir } from "./harness";
 
 const tmp = tempDir("reseller-cli-runtimes-");
-let built: { bin: string; cleanup(): void };
+let built: { bin: string };
 let app: string;
 let bin: string;
 
@@ -30,7 +30,6 @@ beforeAll(() => {
   bin = join(pkg, "dist", "reseller.js");
 }, 900_000);
 afterAll(() => {
-  built?.cleanup();
   tmp.cleanup();
 });
 

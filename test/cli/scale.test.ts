@@ -7,7 +7,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, runCli, startEmulator, tempDir, type EmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, startEmulator, tempDir, type EmulatorProcess } from "./harness";
 
 const tmp = tempDir("reseller-cli-scale-");
 const started: EmulatorProcess[] = [];
@@ -43,7 +43,7 @@ describe("a FILE job on a big account (item 9)", () => {
       RESELLER_API_BASE_URL: emu.baseUrl,
       RESELLER_JOURNAL: join(tmp.dir, "big.sqlite"),
     };
-    const r = await runCli(TSX_CLI, ["renew", file, "--no-wait"], env);
+    const r = await runCli(cli(), ["renew", file, "--no-wait"], env);
     expect(r.code, r.stderr).toBe(0);
     expect(jsonLines(r.stdout).filter((row) => row.kind === "accepted" || row.kind === "succeeded")).toHaveLength(10);
     const log = (await emu.control<LoggedRequest[]>("GET", "/requests")).filter((q) => q.public_key_id === emu.keyId);

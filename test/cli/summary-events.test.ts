@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { TSX_CLI, jsonLines, runCli, seedDomains, useEmulatorProcess } from "./harness";
+import { cli, jsonLines, runCli, seedDomains, useEmulatorProcess } from "./harness";
 
 const fx = useEmulatorProcess(["--window-ms", "1000", "--rate-limit", "600"], "reseller-cli-summary-");
 const { tmp, env } = fx;
@@ -23,7 +23,7 @@ describe("the summary's counters", () => {
       times: 1,
     });
     const r = await runCli(
-      TSX_CLI,
+      cli(),
       ["renew", input, "--journal", join(tmp.dir, "j.sqlite"), "--window-ms", "1000", "--request-timeout", "1s"],
       env(),
     );
