@@ -64,7 +64,7 @@ let built: string | undefined;
  * reused by every test file until they change (a build takes ~15 s on two cores; a bin starts in a
  * third of the time `node --import tsx` needs). Returns the folder.
  */
-export function builtPackage(): string {
+function builtPackage(): string {
   if (built !== undefined) return built;
   const dir = join(CACHE, BUILD_PREFIX + sourcesHash());
   if (!existsSync(join(dir, "reseller.js"))) {
