@@ -131,8 +131,9 @@ function isSecretParam(name: string): boolean {
 }
 
 /**
- * H2: does `text` hold a URL that redactUrl would hide something of — a user name or password, or a
- * query parameter named like a secret (`?token=`, `?api_key=`)? A request body with one is dropped
+ * H2: does `text` hold a URL that redactUrl would hide something of — a user name or password (also
+ * one with an unencoded `@`, `/`, `#` or `?` the parser splits), or a query parameter named like a
+ * secret (`?token=`, `?api_key=`)? A request body with one is dropped
  * from the journal once its command is settled, as a body with a marked sensitive field is.
  */
 export function containsUrlSecret(text: string): boolean {
@@ -142,9 +143,13 @@ export function containsUrlSecret(text: string): boolean {
     try {
       url = new URL(candidate);
     } catch {
+      // A password holding an unencoded `/`, `#` or `?` breaks the parse (redactUrl keeps only the scheme).
+      if (candidate.includes("@")) return true;
       continue;
     }
     if (url.username !== "" || url.password !== "") return true;
+    // An `@` after the authority: the parser split a user name or password (redactUrl hides it all).
+    if ((url.pathname + url.search + url.hash).includes("@")) return true;
     for (const pair of url.search.slice(1).split("&")) {
       const eq = pair.indexOf("=");
       if (eq < 0) continue;

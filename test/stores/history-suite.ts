@@ -149,13 +149,16 @@ export function defineHistorySuite(label: string, harness: JournalHarness): void
       }
     });
 
-    it("H2: a request body with a secret in a URL (a user name, a password, ?token=, ?api_key=) is dropped at settle; a URL with none is kept", async () => {
+    it("H2: a request body with a secret in a URL (a user name, a password — also one the URL parser splits —, ?token=, ?api_key=) is dropped at settle; a URL with none is kept", async () => {
       const { journal, raw } = await harness.fresh();
       const urls = [
         "https://PwUserOnly7@hooks.example.kz/r",
         "https://hookuser:HookPassw0rd@hooks.example.kz/r",
         "https://hooks.example.kz/r?token=PwQuery4",
         "https://hooks.example.kz/r?x=1&api_key=PwQuery6",
+        // An unencoded `/` or `#` in the password: read as port + path (parses), or as a bad port (does not).
+        "https://hookuser:12/PwSplit8@hooks.example.kz/r",
+        "https://hookuser:Pw#Split9@hooks.example.kz/r",
       ];
       for (const [i, url] of urls.entries()) {
         const c = newCommand({
@@ -174,7 +177,7 @@ export function defineHistorySuite(label: string, harness: JournalHarness): void
       expect((await settle(journal, plain.id)).body).not.toBeNull();
       if (raw) {
         const dump = await raw();
-        for (const secret of ["PwUserOnly7", "HookPassw0rd", "PwQuery4", "PwQuery6"])
+        for (const secret of ["PwUserOnly7", "HookPassw0rd", "PwQuery4", "PwQuery6", "PwSplit8", "Split9"])
           expect(dump).not.toContain(secret);
       }
     });
