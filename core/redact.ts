@@ -131,6 +131,15 @@ function isSecretParam(name: string): boolean {
 }
 
 /**
+ * An `@` after the authority (in the path, the query or the fragment): the parser split a user name
+ * or password holding an unencoded `@`, `/`, `:`, `#` or `?`, so part of it reads as the host, the
+ * port or the path (H2) — redactUrl shows nothing of such a URL, and a body holding one is a secret.
+ */
+function atAfterAuthority(url: URL): boolean {
+  return (url.pathname + url.search + url.hash).includes("@");
+}
+
+/**
  * H2: does `text` hold a URL that redactUrl would hide something of — a user name or password (also
  * one with an unencoded `@`, `/`, `#` or `?` the parser splits), or a query parameter named like a
  * secret (`?token=`, `?api_key=`)? A request body with one is dropped
@@ -148,8 +157,7 @@ export function containsUrlSecret(text: string): boolean {
       continue;
     }
     if (url.username !== "" || url.password !== "") return true;
-    // An `@` after the authority: the parser split a user name or password (redactUrl hides it all).
-    if ((url.pathname + url.search + url.hash).includes("@")) return true;
+    if (atAfterAuthority(url)) return true;
     for (const pair of url.search.slice(1).split("&")) {
       const eq = pair.indexOf("=");
       if (eq < 0) continue;
@@ -182,7 +190,7 @@ export function redactUrl(input: string): string {
     const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(input)?.[1];
     return scheme ? `${scheme.toLowerCase()}://(unparseable URL)` : "(unparseable URL)";
   }
-  if ((url.pathname + url.search + url.hash).includes("@")) return `${url.protocol}//${REDACTED}`;
+  if (atAfterAuthority(url)) return `${url.protocol}//${REDACTED}`;
   // A lone user name may itself be a token (`https://<token>@host`); next to a password it is kept.
   if (url.password) url.password = REDACTED;
   else if (url.username) url.username = REDACTED;
