@@ -41,6 +41,20 @@ function alive(pid: number): boolean {
   }
 }
 
+/** How a refused job or a dry run names the holder: pid, host when another, and when it started. */
+function describeHolder(holder: Holder): string {
+  return `pid ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ""}, started ${holder.startedAt}`;
+}
+
+/**
+ * The job that holds `${journalFile}.lock` and still runs (or runs on another host), or undefined:
+ * a dry run takes no lock and is not refused, but says so (its requests share the key's window, C3).
+ */
+export function journalLockHolder(journalFile: string): string | undefined {
+  const holder = readHolder(`${journalFile}.lock`);
+  return holder && (holder.host !== hostname() || alive(holder.pid)) ? describeHolder(holder) : undefined;
+}
+
 /** Takes `${journalFile}.lock`, or throws a SetupError naming the job that holds it. */
 export function lockJournal(
   journalFile: string,
@@ -59,7 +73,7 @@ export function lockJournal(
       if (!holder && attempt < 2) continue;
       if (holder && (holder.host !== me.host || alive(holder.pid)))
         throw new SetupError(
-          `Another reseller job (pid ${holder.pid}${holder.host !== me.host ? ` on ${holder.host}` : ""}, started ${holder.startedAt}) is using the journal ${journalFile}; two jobs on one journal share one key's rate limit without pacing together (HTTP 429) and settle each other's commands. Wait for it to finish and re-run, or stop it (Ctrl-C) first. Nothing was sent. If no such job runs, delete ${path}.`,
+          `Another reseller job (${describeHolder(holder)}) is using the journal ${journalFile}; two jobs on one journal share one key's rate limit without pacing together (HTTP 429) and settle each other's commands. Wait for it to finish and re-run, or stop it (Ctrl-C) first. Nothing was sent. If no such job runs, delete ${path}.`,
         );
       // Its process is gone (kill -9, OOM, reboot): the lock is stale.
       try {

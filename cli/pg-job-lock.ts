@@ -138,7 +138,12 @@ export async function lockPgJob(
 }
 
 /** Who holds the key's lock, as its connection names itself; "another process" when this role may not see it. */
-async function holderOf(c: pg.Client, { high, low }: { high: string; low: string }): Promise<string> {
+async function holderOf(c: pg.Client, lockKey: { high: string; low: string }): Promise<string> {
+  return (await findHolder(c, lockKey)) ?? "another process";
+}
+
+/** The holder of the key's lock as holderOf names it, or undefined when nobody holds it. */
+async function findHolder(c: pg.Client, { high, low }: { high: string; low: string }): Promise<string | undefined> {
   // A bigint advisory lock shows in pg_locks as classid (high half), objid (low half), objsubid 1.
   const holder = await c
     .query<{ name: string | null; since: Date | null }>(
@@ -150,8 +155,25 @@ async function holderOf(c: pg.Client, { high, low }: { high: string; low: string
     )
     .then((r) => r.rows[0])
     .catch(() => undefined);
-  const name = holder?.name?.startsWith(APP_PREFIX) ? holder.name.slice(APP_PREFIX.length) : holder?.name;
-  return name ? `${name}${holder?.since ? `, started ${holder.since.toISOString()}` : ""}` : "another process";
+  if (!holder) return undefined;
+  const name = holder.name?.startsWith(APP_PREFIX) ? holder.name.slice(APP_PREFIX.length) : holder.name;
+  return name ? `${name}${holder.since ? `, started ${holder.since.toISOString()}` : ""}` : "another process";
+}
+
+/**
+ * Who runs a job on `scope`'s key right now, or undefined: a dry run is not refused (it takes no
+ * lock), but it says so, because its requests share the key's window with that job (C3).
+ */
+export async function pgJobHolder(connectionString: string, scope: PgJobScope): Promise<string | undefined> {
+  const { default: driver } = (await import("pg")) as { default: typeof pg };
+  const c = new driver.Client({ connectionString });
+  c.on("error", () => undefined);
+  try {
+    await c.connect();
+    return await findHolder(c, jobLockKey(scope));
+  } finally {
+    await c.end().catch(() => undefined);
+  }
 }
 
 /**

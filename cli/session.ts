@@ -25,6 +25,7 @@ import { lockJournal, type JournalLock } from "./journal-lock";
 import {
   chooseJournal,
   describeJournal,
+  dryRunBesideJobNotice,
   journalNotice,
   newJournalNotice,
   openJournal,
@@ -200,6 +201,11 @@ export async function openSession(
       await letGo();
       throw error;
     }
+  }
+  if (use === "dry-run" && opened?.jobHolder) {
+    // B1: a dry run takes no lock and is not refused, but its requests share the key's window (C3).
+    const busy = await opened.jobHolder({ apiKeyId: publicKeyId, environment }).catch(() => undefined);
+    if (busy) notices.push(dryRunBesideJobNotice(busy));
   }
   const session: ReadSession = {
     client,

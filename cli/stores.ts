@@ -9,8 +9,8 @@ import { dirname, join, resolve } from "node:path";
 import { redactUrl, type Journal } from "../src/index";
 import { SetupError, UsageError } from "./errors";
 import { openFailure, openSqliteJournal, type SqliteDriverName } from "./sqlite-open";
-import type { JournalLock } from "./journal-lock";
-import { lockPgJob, pgJournalExists } from "./pg-job-lock";
+import { journalLockHolder, type JournalLock } from "./journal-lock";
+import { lockPgJob, pgJobHolder, pgJournalExists } from "./pg-job-lock";
 // Types only: the modules themselves load on demand, below.
 import type * as PgStore from "../stores/pg-journal";
 import type * as SqliteStore from "../stores/sqlite-journal";
@@ -26,11 +26,43 @@ export interface OpenedJournal {
   created?: boolean;
   /** PostgreSQL only: takes the job's lock on this journal for one API key (pg-job-lock.ts). */
   lockJob?: (scope: { apiKeyId: string; environment: string }) => Promise<JournalLock>;
+  /**
+   * For a dry run, which takes no lock: the job that holds this journal's lock (SQLite) or the key's
+   * (PostgreSQL) right now — who, and what it holds — or undefined.
+   */
+  jobHolder?: (scope: { apiKeyId: string; environment: string }) => Promise<JobHolder | undefined>;
+}
+
+export interface JobHolder {
+  /** As a refused job names it: pid, host, start. */
+  holder: string;
+  /** What it holds: "the journal FILE", or "API key K (env) on the journal L". */
+  holds: string;
+  /** PostgreSQL locks per key: the job surely uses this key. A SQLite journal's job may use another. */
+  sameKey: boolean;
+}
+
+function sqliteJobHolder(file: string): OpenedJournal["jobHolder"] {
+  return async () => {
+    const holder = journalLockHolder(file);
+    return holder ? { holder, holds: `the journal ${file}`, sameKey: false } : undefined;
+  };
 }
 
 /** The notice a run prints once: where the journal is, and with which SQLite driver. */
 export function journalNotice(opened: OpenedJournal): string {
   return `journal: ${opened.label}${opened.driver ? ` (${opened.driver})` : ""}`;
+}
+
+/**
+ * Said by a dry run while a job holds its journal or key (B1): not refused, as it changes nothing, but
+ * its requests count against the key's window, which that job paces alone (C3).
+ */
+export function dryRunBesideJobNotice({ holder, holds, sameKey }: JobHolder): string {
+  const shared = sameKey
+    ? "its requests count against the same key's rate limit"
+    : "if that job uses the same API key, this dry run's requests count against its rate limit";
+  return `Another reseller job (${holder}) is using ${holds}. This dry run is not refused, but ${shared}, which that job paces alone: the job may meet HTTP 429 and wait (nothing is lost). To leave its window alone, run the dry run once the job is done.`;
 }
 
 /** Said once when a run created its SQLite journal: a job that ran before did not write here. */
@@ -245,6 +277,12 @@ async function openPgJournal(chosen: string, existing?: { what: string } | { dry
       kind: "postgres",
       lockJob: (scope) =>
         lockPgJob(chosen, label, { ...scope, schema: PG_SCHEMA }, (message) => redactMessage(message, chosen)),
+      jobHolder: async (scope) => {
+        const holder = await pgJobHolder(chosen, { ...scope, schema: PG_SCHEMA });
+        return holder
+          ? { holder, holds: `API key ${scope.apiKeyId} (${scope.environment}) on the journal ${label}`, sameKey: true }
+          : undefined;
+      },
     };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "MODULE_NOT_FOUND") missingDriver("pg", error);
@@ -289,6 +327,7 @@ export async function openJournal(
       journal: createMemoryJournal(),
       label: `${file} does not exist yet: this dry run looks commands up in an empty in-memory journal and creates no file`,
       kind: "memory",
+      jobHolder: sqliteJobHolder(file),
     };
   }
   if (existing && "what" in existing && !existsSync(file))
@@ -321,5 +360,5 @@ export async function openJournal(
     throw openFailure(error, file);
   }
   const { journal, driver } = openSqliteJournal(mod, file, sync);
-  return { journal, label: file, kind: "sqlite", driver, created: isNew };
+  return { journal, label: file, kind: "sqlite", driver, created: isNew, jobHolder: sqliteJobHolder(file) };
 }

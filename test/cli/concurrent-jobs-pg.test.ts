@@ -129,10 +129,35 @@ describe("two jobs on one PostgreSQL journal", () => {
       for (const r of rows) expect(["done", "pending"]).toContain(r.kind); // accepted ones wait for the re-run
       expect(jsonLines(first.stderr()).filter((e) => e.type === "rate-limited")).toEqual([]);
 
+      // A dry run is not refused while the other holds the key, but says so before its first request.
+      const dry = await runCli(
+        cli(),
+        ["--journal", url, "--window-ms", "3000", "renew", b, "--dry-run", "--no-quotes"],
+        env(),
+      );
+      expect(dry.code, dry.stderr).toBe(0);
+      const dryEvents = jsonLines(dry.stderr);
+      const busy = dryEvents.findIndex(
+        (e) => e.type === "notice" && String(e.message).startsWith("Another reseller job"),
+      );
+      expect(busy, dry.stderr).toBeGreaterThanOrEqual(0);
+      expect(dryEvents[busy].message).toContain(`Another reseller job (the other job, started `);
+      expect(dryEvents[busy].message).toContain(`is using API key ${fx.emu.keyId} (test) on the journal`);
+      expect(dryEvents[busy].message).toContain("its requests count against the same key's rate limit");
+      expect(dryEvents[busy].message).not.toContain(url); // the journal as printed: no credentials
+      expect(busy).toBeLessThan(dryEvents.findIndex((e) => e.type === "context"));
+
       // Once the other lets go, the key's next job runs; nothing was renewed twice.
       await other.query("SELECT pg_advisory_unlock($1::bigint)", [key]);
       const resumed = await runCli(cli(), ["--journal", url, "--window-ms", "3000", "recover"], env());
       expect(resumed.code, resumed.stderr).toBe(0);
+      const after = await runCli(
+        cli(),
+        ["--journal", url, "--window-ms", "3000", "renew", b, "--dry-run", "--no-quotes"],
+        env(),
+      );
+      expect(after.code, after.stderr).toBe(0);
+      expect(after.stderr).not.toContain("Another reseller job");
       const perKey = new Map<string, number>();
       for (const e of await renewed())
         perKey.set(e.idempotency_key ?? "", (perKey.get(e.idempotency_key ?? "") ?? 0) + 1);

@@ -56,8 +56,12 @@ describe("two jobs on one journal", () => {
     expect(existsSync(`${journal}.lock`)).toBe(false);
   });
 
-  it("B1: commands that only read (commands list, a dry run) are not refused while a job runs", async () => {
+  it("B1: commands that only read (commands list, a dry run) are not refused while a job runs; the dry run says a job holds the journal", async () => {
     const journal = join(tmp.dir, "busy.sqlite");
+    const dryRun = ["--journal", journal, "renew", "--expiring-within", "30d", "--dry-run"];
+    const alone = await runCli(cli(), dryRun, env());
+    expect(alone.code, alone.stderr).toBe(0);
+    expect(alone.stderr).not.toContain("Another reseller job");
     writeFileSync(
       `${journal}.lock`,
       JSON.stringify({
@@ -69,8 +73,17 @@ describe("two jobs on one journal", () => {
     const list = await runCli(cli(), ["--journal", journal, "commands", "list"], env());
     expect(list.code, list.stderr).toBe(4); // no such journal yet: not the lock
     expect(list.stderr).not.toContain("Another reseller job");
-    const dry = await runCli(cli(), ["--journal", journal, "renew", "--expiring-within", "30d", "--dry-run"], env());
+    const dry = await runCli(cli(), dryRun, env());
     expect(dry.code, dry.stderr).toBe(0);
+    // Said before its first request: its sends share the key's window with that job (C3).
+    const events = jsonLines(dry.stderr);
+    const busy = events.findIndex((e) => e.type === "notice" && String(e.message).startsWith("Another reseller job"));
+    expect(busy, dry.stderr).toBeGreaterThanOrEqual(0);
+    expect(events[busy].message).toContain(
+      `(pid ${process.pid}, started 2026-01-01T00:00:00Z) is using the journal ${journal}`,
+    );
+    expect(events[busy].message).toContain("This dry run is not refused");
+    expect(busy).toBeLessThan(events.findIndex((e) => e.type === "context"));
     const real = await runCli(cli(), ["--journal", journal, "recover"], env());
     expect(real.code).toBe(4);
     expect(real.stderr).toContain(`Another reseller job (pid ${process.pid}`);
