@@ -35,6 +35,17 @@ export interface CommandHolders {
    * recovery; the others are left to their calls untouched. One synchronous step.
    */
   enterRecovery(ids: readonly string[]): Set<string>;
+  /**
+   * Recovery starts working on `commandId`: false when a call or wait took it back meanwhile (the
+   * round passes over it, then leaves it as usual). One synchronous step.
+   */
+  startRecovery(commandId: string): boolean;
+  /**
+   * A call or wait of this process takes back a command its recovery holds but has not started on
+   * (I6: still one mover — recovery passes over it). True when taken: recovering() is false from
+   * now on. The caller holds it (bind, enterWait) in the same synchronous step.
+   */
+  takeBack(commandId: string): boolean;
   leaveRecovery(commandId: string): void;
   /** A poll (operations.wait) works on `commandId`: recovery leaves it alone until release. */
   enterWait(commandId: string): () => void;
@@ -45,7 +56,11 @@ export interface CommandHolders {
 export function createCommandHolders(): CommandHolders {
   const byKey = new Map<string, CallEntry>();
   const callIds = new Map<string, number>();
-  const recovery = new Map<string, { done: Promise<void>; free: () => void }>();
+  /**
+   * Recovery's commands. `started`: a lane works on it (no take-back). `yielded`: a call or wait took
+   * it back; the entry stays until the round leaves it, so no other round takes it meanwhile.
+   */
+  const recovery = new Map<string, { done: Promise<void>; free: () => void; started: boolean; yielded: boolean }>();
 
   const addCall = (id: string) => callIds.set(id, (callIds.get(id) ?? 0) + 1);
   const dropCall = (id: string) => {
@@ -82,7 +97,10 @@ export function createCommandHolders(): CommandHolders {
         },
       };
     },
-    recovering: (id) => recovery.has(id),
+    recovering: (id) => {
+      const r = recovery.get(id);
+      return r !== undefined && !r.yielded;
+    },
     whenFree: (id) => recovery.get(id)?.done ?? Promise.resolve(),
     enterRecovery(ids) {
       const taken = new Set<string>();
@@ -90,10 +108,23 @@ export function createCommandHolders(): CommandHolders {
         if (callIds.has(id) || recovery.has(id)) continue;
         let free!: () => void;
         const done = new Promise<void>((resolve) => (free = resolve));
-        recovery.set(id, { done, free });
+        recovery.set(id, { done, free, started: false, yielded: false });
         taken.add(id);
       }
       return taken;
+    },
+    startRecovery(id) {
+      const r = recovery.get(id);
+      if (!r || r.yielded) return false;
+      r.started = true;
+      return true;
+    },
+    takeBack(id) {
+      const r = recovery.get(id);
+      if (!r || r.started || r.yielded) return false;
+      r.yielded = true;
+      r.free(); // whoever awaits whenFree() decides afresh
+      return true;
     },
     leaveRecovery(id) {
       const r = recovery.get(id);

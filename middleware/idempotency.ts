@@ -231,7 +231,8 @@ export function createIdempotencyMiddleware(options: IdempotencyOptions): ChainS
         // re-run job); a DIFFERENT command under the same key is refused locally (D5, D7).
         if (!isSameRequest(existing, shape)) throw keyReused(existing);
         hold?.bind(existing.id); // from here this process's recovery leaves it alone
-        if (!recovering && holders?.recovering(existing.id)) {
+        // I6: one this process's recovery has not started on is taken back (bound above, one step).
+        if (!recovering && holders?.recovering(existing.id) && !(hold && holders.takeBack(existing.id))) {
           await holders.whenFree(existing.id); // this process's recovery is settling it: then decide again
           return AGAIN;
         }

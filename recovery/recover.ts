@@ -199,6 +199,14 @@ export async function recoverCommands(deps: RecoverDeps, options: RecoverOptions
           summary.skipped.push({ commandId: record.id, reason: "aborted" });
           continue;
         }
+        if (holders && !holders.startRecovery(record.id)) {
+          // I6: a call or wait of this client took it back before any lane started on it; it moves it.
+          leave(record.id);
+          const reason = "taken back by a call or wait of this client, which settles it";
+          summary.skipped.push({ commandId: record.id, reason });
+          emit({ type: "recovery-skip", commandId: record.id, operationId: record.operationId, reason });
+          continue;
+        }
         try {
           await recoverOne(record);
         } catch (thrown) {

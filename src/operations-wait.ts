@@ -5,9 +5,10 @@
  * `failed` end the wait. HTTP results never throw; the caller's abort does.
  * With `commandId`, the wait works on that journalled command: in fleet mode it holds the command's
  * lease for its whole duration (renewed by the heartbeat), so no survivor takes a live wait's command,
- * and its one write (accepted → completed/failed) is fenced by that lease. A wait that starts while
- * this process's recover() holds the command writes nothing until recovery lets it go, then records
- * the result if recovery left the command `accepted` (I5, I6).
+ * and its one write (accepted → completed/failed) is fenced by that lease. A wait on a command this
+ * process's recover() took but has not started on takes it back (recovery passes over it), so a long
+ * round never delays it; one recovery is working on is polled without writes until recovery lets it
+ * go, then the result is recorded if recovery left the command `accepted` (I5, I6).
  */
 import { operationRoles } from "../generated/operations";
 import type { Clock } from "../runtime/clock";
@@ -94,14 +95,17 @@ export async function waitForOperation(
   const id = options.commandId;
   if (!jr || !id) return readOnly();
   const { leases, holders } = jr;
-  if (holders?.recovering(id)) {
+  // I6: a command this process's recovery holds but has not started on is taken back (recovery
+  // passes over it); takeBack() and holding()'s enterWait are one synchronous step.
+  if (holders?.recovering(id) && !holders.takeBack(id)) {
     // I6: this process's recovery is the command's one mover now — poll, but write nothing meanwhile.
     const result = await readOnly();
     if (result.kind !== "completed" && result.kind !== "failed") return result;
     // I5: recovery may let it go still `accepted` (its own poll came too early or failed): once it is
     // free, record the result here, so the journal and the domain's lock follow what the wait saw.
     // The last check and holding()'s enterWait are one synchronous step: no recovery takes it between.
-    while (holders.recovering(id)) if (!(await freeOrAborted(holders.whenFree(id)))) return result;
+    while (holders.recovering(id) && !holders.takeBack(id))
+      if (!(await freeOrAborted(holders.whenFree(id)))) return result;
     return holding(async (writes) => {
       if (writes()) await record(result);
       return result;

@@ -138,6 +138,15 @@ async function run(scenario: Scenario, random: () => number): Promise<RunResult>
         random: seeded(scenario.seed ^ ((workers.length + 1) * 7919)),
         journal: scheduledJournal(shared, sched, tracker, id, outages),
         pacing: { store: scheduledStore(windows, sched, tracker, id, outages), initialLimit: SIM.rateLimit },
+        onEvent: (event) => {
+          // I6: a call or wait took back a command this worker's recovery held but had not started on.
+          if (
+            event.type === "recovery" &&
+            event.event.type === "recovery-skip" &&
+            event.event.reason.startsWith("taken back")
+          )
+            tracker.cover("own recovery passes over a command taken back");
+        },
         fleet: {
           workerId: id,
           // The defaults (DEFAULT_FLEET); onRound only tells the tracker that a round let go of its commands.
