@@ -15,6 +15,7 @@ export const REQUIRED_PATHS = [
   "same-key re-call after settle",
   "same-key re-call after TTL",
   "own-recovery race",
+  "own recovery passes over a command taken back",
   "wait past the lease",
   "crash in call at journal.record",
   "crash in call at send POST",

@@ -169,8 +169,37 @@ export function directedScenarios(): Scenario[] {
     ],
     schedule: [],
   }));
-  return stressed.concat(directedCrashes());
+  return stressed.concat(directedCrashes(), [TAKE_BACK]);
 }
+
+/**
+ * I6: a same-key call (or its wait) takes back a command its own worker's continuous recovery claimed
+ * but had not started on, and recovery passes over it — drawn as seed 71208, run 912; kept here so
+ * that path does not depend on the draw.
+ */
+const TAKE_BACK: Scenario = {
+  seed: 2067488798,
+  journal: "memory",
+  workers: 3,
+  continuous: [true],
+  commands: ["order", "renew", "order", "renew", "order"],
+  scripts: [
+    [
+      { op: "cmd", cmd: 1, wait: false },
+      { op: "cmd", cmd: 4, wait: false },
+      { op: "pause", ms: 31000 },
+      { op: "cmd", cmd: 4, wait: true },
+      { op: "recover" },
+      { op: "cmd", cmd: 0, wait: true },
+    ],
+  ],
+  events: [
+    { step: 27, kind: "fault", fault: "retry_after_zero", path: "orders", times: 2 },
+    { step: 7, kind: "crash-at", worker: 3, role: "call", at: "send POST", restart: true },
+    { step: 192, kind: "crash", worker: 3, restart: false },
+  ],
+  schedule: [],
+};
 
 function directedCrashes(): Scenario[] {
   return DIRECTED.flatMap(({ role, at }, i) =>
