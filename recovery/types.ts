@@ -79,7 +79,11 @@ export interface RecoverSummary {
   manual: (RecoveryTransition & { manualCheck: ManualCheck })[];
   /** Still open (accepted and running, unknown after a failed lookup/resend…), with why. */
   stillPending: (RecoveryTransition & { reason: string })[];
-  /** Left alone: claimed by another process (a lost state-machine race or a lost lease) or aborted. */
+  /**
+   * Left alone: claimed by another process (a lost state-machine race or a lost lease), aborted, or
+   * taken back before recovery started on it by a same-key call or an `operations.wait` of this
+   * client, which settles it (reason `taken back …`, I6).
+   */
   skipped: { commandId: string; reason: string }[];
   /**
    * Passed over without fleet mode because they changed within the last `staleAfterMs` (another live
