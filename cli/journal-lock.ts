@@ -41,6 +41,11 @@ function alive(pid: number): boolean {
   }
 }
 
+/** Its job may still run: on this host its pid is alive; on another host we cannot tell, so yes. */
+function stillRuns(holder: Holder): boolean {
+  return holder.host !== hostname() || alive(holder.pid);
+}
+
 /** How a refused job or a dry run names the holder: pid, host when another, and when it started. */
 function describeHolder(holder: Holder): string {
   return `pid ${holder.pid}${holder.host !== hostname() ? ` on ${holder.host}` : ""}, started ${holder.startedAt}`;
@@ -52,7 +57,7 @@ function describeHolder(holder: Holder): string {
  */
 export function journalLockHolder(journalFile: string): string | undefined {
   const holder = readHolder(`${journalFile}.lock`);
-  return holder && (holder.host !== hostname() || alive(holder.pid)) ? describeHolder(holder) : undefined;
+  return holder && stillRuns(holder) ? describeHolder(holder) : undefined;
 }
 
 /** Takes `${journalFile}.lock`, or throws a SetupError naming the job that holds it. */
@@ -71,7 +76,7 @@ export function lockJournal(
       const holder = readHolder(path);
       // Half-written by a process starting this very moment: look again.
       if (!holder && attempt < 2) continue;
-      if (holder && (holder.host !== me.host || alive(holder.pid)))
+      if (holder && stillRuns(holder))
         throw new SetupError(
           `Another reseller job (${describeHolder(holder)}) is using the journal ${journalFile}; two jobs on one journal share one key's rate limit without pacing together (HTTP 429) and settle each other's commands. Wait for it to finish and re-run, or stop it (Ctrl-C) first. Nothing was sent. If no such job runs, delete ${path}.`,
         );

@@ -59,8 +59,13 @@ async function waitDuringRecover(
 }
 
 /** I6: the domain's lock went with the settle: a renew of it under a new key is accepted. */
-async function expectLockReleased(h: Harness, client: ResellerClient, key: string): Promise<void> {
-  const next = await client.domains.renew({ domainUuid: h.domainUuid, body: { period: 1 } }, { idempotencyKey: key });
+async function expectLockReleased(
+  h: Harness,
+  client: ResellerClient,
+  key: string,
+  domainUuid = h.domainUuid,
+): Promise<void> {
+  const next = await client.domains.renew({ domainUuid, body: { period: 1 } }, { idempotencyKey: key });
   expect(next.kind).toBe("accepted");
 }
 
@@ -134,11 +139,8 @@ describe("operations.wait while recover() holds the command", () => {
     expect(steps).toEqual(accepted.slice(0, 3).map((a) => a.commandId)); // one mover: recovery never worked on it
     expect(summary.skipped).toEqual([{ commandId: last.commandId, reason: expect.stringContaining("taken back") }]);
     expect((await journal.get(last.commandId))?.state).toBe("completed"); // written by the wait
-    const next = await client.domains.renew(
-      { domainUuid: last.domainUuid, body: { period: 1 } },
-      { idempotencyKey: "i6-take-back-next-term" },
-    );
-    expect(next.kind).toBe("accepted"); // the domain's lock went with the wait's settle
+    // The domain's lock went with the wait's settle.
+    await expectLockReleased(h, client, "i6-take-back-next-term", last.domainUuid);
     await client.close();
   });
 
