@@ -46,7 +46,9 @@ function overheadWhy(s: SocketOverheadResult): string {
     `the client's own per-call work (openapi-fetch's middleware hosting, the chain, the command loop, the pacer, ` +
     `the Outcome), not what the contract needs: a hand-written conforming GET reads ${s.minimalCpuRatio.toFixed(3)} CPU / ` +
     `${s.minimalWallRatio.toFixed(3)} wall and the floor ${s.floorCpuRatio.toFixed(3)} / ${s.floorWallRatio.toFixed(3)}; ` +
-    `each µs of work between calls costs ${s.busyCpuPerUs.toFixed(2)} µs of CPU over this socket (runner/README.md, Benchmarks)`
+    `each µs of work between calls costs ${s.busyCpuPerUs.toFixed(2)} µs of CPU over this socket; with each side in a ` +
+    `process of its own, as applications run, the client reads ${s.processesCpuRatio.toFixed(3)} CPU / ` +
+    `${s.processesWallRatio.toFixed(3)} wall (runner/README.md, Benchmarks)`
   );
 }
 
