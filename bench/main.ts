@@ -48,7 +48,8 @@ function overheadWhy(s: SocketOverheadResult): string {
     `${s.minimalWallRatio.toFixed(3)} wall and the floor ${s.floorCpuRatio.toFixed(3)} / ${s.floorWallRatio.toFixed(3)}; ` +
     `each µs of work between calls costs ${s.busyCpuPerUs.toFixed(2)} µs of CPU over this socket; with each side in a ` +
     `process of its own, as applications run, the client reads ${s.processesCpuRatio.toFixed(3)} CPU / ` +
-    `${s.processesWallRatio.toFixed(3)} wall (runner/README.md, Benchmarks)`
+    `${s.processesWallRatio.toFixed(3)} wall and the floor ${s.processesFloorCpuRatio.toFixed(3)} / ` +
+    `${s.processesFloorWallRatio.toFixed(3)} (runner/README.md, Benchmarks)`
   );
 }
 

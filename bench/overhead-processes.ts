@@ -1,13 +1,13 @@
 /**
- * The overhead row as applications run it: bare openapi-fetch and the full client each in a process
- * of its own (bench/overhead-side-child.ts), against the same emulator process. In the main socket
- * row all sides share one process, so V8 and undici see every side's calls; here each process sees
- * one kind, as a user's does. Chunks alternate between the two, and which goes first, so both meet
- * the same machine; the ratio is the median of per-chunk ratios.
+ * The overhead row as applications run it: bare openapi-fetch, the floor and the full client each in
+ * a process of its own (bench/overhead-side-child.ts), against the same emulator process. In the main
+ * socket row all sides share one process, so V8 and undici see every side's calls; here each process
+ * sees one kind, as a user's does. Each chunk runs the three in turn, the order rotated and reversed
+ * from chunk to chunk, so all meet the same machine; ratios are medians of per-chunk ratios.
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { median } from "./lib/stats";
+import { median, rotation } from "./lib/stats";
 
 const CHILD = fileURLToPath(new URL("./overhead-side-child.ts", import.meta.url));
 
@@ -21,7 +21,10 @@ interface Side {
   run(chunk: number): Promise<Chunk>;
 }
 
-async function startSide(side: "bare" | "client", args: string[]): Promise<Side> {
+type SideName = "bare" | "floor" | "client";
+const SIDES: SideName[] = ["bare", "floor", "client"];
+
+async function startSide(side: SideName, args: string[]): Promise<Side> {
   // node --import tsx: the pid we hold is the side itself.
   const child = fork(CHILD, [side, ...args], {
     execArgv: ["--import", "tsx"],
@@ -46,40 +49,47 @@ async function startSide(side: "bare" | "client", args: string[]): Promise<Side>
 export interface ProcessesOverhead {
   cpuRatio: number;
   wallRatio: number;
+  /** The floor ÷ bare, each in its own process. */
+  floorCpuRatio: number;
+  floorWallRatio: number;
 }
 
-/** Client ÷ bare, each side in its own process; `tokens` are two keys of the emulator at `baseUrl`. */
+/** Client and floor ÷ bare, each side in its own process; `tokens` are three keys of the emulator at `baseUrl`. */
 export async function measureInSeparateProcesses(
   baseUrl: string,
-  tokens: { bare: string; client: string },
+  tokens: Record<SideName, string>,
   pacing: { windowMs: number; limit: number },
   requests: number,
   chunk: number,
 ): Promise<ProcessesOverhead> {
   const common = [String(pacing.windowMs), String(pacing.limit)];
-  const bare = await startSide("bare", [baseUrl, tokens.bare, ...common]);
-  const client = await startSide("client", [baseUrl, tokens.client, ...common]).catch((error: unknown) => {
-    bare.child.kill();
-    throw error;
-  });
+  const sides: Partial<Record<SideName, Side>> = {};
   try {
-    for (let i = 0; i < 10; i++) {
-      await bare.run(chunk); // warm-up: JIT, the connection pool
-      await client.run(chunk);
-    }
+    for (const name of SIDES) sides[name] = await startSide(name, [baseUrl, tokens[name], ...common]);
+    const run = sides as Record<SideName, Side>;
+    for (let i = 0; i < 10; i++) for (const name of SIDES) await run[name].run(chunk); // warm-up: JIT, the pool
     const cpu: number[] = [];
     const wall: number[] = [];
+    const floorCpu: number[] = [];
+    const floorWall: number[] = [];
     for (let n = 0; n < Math.ceil(requests / chunk); n++) {
-      const first = n % 2 === 0;
-      const a = await (first ? bare : client).run(chunk);
-      const b = await (first ? client : bare).run(chunk);
-      const [bb, cc] = first ? [a, b] : [b, a];
-      if (bb.cpu > 0) cpu.push(cc.cpu / bb.cpu);
-      wall.push(cc.wall / bb.wall);
+      const m: Partial<Record<SideName, Chunk>> = {};
+      for (const name of rotation(SIDES, n)) m[name] = await run[name].run(chunk);
+      const { bare, floor, client } = m as Record<SideName, Chunk>;
+      if (bare.cpu > 0) {
+        cpu.push(client.cpu / bare.cpu);
+        floorCpu.push(floor.cpu / bare.cpu);
+      }
+      wall.push(client.wall / bare.wall);
+      floorWall.push(floor.wall / bare.wall);
     }
-    return { cpuRatio: median(cpu), wallRatio: median(wall) };
+    return {
+      cpuRatio: median(cpu),
+      wallRatio: median(wall),
+      floorCpuRatio: median(floorCpu),
+      floorWallRatio: median(floorWall),
+    };
   } finally {
-    bare.child.kill();
-    client.child.kill();
+    for (const side of Object.values(sides)) side.child.kill();
   }
 }

@@ -15,6 +15,13 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** Chunk n's order of interleaved sides: rotated by n, reversed every other round, so no side always runs first or after another. */
+export function rotation<T>(sides: readonly T[], n: number): T[] {
+  const k = n % sides.length;
+  const order = [...sides.slice(k), ...sides.slice(0, k)];
+  return Math.floor(n / sides.length) % 2 === 1 ? order.reverse() : order;
+}
+
 /** Runs `worker(i)` for i in 0..count-1 with at most `concurrency` in flight; resolves in index order. */
 export async function runPool<T>(
   count: number,
