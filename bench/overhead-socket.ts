@@ -30,10 +30,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import createClient from "openapi-fetch";
-import type { paths } from "../src/index";
 import { createResellerClient } from "../src/index";
-import { createMinimalGet } from "./lib";
+import { bareGet, createMinimalGet, floorGet } from "./lib";
 import { measureInSeparateProcesses } from "./overhead-processes";
 import { median, rotation } from "./lib/stats";
 
@@ -118,10 +116,6 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-function abortOnTimeout(ac: AbortController): void {
-  ac.abort();
-}
-
 const SIDES = ["bare", "floor", "client", "minimal", "busy"] as const;
 
 /** Busy work on the main thread, as the client's own code between two requests would be. */
@@ -155,22 +149,9 @@ export async function runSocketOverheadBench(
     const floorToken = await createKey(served.controlUrl);
     const minimalToken = await createKey(served.controlUrl);
     const busyToken = await createKey(served.controlUrl);
-    const bare = createClient<paths>({
-      baseUrl: served.baseUrl,
-      headers: { Authorization: `Bearer ${bareToken}`, Accept: "application/json" },
-    });
-    // The floor: openapi-fetch's documented `fetch` option hands each Request to the platform's
-    // fetch with the call's own signal, as the client's attempts do (fetch's documented init.signal).
-    let floorSignal: AbortSignal | undefined;
-    const floor = createClient<paths>({
-      baseUrl: served.baseUrl,
-      headers: { Authorization: `Bearer ${floorToken}`, Accept: "application/json" },
-      fetch: (request: Request) => fetch(request, { signal: floorSignal }),
-    });
-    const busyBare = createClient<paths>({
-      baseUrl: served.baseUrl,
-      headers: { Authorization: `Bearer ${busyToken}`, Accept: "application/json" },
-    });
+    const bare = bareGet(served.baseUrl, bareToken);
+    const floor = floorGet(served.baseUrl, floorToken);
+    const busyBare = bareGet(served.baseUrl, busyToken, "busy");
     const minimal = createMinimalGet(served.baseUrl, minimalToken, { windowMs: WINDOW_MS, limit: MAX_LIMIT });
     const client = createResellerClient({
       baseUrl: served.baseUrl,
@@ -179,29 +160,15 @@ export async function runSocketOverheadBench(
     });
     let waited = 0;
     const sides = {
-      bare: async () => {
-        const r = await bare.GET("/context");
-        if (!r.response.ok) throw new Error(`bare GET /context → ${r.response.status}`);
-      },
-      floor: async () => {
-        const ac = new AbortController();
-        const timer = setTimeout(abortOnTimeout, 30_000, ac);
-        floorSignal = ac.signal;
-        try {
-          const r = await floor.GET("/context");
-          if (!r.response.ok) throw new Error(`floor GET /context → ${r.response.status}`);
-        } finally {
-          clearTimeout(timer);
-        }
-      },
+      bare,
+      floor,
       minimal: async () => {
         const r = await minimal("/context");
         if (r.status !== 200) throw new Error(`minimal GET /context → ${r.status}`);
       },
       busy: async () => {
         busy(BUSY_US);
-        const r = await busyBare.GET("/context");
-        if (!r.response.ok) throw new Error(`busy GET /context → ${r.response.status}`);
+        await busyBare();
       },
       client: async () => {
         const out = await client.context.get();
