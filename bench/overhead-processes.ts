@@ -31,16 +31,25 @@ async function startSide(side: SideName, args: string[]): Promise<Side> {
     stdio: ["ignore", "ignore", "inherit", "ipc"],
   });
   await new Promise<void>((resolve, reject) => {
-    child.once("message", () => resolve());
-    child.once("exit", (code) => reject(new Error(`the ${side} side exited (${code}) before it was ready`)));
+    const exited = (code: number | null) => reject(new Error(`the ${side} side exited (${code}) before it was ready`));
+    child.once("exit", exited);
+    child.once("message", () => {
+      child.off("exit", exited);
+      resolve();
+    });
   });
   return {
     child,
     run: (chunk) =>
       new Promise<Chunk>((resolve, reject) => {
-        child.once("message", (m: Chunk & { error?: string }) =>
-          m.error ? reject(new Error(`${side} side: ${m.error}`)) : resolve(m),
-        );
+        // A side that dies mid-chunk fails the bench instead of leaving it waiting.
+        const exited = (code: number | null) => reject(new Error(`the ${side} side exited (${code}) mid-chunk`));
+        child.once("exit", exited);
+        child.once("message", (m: Chunk & { error?: string }) => {
+          child.off("exit", exited);
+          if (m.error) reject(new Error(`${side} side: ${m.error}`));
+          else resolve(m);
+        });
         child.send({ chunk });
       }),
   };

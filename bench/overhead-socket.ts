@@ -30,8 +30,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { createResellerClient } from "../src/index";
-import { bareGet, createMinimalGet, floorGet } from "./lib";
+import { bareGet, clientGet, createMinimalGet, floorGet, timeChunk } from "./lib";
 import { measureInSeparateProcesses } from "./overhead-processes";
 import { median, rotation } from "./lib/stats";
 
@@ -153,12 +152,10 @@ export async function runSocketOverheadBench(
     const floor = floorGet(served.baseUrl, floorToken);
     const busyBare = bareGet(served.baseUrl, busyToken, "busy");
     const minimal = createMinimalGet(served.baseUrl, minimalToken, { windowMs: WINDOW_MS, limit: MAX_LIMIT });
-    const client = createResellerClient({
-      baseUrl: served.baseUrl,
-      token: clientToken,
-      pacing: { windowMs: WINDOW_MS, initialLimit: MAX_LIMIT },
-    });
     let waited = 0;
+    const client = clientGet(served.baseUrl, clientToken, { windowMs: WINDOW_MS, limit: MAX_LIMIT }, (ms) => {
+      waited += ms;
+    });
     const sides = {
       bare,
       floor,
@@ -170,19 +167,11 @@ export async function runSocketOverheadBench(
         busy(BUSY_US);
         await busyBare();
       },
-      client: async () => {
-        const out = await client.context.get();
-        if (out.kind !== "succeeded") throw new Error(`client GET /context: ${out.kind}`);
-        for (const a of out.attempts) waited += a.delayMs;
-      },
+      client,
     };
     const measure = async (once: () => Promise<void>) => {
       const w = waited;
-      const t = performance.now();
-      const c = process.cpuUsage();
-      for (let i = 0; i < chunk; i++) await once();
-      const d = process.cpuUsage(c);
-      return { wall: performance.now() - t, cpu: (d.user + d.system) / 1000, waited: waited - w };
+      return { ...(await timeChunk(once, chunk)), waited: waited - w };
     };
     for (let i = 0; i < 10; i++) {
       for (const side of SIDES) await measure(sides[side]); // warm-up: JIT, the connection pool

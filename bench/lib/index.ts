@@ -2,4 +2,4 @@
 export { printTable } from "./table";
 export { writeResult } from "./results";
 export { createMinimalGet } from "./minimal-get";
-export { bareGet, floorGet } from "./sides";
+export { bareGet, clientGet, floorGet, timeChunk } from "./sides";
